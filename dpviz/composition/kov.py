@@ -1,0 +1,75 @@
+"""KOV closed-form composition: Thm 3.4 (homogeneous) and Thm 3.5 (heterogeneous).
+
+ε = min{Σε, T + √(2Σε² ln(e + √(Σε²)/δ~)), T + √(2Σε² ln(1/δ~))} with
+T = Σ ε_i (e^{ε_i} − 1)/(e^{ε_i} + 1) = Σ ε_i tanh(ε_i/2), and
+δ = 1 − (1 − δ~) Π(1 − δ_i). For one level this is exactly Thm 3.4.
+"""
+
+from __future__ import annotations
+
+import math
+
+from dpviz.composition.levels import Levels, log_no_delta, sum_epsilon, sum_epsilon_sq
+from dpviz.guarantee import Guarantee, Kind
+
+SOURCE_HOMOGENEOUS = "KOV Thm 3.4"
+SOURCE_HETEROGENEOUS = "KOV Thm 3.5"
+
+
+def _source(levels: Levels) -> str:
+    return SOURCE_HOMOGENEOUS if len(levels) == 1 else SOURCE_HETEROGENEOUS
+
+
+def drift(levels: Levels) -> float:
+    """T = Σ ε_i (e^{ε_i} − 1)/(e^{ε_i} + 1)."""
+    return math.fsum(lv.count * lv.epsilon * math.tanh(lv.epsilon / 2.0) for lv in levels)
+
+
+def slack_for_delta(levels: Levels, delta: float) -> float:
+    """δ~ with 1 − (1 − δ~) Π(1 − δ_i) = δ (negative when δ is below the floor)."""
+    return -math.expm1(math.log1p(-delta) - log_no_delta(levels))
+
+
+def total_delta(levels: Levels, slack: float) -> float:
+    """1 − (1 − δ~) Π(1 − δ_i)."""
+    return -math.expm1(math.log1p(-slack) + log_no_delta(levels))
+
+
+def epsilon_at_slack(levels: Levels, *, slack: float) -> float:
+    """The theorem's ε for δ~ ∈ [0, 1]; Σε when δ~ = 0."""
+    total = sum_epsilon(levels)
+    if slack <= 0:
+        return total
+    var, t = sum_epsilon_sq(levels), drift(levels)
+    second = t + math.sqrt(2.0 * var * math.log(math.e + math.sqrt(var) / slack))
+    third = t + math.sqrt(2.0 * var * -math.log(slack))
+    return min(total, second, third)
+
+
+def epsilon_for_delta(levels: Levels, *, delta: float) -> Guarantee:
+    slack = slack_for_delta(levels, delta)
+    if slack < 0:
+        floor = total_delta(levels, 0.0)
+        return Guarantee.infeasible(
+            source=_source(levels), reason=f"needs δ ≥ 1 − Π(1 − δ_i) = {floor:.6g}")
+    return Guarantee(epsilon=epsilon_at_slack(levels, slack=slack), delta=delta,
+                     kind=Kind.UPPER, source=_source(levels))
+
+
+def delta_for_epsilon(levels: Levels, *, epsilon: float) -> Guarantee:
+    """Smallest δ~ for which one of the three terms is ≤ ε, then the total δ."""
+    src = _source(levels)
+    if epsilon >= sum_epsilon(levels):
+        return Guarantee(epsilon=epsilon, delta=total_delta(levels, 0.0), kind=Kind.UPPER, source=src)
+    var, t = sum_epsilon_sq(levels), drift(levels)
+    excess = epsilon - t
+    if excess <= 0 or var == 0:
+        return Guarantee.infeasible(
+            source=src, reason=f"the theorem gives no δ for ε ≤ Σε_i tanh(ε_i/2) = {t:.6g}")
+    z = excess**2 / (2.0 * var)
+    candidates = [math.exp(-z)]  # third term: ln(1/δ~) = z
+    if z > 1.0:  # second term: ln(e + √var/δ~) = z ⇔ δ~ = √var / (e^z − e)
+        log_slack = 0.5 * math.log(var) - z - math.log(-math.expm1(1.0 - z))
+        candidates.append(math.exp(log_slack))
+    slack = min(min(candidates), 1.0)
+    return Guarantee(epsilon=epsilon, delta=total_delta(levels, slack), kind=Kind.UPPER, source=src)

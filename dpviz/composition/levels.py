@@ -1,0 +1,88 @@
+"""Per-mechanism guarantees to be composed: ``count`` mechanisms that are each (ε, δ)-DP."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from dpviz.validation import K_MAX, ParameterError, check_count, check_delta, check_epsilon
+
+
+@dataclass(frozen=True)
+class Level:
+    """``count`` mechanisms, each (epsilon, delta)-DP."""
+
+    epsilon: float
+    delta: float
+    count: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, field="eps0"))
+        object.__setattr__(self, "delta", check_delta(self.delta, field="delta0"))
+        object.__setattr__(self, "count", check_count(self.count, field="k"))
+
+
+Levels = tuple[Level, ...]
+
+
+def homogeneous(*, k: int, eps0: float, delta0: float) -> Levels:
+    """k mechanisms, each (ε0, δ0)-DP."""
+    return (Level(epsilon=eps0, delta=delta0, count=k),)
+
+
+def as_levels(levels: Sequence[Level]) -> Levels:
+    """Validate a heterogeneous list; merge equal (ε, δ) rows."""
+    if not levels:
+        raise ParameterError("levels", "[]", "a non-empty list of ε:δ:count rows")
+    merged: dict[tuple[float, float], int] = {}
+    for lv in levels:
+        merged[(lv.epsilon, lv.delta)] = merged.get((lv.epsilon, lv.delta), 0) + lv.count
+    out = tuple(Level(epsilon=e, delta=d, count=n) for (e, d), n in merged.items())
+    total = sum(lv.count for lv in out)
+    if total > K_MAX:
+        raise ParameterError("levels", f"total count {total:,}", f"at most {K_MAX:,} mechanisms in all")
+    return out
+
+
+def parse_levels(text: str) -> Levels:
+    """Parse ``"0.1:1e-6:30,0.5:0:10"`` (ε:δ:count rows separated by commas)."""
+    rows = [r.strip() for r in str(text).split(",") if r.strip()]
+    allowed = 'rows "ε:δ:count" separated by commas, e.g. "0.1:1e-6:30,0.5:0:10"'
+    if not rows:
+        raise ParameterError("levels", text, allowed)
+    out = []
+    for row in rows:
+        parts = row.split(":")
+        if len(parts) != 3:
+            raise ParameterError("levels", row, allowed)
+        out.append(Level(epsilon=parts[0], delta=parts[1], count=parts[2]))  # type: ignore[arg-type]
+    return as_levels(out)
+
+
+def total_count(levels: Levels) -> int:
+    return sum(lv.count for lv in levels)
+
+
+def sum_epsilon(levels: Levels) -> float:
+    """Σ ε_l (KOV Thm 3.5's replacement for kε0)."""
+    return math.fsum(lv.count * lv.epsilon for lv in levels)
+
+
+def sum_epsilon_sq(levels: Levels) -> float:
+    """Σ ε_l² (replaces kε0²)."""
+    return math.fsum(lv.count * lv.epsilon**2 for lv in levels)
+
+
+def sum_delta(levels: Levels) -> float:
+    """Σ δ_l (basic composition's δ)."""
+    return math.fsum(lv.count * lv.delta for lv in levels)
+
+
+def log_no_delta(levels: Levels) -> float:
+    """ln Π_l (1 − δ_l): the log-probability that no mechanism hits its δ event."""
+    return math.fsum(lv.count * math.log1p(-lv.delta) for lv in levels)
+
+
+def is_homogeneous(levels: Levels) -> bool:
+    return len(levels) == 1
