@@ -125,11 +125,16 @@ class LossAtoms:
         la, lb = float(log_a[hi - 1]), float(log_b[hi - 1])  # atoms 0..hi-1 are above ε
         eps = self._solve_segment(la, lb, log_t, left, right)
         for _ in range(3):  # Newton in u = e^ε; S is linear in u on the segment
-            s = math.exp(self.log_finite_part(eps))
-            u = math.exp(eps) + (s - target) / math.exp(lb)
-            if u <= 0:
+            # u_new / e^ε = 1 + (S − t) / (B e^ε), in log space: e^ε overflows past
+            # ε ≈ 709 and B = e^lb underflows for tiny δ at large k.
+            x_s = self.log_finite_part(eps) - lb - eps
+            x_t = log_t - lb - eps
+            if max(x_s, x_t) > 700.0:
                 break
-            new = min(max(math.log(u), left), right)
+            step = math.exp(x_s) - math.exp(x_t)
+            if step <= -1.0:
+                break
+            new = min(max(eps + math.log1p(step), left), right)
             if new == eps:
                 break
             eps = new
