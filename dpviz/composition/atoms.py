@@ -161,12 +161,14 @@ class LossAtoms:
     def tradeoff(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Vertices of the lower boundary of the privacy region (KOV §2).
 
-        Returns (P_FA, P_MD) for the Neyman-Pearson tests of H0: P against H1: Q that
-        reject H0 on the outcomes of lowest loss first. Outcomes at L = +∞ (Q = 0)
-        are never rejected. Linear between vertices.
+        Returns (P_FA, P_MD) of the Neyman-Pearson tests of H0: P against H1: Q
+        that reject H0 on the outcomes of lowest loss first: first the outcomes with
+        P = 0 (their Q-mass is what the finite atoms leave of 1), last those at
+        L = +∞ (Q = 0). Linear between vertices (randomised tests).
         """
         p = np.exp(self.log_p[::-1])  # ascending loss: most Q-like first
         q = np.exp(self.log_p[::-1] - self.loss[::-1])
-        p_fa = np.concatenate([[0.0], np.cumsum(p)])
-        p_md = np.concatenate([[1.0], 1.0 - np.cumsum(q)])
-        return p_fa, np.clip(p_md, 0.0, 1.0)
+        q_neg_inf = max(0.0, 1.0 - float(q.sum()))
+        p_fa = np.concatenate([[0.0, 0.0], np.cumsum(p), [1.0]])
+        p_md = np.concatenate([[1.0, 1.0 - q_neg_inf], 1.0 - q_neg_inf - np.cumsum(q), [0.0]])
+        return np.clip(p_fa, 0.0, 1.0), np.clip(p_md, 0.0, 1.0)

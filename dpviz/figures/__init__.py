@@ -1,0 +1,2 @@
+"""Figure builders: data in, plotly ``go.Figure`` out. No bound is computed here and
+nothing imports Streamlit."""

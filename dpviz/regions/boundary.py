@@ -1,0 +1,96 @@
+"""The privacy region of (ε, δ)-DP and of intersections of such regions (KOV §2).
+
+In the (P_FA, P_MD) square, R(ε, δ) = {P_FA + e^ε P_MD ≥ 1 − δ, e^ε P_FA + P_MD ≥ 1 − δ}
+together with the mirror conditions for the complementary test. An intersection of
+R(ε_j, δ_j) has lower boundary P_MD = max(0, max_j max(1 − δ_j − e^{ε_j} P_FA,
+e^{−ε_j}(1 − δ_j − P_FA))): the upper envelope of lines, computed exactly here
+(its vertices), so the drawn region is the mathematical one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+
+@dataclass(frozen=True)
+class Boundary:
+    """Vertices (P_FA, P_MD) of a convex, decreasing lower boundary from (0, y0) to (x1, 0)."""
+
+    p_fa: NDArray[np.float64]
+    p_md: NDArray[np.float64]
+
+    def __call__(self, p_fa: ArrayLike) -> NDArray[np.float64]:
+        """Smallest achievable P_MD at the given P_FA (linear between vertices)."""
+        return np.interp(np.asarray(p_fa, dtype=float), self.p_fa, self.p_md)
+
+
+def intersection_boundary(epsilons: ArrayLike, deltas: ArrayLike) -> Boundary:
+    """Lower boundary of ∩_j R(ε_j, δ_j) (KOV §2, eq. 4), exact vertices.
+
+    Each (ε, δ) gives the lines P_MD = 1 − δ − e^ε P_FA and P_MD = e^{−ε}(1 − δ − P_FA);
+    with P_MD ≥ 0 the boundary is the upper envelope of all of them on [0, 1].
+    """
+    eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
+    dlt = np.atleast_1d(np.asarray(deltas, dtype=float))
+    if eps.shape != dlt.shape:
+        raise ValueError("epsilons and deltas must have the same length")
+    eps = np.minimum(eps, 700.0)  # e^700 is finite; beyond, the line is vertical in effect
+    slopes = np.concatenate([-np.exp(eps), -np.exp(-eps), [0.0]])
+    intercepts = np.concatenate([1.0 - dlt, np.exp(-eps) * (1.0 - dlt), [0.0]])
+    return _upper_envelope(slopes, intercepts)
+
+
+def _upper_envelope(slopes: NDArray[np.float64], intercepts: NDArray[np.float64]) -> Boundary:
+    """Vertices of x ↦ max_j (a_j + s_j x) on [0, 1] (convex hull trick)."""
+    order = np.lexsort((intercepts, slopes))  # by slope, then intercept
+    s_sorted, a_sorted = slopes[order], intercepts[order]
+    keep = np.append(s_sorted[1:] != s_sorted[:-1], True)  # largest intercept per slope
+    s_sorted, a_sorted = s_sorted[keep], a_sorted[keep]
+    hull: list[int] = []
+    for j in range(s_sorted.size):
+        while len(hull) >= 2:
+            i1, i2 = hull[-2], hull[-1]
+            # i2 is useless if the new line overtakes i1 no later than i2 does
+            x12 = (a_sorted[i1] - a_sorted[i2]) / (s_sorted[i2] - s_sorted[i1])
+            x1j = (a_sorted[i1] - a_sorted[j]) / (s_sorted[j] - s_sorted[i1])
+            if x1j <= x12:
+                hull.pop()
+            else:
+                break
+        hull.append(j)
+    s_h, a_h = s_sorted[hull], a_sorted[hull]
+    xs = (a_h[:-1] - a_h[1:]) / (s_h[1:] - s_h[:-1])
+    xs = np.concatenate([[0.0], xs[(xs > 0.0) & (xs < 1.0)], [1.0]])
+    ys = np.max(a_h[None, :] + s_h[None, :] * xs[:, None], axis=1) if xs.size < 4096 else \
+        _envelope_values(s_h, a_h, xs)
+    ys = np.clip(ys, 0.0, 1.0)
+    return _trim_flat_tail(xs, ys)
+
+
+def _envelope_values(s_h: NDArray[np.float64], a_h: NDArray[np.float64],
+                     xs: NDArray[np.float64]) -> NDArray[np.float64]:
+    """max_j (a_j + s_j x) for many x without an n×m matrix, chunked."""
+    out = np.empty_like(xs)
+    for start in range(0, xs.size, 1024):
+        chunk = xs[start:start + 1024]
+        out[start:start + 1024] = np.max(a_h[None, :] + s_h[None, :] * chunk[:, None], axis=1)
+    return out
+
+
+def _trim_flat_tail(xs: NDArray[np.float64], ys: NDArray[np.float64]) -> Boundary:
+    """Drop repeated zero vertices after the boundary first reaches P_MD = 0."""
+    zero = np.flatnonzero(ys <= 0.0)
+    if zero.size and zero[0] + 1 < xs.size:
+        xs, ys = np.append(xs[: zero[0] + 1], 1.0), np.append(ys[: zero[0] + 1], 0.0)
+    return Boundary(p_fa=xs, p_md=ys)
+
+
+def region_polygon(boundary: Boundary) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Closed polygon of the full region: the lower boundary and its mirror image
+    (1 − P_FA, 1 − P_MD) of the complementary tests (KOV §2)."""
+    x = np.concatenate([boundary.p_fa, 1.0 - boundary.p_fa[::-1], boundary.p_fa[:1]])
+    y = np.concatenate([boundary.p_md, 1.0 - boundary.p_md[::-1], boundary.p_md[:1]])
+    return x, y

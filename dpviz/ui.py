@@ -1,0 +1,141 @@
+"""Streamlit helpers shared by the pages: validated, URL-bound inputs, bounded caches,
+downloads. The only module under ``dpviz`` that imports Streamlit."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
+
+from dpviz.figures.style import export_config
+from dpviz.guarantee import Guarantee
+from dpviz.validation import ParameterError
+
+T = TypeVar("T")
+
+CACHE_ENTRIES = 64
+"""Bound on every cache: old entries are evicted, memory stays flat."""
+
+
+def cached(fn: Callable[..., T]) -> Callable[..., T]:
+    """Cache a pure core function with a bounded Streamlit data cache."""
+    return st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)(fn)
+
+
+@dataclass(frozen=True)
+class Param:
+    """A declarative page parameter: one spec drives the widget, the URL key and the check."""
+
+    key: str
+    label: str
+    default: Any
+    check: Callable[[Any], Any]
+    help: str = ""
+
+
+def param_input(p: Param, container: Any = None) -> Any:
+    """A text input bound to the URL query string (``?key=value``), validated by the core.
+
+    Bad text (typed, or arriving in a shared URL) shows the validation message that
+    names the field and its range, and the page goes on with the default.
+    """
+    box = container if container is not None else st
+    raw = box.text_input(p.label, value=str(p.default), key=p.key, help=p.help or None,
+                         bind="query-params")
+    try:
+        return p.check(raw)
+    except ParameterError as exc:
+        box.error(f"{exc}. Showing the default {p.label} = {p.default} instead.", icon="⚠️")
+        return p.check(p.default)
+
+
+def choice_input(label: str, options: Sequence[str], *, key: str, default: str,
+                 container: Any = None, horizontal: bool = True, help: str | None = None) -> str:
+    """A URL-bound radio choice."""
+    box = container if container is not None else st
+    return box.radio(label, list(options), index=list(options).index(default), key=key,
+                     horizontal=horizontal, bind="query-params", help=help)
+
+
+def toggle_input(label: str, *, key: str, default: bool, container: Any = None) -> bool:
+    box = container if container is not None else st
+    return bool(box.toggle(label, value=default, key=key, bind="query-params"))
+
+
+def show_figure(fig: go.Figure, *, filename: str, key: str) -> None:
+    """Render with the modebar's high-resolution PNG export named after the view."""
+    st.plotly_chart(fig, width="stretch", config=export_config(filename), key=key)
+
+
+def columns_csv(columns: Mapping[str, Sequence[Any] | np.ndarray]) -> bytes:
+    """CSV of equal-length columns (NaN written as empty: no value)."""
+    names = list(columns)
+    rows = zip(*(np.asarray(columns[n], dtype=object) for n in names), strict=True)
+    buf = io.StringIO()
+    buf.write(",".join(names) + "\n")
+    for row in rows:
+        buf.write(",".join(_csv_cell(v) for v in row) + "\n")
+    return buf.getvalue().encode()
+
+
+def _csv_cell(v: Any) -> str:
+    if isinstance(v, float | np.floating):
+        return "" if not np.isfinite(v) else repr(float(v))
+    return str(v)
+
+
+def download_csv(columns: Mapping[str, Sequence[Any] | np.ndarray], *, filename: str, key: str,
+                 label: str = "Download data (CSV)") -> None:
+    st.download_button(label, columns_csv(columns), file_name=filename, mime="text/csv", key=key)
+
+
+def download_json(payload: Mapping[str, Any], *, filename: str, key: str,
+                  label: str = "Download parameters and results (JSON)") -> None:
+    st.download_button(label, json.dumps(payload, indent=2, allow_nan=False, default=_json_default),
+                       file_name=filename, mime="application/json", key=key)
+
+
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, Guarantee):
+        return obj.to_json()
+    if isinstance(obj, np.ndarray):
+        return [None if not np.isfinite(v) else float(v) for v in obj.ravel()]
+    if isinstance(obj, np.floating | np.integer):
+        return obj.item()
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+def page_link(page: str, *, label: str, icon: str) -> None:
+    """A link to another view; plain text where the page runs on its own (AppTest, no navigation)."""
+    try:
+        st.page_link(page, label=label, icon=icon)
+    except StreamlitPageNotFoundError:
+        st.markdown(f"{icon} **{label}**")
+
+
+def format_number(x: float | None, digits: int = 6) -> str:
+    """A number for tables: significant digits, '—' for no value."""
+    if x is None or not np.isfinite(x):
+        return "—"
+    return f"{x:.{digits}g}"
+
+
+def guarantee_rows(results: Mapping[str, Guarantee], labels: Mapping[str, str]) -> list[dict[str, str]]:
+    """Table rows: method, ε, δ, kind, source (and the reason where infeasible)."""
+    rows = []
+    for key, g in results.items():
+        rows.append({
+            "method": labels.get(key, key),
+            "ε": format_number(g.epsilon) if g.feasible else "—",
+            "δ": format_number(g.delta, 4) if g.feasible else "—",
+            "kind": g.kind.value,
+            "source / note": g.source if g.feasible else f"{g.source}: {g.reason}",
+        })
+    return rows

@@ -1,0 +1,37 @@
+"""Home: what dpviz shows and where to start."""
+
+import streamlit as st
+
+from dpviz import ui
+
+st.title("dpviz — differential privacy under composition")
+st.markdown(
+    "Every release of a differentially private statistic leaks a little. **How much do k releases "
+    "leak together?** dpviz answers with the exact optimum and with the classic theorems, draws "
+    "what an adversary's hypothesis test can achieve, and shows how knowledge about *which* "
+    "databases hold a person, and the choice of mechanism, changes the answer."
+)
+
+st.subheader("The views")
+ui.page_link("pages/privacy_regions.py", label="Privacy regions", icon="🟦")
+st.markdown(
+    "An (ε, δ)-DP mechanism confines every test that tries to tell two neighbouring databases apart "
+    "to a region of (false alarm, missed detection) pairs. See that region for one mechanism, watch "
+    "it grow under k-fold composition, and compare the regions that the basic, advanced, KOV and "
+    "optimal composition theorems guarantee (Kairouz, Oh, Viswanath, Figs. 2-3)."
+)
+ui.page_link("pages/composition_curves.py", label="Composition curves", icon="📈")
+st.markdown(
+    "Total ε against the number of mechanisms k at a fixed total δ, and δ against ε at fixed k, for "
+    "the four methods; a value table with sources; homogeneous and heterogeneous compositions; CSV "
+    "downloads. The optimal curve is exact (KOV Thm 3.3), computed in log space up to k = 10⁶."
+)
+
+st.subheader("Conventions")
+st.markdown(
+    "- **Exact** numbers are the true optimum (to floating point); **upper** bounds are sound "
+    "and never rounded down.\n"
+    "- Every number names its source: the seed paper and theorem.\n"
+    "- Every input lives in the address bar: copy the URL to share the exact view.\n"
+    "- The same method has the same colour and line style on every page."
+)
