@@ -1,0 +1,131 @@
+"""AppTest for the home, privacy-regions and composition-curves pages and the navigation."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tests.app.helpers import assert_clean, errors, figures, run_page, trace_names
+
+PAGES = ["app.py", "pages/home.py", "pages/privacy_regions.py", "pages/composition_curves.py"]
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_page_renders_without_exception(path):
+    at = run_page(path)
+    assert_clean(at)
+    assert not errors(at)
+    assert at.title, "every page opens with a title"
+
+
+def test_home_describes_each_view():
+    at = run_page("pages/home.py")
+    text = " ".join(m.value for m in at.markdown)
+    for view in ("Privacy regions", "Composition curves"):
+        assert view in text
+
+
+def test_regions_page_draws_the_four_methods():
+    at = run_page("pages/privacy_regions.py")
+    figs = figures(at)
+    assert len(figs) == 2
+    names = " ".join(trace_names(figs[1]))
+    for label in ("Basic", "Advanced", "KOV Thm 3.4", "Optimal"):
+        assert label in names
+
+
+def test_regions_page_k_changes_the_figure():
+    at = run_page("pages/privacy_regions.py")
+    before = figures(at)[0]["data"][1]["y"]
+    at.text_input(key="k").set_value("5").run()
+    assert_clean(at)
+    after = figures(at)[0]["data"][1]["y"]
+    assert before != after
+
+
+@pytest.mark.parametrize("key,value,field", [
+    ("eps0", "-1", "ε0"), ("delta0", "1.5", "δ0"), ("k", "0", "k"), ("k", "abc", "k"),
+    ("eps0", "nan", "ε0"), ("k", "1e9", "k"),
+])
+def test_regions_page_bad_input_names_the_field(key, value, field):
+    at = run_page("pages/privacy_regions.py")
+    at.text_input(key=key).set_value(value).run()
+    assert_clean(at)
+    msgs = errors(at)
+    assert msgs and msgs[0].startswith(f"{field} must be"), msgs
+    assert "[" in msgs[0] or "(" in msgs[0], "the message states the allowed range"
+
+
+def test_curves_page_table_and_figures():
+    at = run_page("pages/composition_curves.py")
+    assert_clean(at)
+    figs = figures(at)
+    assert len(figs) == 2
+    assert "Optimal" in " ".join(trace_names(figs[0]))
+    table = at.table[0].value
+    assert list(table["method"]) == ["Basic (KOV Thm 3.1)", "Advanced (DRV, KOV Thm 3.2)", "KOV Thm 3.4",
+                                     "Optimal (KOV Thm 3.3)"]
+    eps = {m: float(v) for m, v in zip(table["method"], table["ε"], strict=True)}
+    # sound theorems: optimal is the smallest
+    assert eps["Optimal (KOV Thm 3.3)"] == min(eps.values())
+
+
+def test_curves_page_widget_changes_the_curve():
+    at = run_page("pages/composition_curves.py")
+    optimal_before = figures(at)[0]["data"][3]["y"]
+    at.text_input(key="eps0").set_value("0.5").run()
+    assert_clean(at)
+    optimal_after = figures(at)[0]["data"][3]["y"]
+    assert optimal_before != optimal_after
+
+
+def test_curves_page_shows_infeasible_as_gap_not_crash():
+    at = run_page("pages/composition_curves.py", delta="0.0001", delta0="0.001")
+    assert_clean(at)
+    table = at.table[0].value
+    assert table["ε"][0] == "—"  # basic needs δ ≥ kδ0 = 0.03
+    assert "needs δ" in table["source / note"][0]
+
+
+def test_curves_page_url_parameters_restore_the_view():
+    at = run_page("pages/composition_curves.py", eps0="0.25", k="7", delta="1e-3")
+    assert_clean(at)
+    assert at.text_input(key="eps0").value == "0.25"
+    assert "k = 7" in " ".join(s.value for s in at.subheader)
+
+
+def test_curves_page_malformed_url_falls_back_with_notice():
+    at = run_page("pages/composition_curves.py", eps0="zzz")
+    assert_clean(at)
+    assert any(m.startswith("ε0 must be") and "default" in m for m in errors(at))
+
+
+def test_curves_page_heterogeneous_table_and_bad_levels():
+    at = run_page("pages/composition_curves.py")
+    hetero = at.table[1].value
+    assert "KOV Thm 3.5" in " ".join(hetero["source / note"])
+    at.text_input(key="levels").set_value("0.1:1e-6").run()
+    assert_clean(at)
+    assert any(m.startswith("levels must be") for m in errors(at))
+
+
+def test_curves_page_csv_download_contents():
+    at = run_page("pages/composition_curves.py")
+    buttons = at.get("download_button")
+    assert len(buttons) >= 2
+    # The CSV bytes are produced by dpviz.ui.columns_csv: parse the ε-against-k one.
+    from dpviz.composition.curves import epsilon_vs_k, k_grid
+    from dpviz.ui import columns_csv
+
+    ks = tuple(int(v) for v in k_grid(1000))
+    s = epsilon_vs_k(eps0=0.1, delta0=0.001, delta=0.05, ks=ks)
+    text = columns_csv({"k": s.x, **{f"epsilon_{m}": s.y[m] for m in s.y}}).decode()
+    header, first = text.splitlines()[:2]
+    assert header == "k,epsilon_basic,epsilon_advanced,epsilon_kov,epsilon_optimal"
+    cells = first.split(",")
+    assert cells[0] == "1.0" and float(cells[1]) == 0.1  # k = 1, basic: ε = ε0
+    # k = 1, exact: δ0 + (1 − δ0)(p_B − e^ε p_C) = δ for the canonical pair, solved for ε
+    p_b, p_c = math.exp(0.1) / (1 + math.exp(0.1)), 1 / (1 + math.exp(0.1))
+    expected = math.log((p_b - (0.05 - 0.001) / (1 - 0.001)) / p_c)
+    assert math.isclose(float(cells[4]), expected, rel_tol=1e-9)  # 1e-9: closed form vs log-space solve
