@@ -72,17 +72,22 @@ def mp_delta_opt(*, k: int, eps0: float, delta0: float, eps: float, dps: int = 4
     """δ_opt(ε) = 1 − (1−δ0)^k (1 − Σ_l C(k,l) max(0, e^{(k−l)ε0} − e^{ε+lε0}) / (1+e^{ε0})^k).
 
     Only l < (kε0 − ε)/(2ε0) contribute (the max is 0 otherwise). The weights
-    w_l = C(k,l) e^{(k−l)ε0} / (1+e^{ε0})^k are formed by the exact ratio
-    w_{l+1}/w_l = (k−l)/(l+1) · e^{−ε0} at ``dps`` digits, so k = 10^5 costs one
-    loop of at most k/2 steps.
+    w_l = C(k,l) e^{(k−l)ε0} / (1+e^{ε0})^k (a Binomial(k, 1/(1+e^{ε0})) pmf) are formed
+    from w_{l0} by the exact ratio w_{l+1}/w_l = (k−l)/(l+1) · e^{−ε0} at ``dps`` digits.
+    The sum starts at l0 = mean − 40 standard deviations (0 for small k): the skipped
+    terms are below e^{−800} of the largest, far below the 1e-9 the tests ask for, and
+    k = 10^5 then costs a few thousand steps instead of k/2.
     """
     with mpmath.workdps(dps):
         e0, ee = mpmath.mpf(eps0), mpmath.mpf(eps)
         total = mpmath.mpf(0)
         if eps0 > 0:
-            w = (mpmath.exp(e0) / (1 + mpmath.exp(e0))) ** k  # w_0
+            p_low = 1 / (1 + mpmath.exp(e0))
+            mean, sd = k * p_low, mpmath.sqrt(k * p_low * (1 - p_low))
+            l0 = max(0, int(mpmath.floor(mean - 40 * sd)))
+            w = mpmath.binomial(k, l0) * mpmath.exp((k - l0) * e0) * p_low**k
             decay = mpmath.exp(-e0)
-            for l in range(k + 1):
+            for l in range(l0, k + 1):
                 gap = (k - 2 * l) * e0 - ee  # L_l − ε
                 if gap <= 0:
                     break
