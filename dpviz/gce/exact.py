@@ -1,0 +1,366 @@
+"""Exact worst-case hypothesis-DP curve for two priors (beyond HBW; see MATH.md).
+
+Every (ε0, δ0)-DP mechanism is a post-processing of the canonical pair
+(P~, Q~) on outcomes {A, B, C, D} (KOV eq. 16), so the worst case over all
+mechanisms for hypotheses (p0, p1) is the privacy curve of
+``Mix_π = Σ_b π(b) ⊗_i (b_i ? P~ : Q~)`` for π = p1 against π = p0, both
+directions (HBW Def. 3 asks for both).
+
+Count classes. For an outcome with counts (n_A, n_B, n_C, n_D), b must contain the
+A positions and avoid the D positions, and with s (t) ones on B (C) positions the
+product is ``δ0^{n_A+n_D} ((1−δ0)/(1+e^{ε0}))^{n_B+n_C} e^{ε0 n_C} e^{ε0(s−t)}``. For an
+exchangeable π with v_j = π(b) at |b| = j this sums to that prefactor times
+``g(n_B, n_C, n_A) = Σ_j v_{j+n_A} [x^j] (1 + e^{ε0}x)^{n_B} (1 + e^{−ε0}x)^{n_C}``, and
+g obeys ``g(n_B+1, n_C, r) = g(n_B, n_C, r) + e^{ε0} g(n_B, n_C, r+1)`` (likewise for
+n_C with e^{−ε0}), starting from g(0, 0, r) = v_r. Everything is in log space;
+the recursion costs ~k³/6 cells, the closed forms for 0⃗ and U(B∖{0⃗}) cost nothing.
+
+Which classes are needed. δ0 = 0: only n_A = n_D = 0 (k + 1 classes). δ0 > 0 with
+p0 = 0⃗: only n_A = 0 (Q~ has no A), the prior's mass on n_A > 0 goes to the
+infinite-loss atom in closed form: Σ_j w_j (1 − (1 − δ0)^j). Otherwise all
+(n_A, n_B, n_C) (~k³/6 classes). Explicit priors (k ≤ 16) group coordinates by
+their column pattern across the support; coordinates in a group are exchangeable.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.special import gammaln
+
+from dpviz.composition.atoms import LossAtoms
+from dpviz.gce.hypotheses import Exchangeable, Explicit, Hypothesis, to_explicit
+from dpviz.numerics import log1mexp, logsumexp, softplus
+from dpviz.regions.boundary import Boundary
+from dpviz.validation import ParameterError, check_delta, check_epsilon
+
+MAX_CLASSES = 4_000_000
+"""Largest number of outcome-count classes (loss atoms) built for one pair."""
+
+MAX_RECURSION_CELLS = 250_000_000
+"""Largest number of log-space recursion cells (~k³/6) for a general exchangeable prior."""
+
+MAX_EXPLICIT_CELLS = 40_000_000
+"""Largest classes × support-size table for explicit priors."""
+
+SOURCE = "Exact worst case: canonical pair (KOV eq. 16) mixed over the prior (HBW Def. 3)"
+
+
+class TooLargeError(ParameterError):
+    """The exact method would need more memory or time than allowed."""
+
+    def __init__(self, what: str, size: float, limit: float) -> None:
+        super().__init__("k", what, f"small enough for the exact method ({size:,.0f} > {limit:,.0f} "
+                         "cells); use the paper bounds")
+        self.size = size
+        self.limit = limit
+
+
+@dataclass(frozen=True, eq=False)
+class ClassTable:
+    """Outcome classes of the pair: ln Mix0(class), ln Mix1(class) (−inf where zero),
+    plus closed-form masses ``only0`` / ``only1`` on outcomes the other side cannot produce
+    that are not listed as classes."""
+
+    log_m0: NDArray[np.float64]
+    log_m1: NDArray[np.float64]
+    only0: float = 0.0
+    only1: float = 0.0
+
+
+@dataclass(frozen=True, eq=False)
+class ExactPair:
+    """The exact curves of (p0, p1): forward = H(Mix1 ‖ Mix0), reverse = H(Mix0 ‖ Mix1).
+
+    ``delta(ε)`` and ``epsilon(δ)`` are two-sided (the larger of the two directions).
+    """
+
+    table: ClassTable
+
+    @cached_property
+    def forward(self) -> LossAtoms:
+        """Atoms of Mix1 against Mix0: forward direction, Mix1(S) ≤ e^ε Mix0(S) + δ."""
+        return _atoms(self.table.log_m1, self.table.log_m0, self.table.only1)
+
+    @cached_property
+    def reverse(self) -> LossAtoms:
+        """Atoms of Mix0 against Mix1: reverse direction, Mix0(S) ≤ e^ε Mix1(S) + δ."""
+        return _atoms(self.table.log_m0, self.table.log_m1, self.table.only0)
+
+    def delta_forward(self, eps: float) -> float:
+        return min(self.forward.delta(eps), 1.0)
+
+    def delta_reverse(self, eps: float) -> float:
+        return min(self.reverse.delta(eps), 1.0)
+
+    def delta(self, eps: float) -> float:
+        return max(self.delta_forward(eps), self.delta_reverse(eps))
+
+    def epsilon_forward(self, delta: float) -> float | None:
+        return self.forward.epsilon(delta)
+
+    def epsilon_reverse(self, delta: float) -> float | None:
+        return self.reverse.epsilon(delta)
+
+    def epsilon(self, delta: float) -> float | None:
+        """Smallest ε with both directions ≤ δ; ``None`` below the infinite-loss mass."""
+        f, r = self.epsilon_forward(delta), self.epsilon_reverse(delta)
+        return None if f is None or r is None else max(f, r)
+
+    @property
+    def delta_floor(self) -> float:
+        """Smallest reachable δ: the larger infinite-loss mass of the two directions."""
+        return max(self.forward.p_inf, self.reverse.p_inf)
+
+    def region(self) -> Boundary:
+        """Lower boundary of the privacy region of the pair (KOV §2): the convex hull of
+        the trade-off curve of (Mix1, Mix0) and its mirror image (the reverse pair)."""
+        x, y = _tradeoff(self.table.log_m1, self.table.log_m0, self.table.only1, self.table.only0)
+        xs = np.concatenate([x, y])
+        ys = np.concatenate([y, x])
+        return _lower_hull(xs, ys)
+
+
+def exact_pair(p0: Hypothesis, p1: Hypothesis, *, eps0: float, delta0: float) -> ExactPair:
+    """The exact worst case of (p0, p1) for (ε0, δ0)-DP mechanisms; raises
+    :class:`TooLargeError` rather than running for minutes."""
+    eps0 = check_epsilon(eps0, field="eps0")
+    delta0 = check_delta(delta0, field="delta0")
+    if p0.k != p1.k:
+        raise ParameterError("k", f"{p0.k} vs {p1.k}", "the same k for both hypotheses")
+    if isinstance(p0, Exchangeable) and isinstance(p1, Exchangeable):
+        return ExactPair(_exchangeable_table(p0, p1, eps0, delta0))
+    return ExactPair(_explicit_table(to_explicit(p0), to_explicit(p1), eps0, delta0))
+
+
+def work_estimate(p0: Hypothesis, p1: Hypothesis, *, delta0: float) -> tuple[float, float, float]:
+    """(classes, recursion cells, limit-scaled load ≥ 1 means too large) for exchangeable pairs."""
+    if not (isinstance(p0, Exchangeable) and isinstance(p1, Exchangeable)):
+        return (0.0, 0.0, 0.0)
+    k = p0.k
+    classes = _class_count(k, delta0, anchored=p0.is_zero or p1.is_zero)
+    generic = sum(1 for p in (p0, p1) if not _closed_form(p))
+    cells = generic * (k + 1.0) * (k + 2.0) * (k + 3.0) / 6.0
+    return classes, cells, max(classes / MAX_CLASSES, cells / MAX_RECURSION_CELLS)
+
+
+# ---------------------------------------------------------------- exchangeable priors
+
+def _class_count(k: int, delta0: float, *, anchored: bool) -> float:
+    if delta0 == 0:
+        return k + 1.0
+    if anchored:
+        return (k + 1.0) * (k + 2.0) / 2.0
+    return (k + 1.0) * (k + 2.0) * (k + 3.0) / 6.0
+
+
+def _closed_form(p: Exchangeable) -> bool:
+    return p.is_zero or p.family == "uniform-nonzero"
+
+
+def _exchangeable_table(p0: Exchangeable, p1: Exchangeable, eps0: float, delta0: float) -> ClassTable:
+    classes, cells, load = work_estimate(p0, p1, delta0=delta0)
+    if load > 1.0:
+        what = f"k = {p0.k} with δ0 = {delta0:g} ({p0.label} vs {p1.label})"
+        if classes > MAX_CLASSES:
+            raise TooLargeError(what, classes, MAX_CLASSES)
+        raise TooLargeError(what, cells, MAX_RECURSION_CELLS)
+    k = p0.k
+    if delta0 == 0:
+        n_b = np.arange(k + 1, dtype=float)
+        n_c = k - n_b
+        n_a = np.zeros_like(n_b)
+        logs = [_log_g(p, eps0, n_b, n_c, n_a, mode="top") for p in (p0, p1)]
+        return _assemble(k, eps0, delta0, n_a, n_b, n_c, logs)
+    if p0.is_zero or p1.is_zero:
+        n_b, n_c = _pairs(k)
+        n_a = np.zeros_like(n_b)
+        logs = [_log_g(p, eps0, n_b, n_c, n_a, mode="r0") for p in (p0, p1)]
+        only = [_mass_with_a(p, delta0) for p in (p0, p1)]
+        table = _assemble(k, eps0, delta0, n_a, n_b, n_c, logs)
+        # Each side's A-mass is "only" that side's if the other side is 0⃗ (no A under Q~).
+        return ClassTable(table.log_m0, table.log_m1,
+                          only0=only[0] if p1.is_zero else 0.0, only1=only[1] if p0.is_zero else 0.0)
+    n_a, n_b, n_c = _triples(k)
+    logs = [_log_g(p, eps0, n_b, n_c, n_a, mode="all") for p in (p0, p1)]
+    return _assemble(k, eps0, delta0, n_a, n_b, n_c, logs)
+
+
+def _pairs(k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """All (n_B, n_C) with n_B + n_C ≤ k, ordered by level m = n_B + n_C, then n_B."""
+    m = np.repeat(np.arange(k + 1), np.arange(1, k + 2))
+    n_b = np.concatenate([np.arange(mm + 1) for mm in range(k + 1)])
+    return n_b.astype(float), (m - n_b).astype(float)
+
+
+def _triples(k: int) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """All (n_A, n_B, n_C) with sum ≤ k, in the order the recursion emits them
+    (level m = n_B + n_C, then n_B, then r = n_A)."""
+    parts_a, parts_b = [], []
+    for m in range(k + 1):
+        nb = np.repeat(np.arange(m + 1), k - m + 1)
+        na = np.tile(np.arange(k - m + 1), m + 1)
+        parts_b.append(nb)
+        parts_a.append(na)
+    n_b = np.concatenate(parts_b).astype(float)
+    n_a = np.concatenate(parts_a).astype(float)
+    m = np.concatenate([np.full((mm + 1) * (k - mm + 1), mm) for mm in range(k + 1)]).astype(float)
+    return n_a, n_b, m - n_b
+
+
+def _recursion(p: Exchangeable, eps0: float) -> Iterator[NDArray[np.float64]]:
+    """Yield ln g(n_B, m − n_B, r) as arrays [n_B, r] (r ≤ k − m) for m = 0..k."""
+    k = p.k
+    g = p.log_v[np.newaxis, :]
+    yield g
+    for _ in range(k):
+        new = np.empty((g.shape[0] + 1, g.shape[1] - 1))
+        new[1:] = np.logaddexp(g[:, :-1], eps0 + g[:, 1:])  # add a B outcome
+        new[0] = np.logaddexp(g[0, :-1], -eps0 + g[0, 1:])  # n_B = 0: add a C outcome
+        g = new
+        yield g
+
+
+def _log_g(p: Exchangeable, eps0: float, n_b: NDArray[np.float64], n_c: NDArray[np.float64],
+           n_a: NDArray[np.float64], *, mode: str) -> NDArray[np.float64]:
+    """ln g(n_B, n_C, n_A) for the given classes (see module docstring)."""
+    k = p.k
+    if p.is_zero:  # v_0 = 1 only: g = [r = 0]
+        return np.where(n_a == 0, 0.0, -np.inf)
+    if p.family == "uniform-nonzero":  # v_j = 1/(2^k − 1) for j ≥ 1
+        a = n_b * float(softplus(eps0)) + n_c * float(softplus(-eps0))
+        log_norm = k * math.log(2.0) + float(log1mexp(-k * math.log(2.0)))
+        with np.errstate(divide="ignore"):
+            tail = np.where(n_a == 0, a + log1mexp(-a), a)  # subtract h_0 = 1 when r = 0
+        return tail - log_norm
+    if mode == "top":
+        *_, last = _recursion(p, eps0)
+        return last[:, 0].copy()
+    parts = []
+    for g in _recursion(p, eps0):
+        parts.append(g[:, 0] if mode == "r0" else g.ravel())
+    return np.concatenate(parts)
+
+
+def _mass_with_a(p: Exchangeable, delta0: float) -> float:
+    """Mix_π(some A outcome) = Σ_j w_j (1 − (1 − δ0)^j)."""
+    j = p.levels
+    with np.errstate(divide="ignore"):
+        terms = p.log_w[j] + np.log(-np.expm1(j * math.log1p(-delta0)))
+    return float(np.exp(logsumexp(terms))) if j.size else 0.0
+
+
+def _assemble(k: int, eps0: float, delta0: float, n_a: NDArray[np.float64], n_b: NDArray[np.float64],
+              n_c: NDArray[np.float64], log_g: list[NDArray[np.float64]]) -> ClassTable:
+    """Class masses: multinomial × per-outcome prefactor × g (module docstring)."""
+    n_d = k - n_a - n_b - n_c
+    log_mult = gammaln(k + 1.0) - gammaln(n_a + 1) - gammaln(n_b + 1) - gammaln(n_c + 1) - gammaln(n_d + 1)
+    base = log_mult + (n_b + n_c) * (math.log1p(-delta0) - float(softplus(eps0))) + n_c * eps0
+    if delta0 > 0:
+        base = base + (n_a + n_d) * math.log(delta0)
+    return ClassTable(log_m0=base + log_g[0], log_m1=base + log_g[1])
+
+
+# ---------------------------------------------------------------- explicit priors
+
+def _explicit_table(p0: Explicit, p1: Explicit, eps0: float, delta0: float) -> ClassTable:
+    k = p0.k
+    vectors = sorted({b for b, _ in p0.support} | {b for b, _ in p1.support})
+    index = {b: i for i, b in enumerate(vectors)}
+    log_pi = np.full((2, len(vectors)), -np.inf)
+    for row, p in enumerate((p0, p1)):
+        for b, w in p.support:
+            log_pi[row, index[b]] = math.log(w)
+    bits = np.array(vectors, dtype=bool)  # [support, coordinate]
+    patterns: dict[tuple[bool, ...], int] = {}
+    for i in range(k):
+        key = tuple(bits[:, i])
+        patterns[key] = patterns.get(key, 0) + 1
+    sizes = [_group_tuples(n, delta0).shape[0] for n in patterns.values()]
+    n_classes = float(np.prod(sizes))
+    if n_classes > MAX_CLASSES or n_classes * len(vectors) > MAX_EXPLICIT_CELLS:
+        raise TooLargeError(f"k = {k} explicit prior, {len(patterns)} column patterns",
+                            n_classes * len(vectors), MAX_EXPLICIT_CELLS)
+    log_p = _canonical_logs(eps0, delta0)
+    ll = np.zeros((1, len(vectors)))
+    log_mult = np.zeros(1)
+    for key, n in patterns.items():
+        counts = _group_tuples(n, delta0)  # [tuple, 4] counts of A, B, C, D
+        with np.errstate(invalid="ignore"):
+            lp = np.where(counts > 0, counts * log_p[0], 0.0).sum(axis=1)  # all from P~
+            lq = np.where(counts > 0, counts * log_p[1], 0.0).sum(axis=1)  # all from Q~
+        mult = gammaln(n + 1.0) - gammaln(counts + 1.0).sum(axis=1)
+        group = np.where(np.array(key)[np.newaxis, :], lp[:, np.newaxis], lq[:, np.newaxis])
+        ll = (ll[:, np.newaxis, :] + group[np.newaxis, :, :]).reshape(-1, len(vectors))
+        log_mult = (log_mult[:, np.newaxis] + mult[np.newaxis, :]).ravel()
+    log_m = [log_mult + logsumexp(ll + log_pi[row], axis=1) for row in (0, 1)]
+    return ClassTable(log_m0=log_m[0], log_m1=log_m[1])
+
+
+def _canonical_logs(eps0: float, delta0: float) -> NDArray[np.float64]:
+    """ln P~ and ln Q~ over (A, B, C, D) (KOV eq. 16); −inf for zero masses."""
+    free = math.log1p(-delta0) - float(softplus(eps0))
+    log_d = math.log(delta0) if delta0 > 0 else -math.inf
+    return np.array([[log_d, free + eps0, free, -math.inf],
+                     [-math.inf, free, free + eps0, log_d]])
+
+
+def _group_tuples(n: int, delta0: float) -> NDArray[np.float64]:
+    """All (n_A, n_B, n_C, n_D) summing to n (n_A = n_D = 0 when δ0 = 0)."""
+    if delta0 == 0:
+        nb = np.arange(n + 1)
+        return np.stack([0 * nb, nb, n - nb, 0 * nb], axis=1).astype(float)
+    rows = [(a, b, c, n - a - b - c) for a in range(n + 1) for b in range(n + 1 - a)
+            for c in range(n + 1 - a - b)]
+    return np.array(rows, dtype=float)
+
+
+# ---------------------------------------------------------------- atoms and regions
+
+def _atoms(log_p: NDArray[np.float64], log_q: NDArray[np.float64], only_p: float) -> LossAtoms:
+    """Loss atoms of P against Q; P-mass where Q = 0 goes to the infinite-loss atom."""
+    has_p = np.isfinite(log_p)
+    finite = has_p & np.isfinite(log_q)
+    p_only = has_p & ~finite
+    p_inf = only_p + (float(np.exp(logsumexp(log_p[p_only]))) if p_only.any() else 0.0)
+    loss = log_p[finite] - log_q[finite]
+    return LossAtoms.from_masses(loss, log_p[finite], p_inf=min(p_inf, 1.0))
+
+
+def _tradeoff(log_p: NDArray[np.float64], log_q: NDArray[np.float64], only_p: float,
+              only_q: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Neyman-Pearson vertices (P_FA, P_MD) of H0: P vs H1: Q, rejecting H0 on the
+    outcomes of lowest P/Q first (Q-only outcomes first, P-only ones never)."""
+    with np.errstate(invalid="ignore"):
+        loss = np.where(np.isfinite(log_p), log_p - np.where(np.isfinite(log_q), log_q, -np.inf), -np.inf)
+    loss = np.where(np.isfinite(log_q) | np.isfinite(log_p), loss, np.nan)
+    keep = ~np.isnan(loss)
+    order = np.argsort(loss[keep], kind="stable")
+    p = np.exp(log_p[keep][order])
+    q = np.exp(log_q[keep][order])
+    p_fa = np.concatenate([[0.0, 0.0], np.cumsum(p)])
+    p_md = np.concatenate([[1.0, 1.0 - only_q], 1.0 - only_q - np.cumsum(q)])
+    del only_p  # never rejected: the curve ends at P_FA = 1 − (P-only mass)
+    return np.clip(p_fa, 0.0, 1.0), np.clip(p_md, 0.0, 1.0)
+
+
+def _lower_hull(x: NDArray[np.float64], y: NDArray[np.float64]) -> Boundary:
+    """Lower convex hull of points in [0,1]², extended to (1, 0); a Boundary from x = 0."""
+    pts = sorted(set(zip(np.round(x, 15).tolist(), np.round(y, 15).tolist(), strict=True)) | {(1.0, 0.0)})
+    hull: list[tuple[float, float]] = []
+    for px, py in pts:
+        while len(hull) >= 2:
+            (x1, y1), (x2, y2) = hull[-2], hull[-1]
+            if (x2 - x1) * (py - y1) - (y2 - y1) * (px - x1) <= 0:
+                hull.pop()
+            else:
+                break
+        hull.append((px, py))
+    hx = np.array([h[0] for h in hull])
+    hy = np.minimum.accumulate(np.array([h[1] for h in hull]))
+    return Boundary(p_fa=hx, p_md=hy)

@@ -1,0 +1,216 @@
+"""HBW bounds for the uniform prior over nonzero b against 0⃗ (HBW §V-B).
+
+Weights. Both derivations write Mix = Σ_i w_i·(term i) with a common right-hand side
+Pr(V^{0⃗} ∈ S): Eq. 3-4 over |b| = j with w_j = C(k, j)/(2^k − 1); Theorem 3 over the
+sets B_i (first one at position i) with w_i = 2^{k−i}/(2^k − 1), term i being one
+(ε0, δ0) mechanism and (k − i) mechanisms subsampled with rate ½, i.e.
+(ln(1 + (e^{ε0} − 1)/2), δ0/2)-DP each (Steinke Thm 29 / HBW ref. [29] Thm 8).
+
+Directions (see :mod:`dpviz.gce.result`). If every term is two-sided (ε_i, δ_i)-DP:
+  forward  Σ w_i P_i ≤ Σ w_i (e^{ε_i} Q + δ_i):  ε_f = ln Σ w_i e^{ε_i},   δ_f = Σ w_i δ_i;
+  reverse  P_i ≥ e^{−ε_i}(Q − δ_i) summed:       ε_r = −ln Σ w_i e^{−ε_i},
+           δ_r = Σ w_i e^{−ε_i} δ_i / Σ w_i e^{−ε_i}.
+ε_r ≤ ε_f always (Jensen); δ_r ≤ δ_f when ε_i and δ_i increase together (Chebyshev's
+sum inequality), in particular for one common δ̂. HBW's statement of Thm 3 claims
+(ε_f, δ_f) for both directions; with differing δ̂_i that fails (MATH.md: randomized
+response, ε0 = 0.5, k = 2, δ = 0.1). Here (ε_f, δ_f) is labelled ``"both"`` only when
+δ_r ≤ δ_f, ``"forward"`` otherwise.
+
+Large k. The weights halve with i, so terms i > ``TERMS`` are bounded together by the
+guarantee of term ``TERMS`` (it composes more mechanisms, so it also holds for them):
+sound, and within a relative 2^{−38} of the full sum.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from dpviz.composition import METHODS
+from dpviz.composition.levels import Level, Levels
+from dpviz.gce.result import GceBound, infeasible
+from dpviz.guarantee import Guarantee, Kind
+from dpviz.numerics import LN2, log1mexp, log_comb, logsumexp, softplus
+from dpviz.validation import ParameterError, check_count, check_delta, check_epsilon
+
+TERMS = 40
+"""Theorem 3 / Cor. 6 terms computed one by one (the rest are bounded together)."""
+
+THEOREM3_METHODS = ("basic", "advanced", "optimal")
+
+SOURCE_EQ34 = "HBW Eq. 3-4 (simple composition)"
+SOURCE_COR6 = "HBW Cor. 6"
+SOURCE_COR7 = "HBW Cor. 7"
+
+
+def _source_thm3(method: str) -> str:
+    return f"HBW Thm 3 with {METHODS[method].label}"
+
+
+def _check(k: object, eps0: object, delta0: object) -> tuple[int, float, float]:
+    return (check_count(k, field="k"), check_epsilon(eps0, field="eps0"),
+            check_delta(delta0, field="delta0"))
+
+
+def _check_method(method: str) -> str:
+    if method not in THEOREM3_METHODS:
+        raise ParameterError("method", method, "one of " + ", ".join(THEOREM3_METHODS))
+    return method
+
+
+def log_norm(k: int) -> float:
+    """ln(2^k − 1)."""
+    return k * LN2 + float(log1mexp(-k * LN2))
+
+
+def subsampled(*, eps0: float, delta0: float) -> tuple[float, float]:
+    """(ε, δ) of S_½(M) for an (ε0, δ0)-DP M: (ln(1 + (e^{ε0} − 1)/2), δ0/2) (Steinke Thm 29)."""
+    return math.log1p(math.expm1(eps0) / 2.0), delta0 / 2.0
+
+
+def combine(log_w: np.ndarray, eps: np.ndarray, dlt: np.ndarray) -> tuple[float, float, float, float]:
+    """(ε_f, δ_f, ε_r, δ_r) of a mixture against a common point mass (module docstring)."""
+    eps_f = float(logsumexp(log_w + eps))
+    log_z = float(logsumexp(log_w - eps))
+    eps_r = -log_z
+    if np.all(dlt == dlt[0]):  # common δ̂: both averages are δ̂ itself, no rounding
+        return eps_f, float(dlt[0]), eps_r, float(dlt[0])
+    delta_f = float(np.sum(np.exp(log_w) * dlt))
+    delta_r = float(np.sum(np.exp(log_w - eps - log_z) * dlt))
+    return eps_f, delta_f, eps_r, delta_r
+
+
+def _directed(eps_f: float, delta_f: float, eps_r: float, delta_r: float, *, source: str,
+              note: str = "") -> GceBound:
+    both = eps_r <= eps_f and delta_r <= delta_f
+    extra = "" if both else (f"reverse direction proved only for (ε, δ) = ({eps_r:.6g}, {delta_r:.6g})")
+    return GceBound(Guarantee(epsilon=eps_f, delta=min(delta_f, 1.0), kind=Kind.UPPER, source=source),
+                    directions="both" if both else "forward",
+                    note="; ".join(x for x in (note, extra) if x))
+
+
+# ---------------------------------------------------------------- Eq. 3-4 and Cor. 7
+
+def eq34(*, k: int, eps0: float, delta0: float) -> GceBound:
+    """HBW Eq. 3 summed as written: ε = ln[Σ_{j≥1} C(k,j) e^{jε0} / (2^k − 1)],
+    δ = Σ_{j≥1} C(k,j) j δ0 / (2^k − 1); per-|b| guarantees (jε0, jδ0) by basic composition."""
+    k, eps0, delta0 = _check(k, eps0, delta0)
+    j = np.arange(1, k + 1, dtype=float)
+    log_w = log_comb(k, j) - log_norm(k)
+    return _directed(*combine(log_w, j * eps0, j * delta0), source=SOURCE_EQ34)
+
+
+def corollary7(*, k: int, eps0: float, delta0: float) -> GceBound:
+    """HBW Cor. 7: ε = ln[((e^{ε0} + 1)^k − 1)/(2^k − 1)], δ = 2^{k−1} k δ0/(2^k − 1).
+
+    Proved in both directions: it is Thm 3 with basic composition, whose per-term
+    (ε̂_i, δ̂_i) decrease together in i (module docstring). Tight at δ = 0 (MATH.md).
+    """
+    k, eps0, delta0 = _check(k, eps0, delta0)
+    a = k * float(softplus(eps0))
+    eps = a + float(log1mexp(-a)) - log_norm(k)
+    delta = k * delta0 / (2.0 * -math.expm1(-k * LN2))  # 2^{k−1} k δ0 / (2^k − 1)
+    return GceBound(Guarantee(epsilon=eps, delta=min(delta, 1.0), kind=Kind.UPPER, source=SOURCE_COR7))
+
+
+# ---------------------------------------------------------------- Theorem 3 and Cor. 6
+
+def _term_levels(*, k: int, i: int, eps0: float, delta0: float, with_first: bool) -> Levels:
+    """Term i: (optionally) one (ε0, δ0) mechanism and (k − i) subsampled ones."""
+    e_s, d_s = subsampled(eps0=eps0, delta0=delta0)
+    out = []
+    if with_first:
+        out.append(Level(epsilon=eps0, delta=delta0, count=1))
+    if k - i > 0:
+        out.append(Level(epsilon=e_s, delta=d_s, count=k - i))
+    return tuple(out)
+
+
+def _term(levels: Levels, method: str, delta: float | None) -> Guarantee:
+    """The CompGuarantee of one term at per-term δ̂ (``None``: basic's own Σδ)."""
+    if not levels:
+        return Guarantee(epsilon=0.0, delta=0.0, kind=Kind.EXACT, source="no mechanism")
+    if delta is None:
+        return METHODS["basic"].epsilon_for_delta(levels, delta=1.0 - 1e-300)
+    if method == "optimal" and delta == 0:
+        return METHODS["basic"].epsilon_for_delta(levels, delta=0.0)  # same value, no search
+    return METHODS[method].epsilon_for_delta(levels, delta=delta)
+
+
+def theorem3_terms(*, k: int, eps0: float, delta0: float, method: str = "optimal",
+                   deltas: Sequence[float | None]) -> list[Guarantee]:
+    """(ε̂_i, δ̂_i) = CompGuarantee(M_i, S_½(M_{i+1}), …, S_½(M_k)) at δ̂_i = deltas[i−1]."""
+    _check_method(method)
+    return [_term(_term_levels(k=k, i=i, eps0=eps0, delta0=delta0, with_first=True), method, d)
+            for i, d in zip(range(1, len(deltas) + 1), deltas, strict=True)]
+
+
+def _weights(k: int, n: int) -> np.ndarray:
+    """ln w_i for i = 1..n, w_i = 2^{k−i}/(2^k − 1); with n < k the last entry carries
+    the whole tail Σ_{i≥n} w_i = (2^{k−n+1} − 1)/(2^k − 1)."""
+    i = np.arange(1, n + 1, dtype=float)
+    log_w = (k - i) * LN2 - log_norm(k)
+    if n < k:
+        m = k - n + 1
+        log_w[-1] = m * LN2 + float(log1mexp(-m * LN2)) - log_norm(k)
+    return log_w
+
+
+def theorem3(*, k: int, eps0: float, delta0: float, method: str = "optimal",
+             delta: float | None = None, split: Sequence[float] | None = None) -> GceBound:
+    """HBW Thm 3 with CompGuarantee = ``method``.
+
+    ``delta``: one common δ̂_i = δ for every term (total δ = δ, proved both ways).
+    ``split``: per-term δ̂_1..δ̂_k (total Σ w_i δ̂_i; the direction label says what holds).
+    Neither (basic only): each term's own Σδ, which reproduces Cor. 7 exactly.
+    """
+    k, eps0, delta0 = _check(k, eps0, delta0)
+    method = _check_method(method)
+    source = _source_thm3(method)
+    if split is not None:
+        if len(split) != k:
+            raise ParameterError("split", f"{len(split)} values", f"k = {k} per-term δ values")
+        deltas: list[float | None] = [check_delta(d, field="split") for d in split]
+        n = k
+    elif delta is not None:
+        delta = check_delta(delta, field="delta")
+        n = min(k, TERMS)
+        deltas = [delta] * n
+    else:
+        if method != "basic":
+            raise ParameterError("delta", None, "given for Thm 3 with advanced or optimal composition")
+        n = min(k, TERMS)
+        deltas = [None] * n
+    terms = theorem3_terms(k=k, eps0=eps0, delta0=delta0, method=method, deltas=deltas)
+    bad = [t for t in terms if not t.feasible]
+    if bad:
+        return infeasible(source=source, reason=f"a term is infeasible: {bad[0].reason}")
+    eps = np.array([t.epsilon for t in terms], dtype=float)
+    dlt = np.array([t.delta for t in terms], dtype=float)
+    if delta is not None and split is None:
+        dlt[:] = delta  # common slack: each term is stated at δ̂ = δ exactly
+    return _directed(*combine(_weights(k, n), eps, dlt), source=source,
+                     note="common δ̂ for every term" if delta is not None and split is None else "")
+
+
+def corollary6(*, k: int, eps0: float, delta0: float, method: str = "optimal", delta: float) -> GceBound:
+    """HBW Cor. 6: term i is (ε0 + ε̂_i, δ0 + δ̂_i) with (ε̂_i, δ̂_i) = CompGuarantee of the
+    (k − i) subsampled mechanisms; here δ̂_i = δ − δ0 for every term (common slack)."""
+    k, eps0, delta0 = _check(k, eps0, delta0)
+    method = _check_method(method)
+    delta = check_delta(delta, field="delta")
+    source = f"{SOURCE_COR6} with {METHODS[method].label}"
+    if delta < delta0:
+        return infeasible(source=source, reason=f"needs δ ≥ δ0 = {delta0:g}")
+    n = min(k, TERMS)
+    eps = np.empty(n)
+    for idx, i in enumerate(range(1, n + 1)):
+        t = _term(_term_levels(k=k, i=i, eps0=eps0, delta0=delta0, with_first=False), method,
+                  delta - delta0)
+        if not t.feasible:
+            return infeasible(source=source, reason=f"a term is infeasible: {t.reason}")
+        eps[idx] = eps0 + float(t.epsilon)  # type: ignore[arg-type]
+    return _directed(*combine(_weights(k, n), eps, np.full(n, delta)), source=source,
+                     note="common δ̂ for every term")
