@@ -31,7 +31,7 @@ def _real(value: object, field: str, allowed: str) -> float:
         raise ParameterError(field, value, allowed)
     try:
         x = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: int beyond float, e.g. 10**400
         raise ParameterError(field, value, allowed) from None
     if math.isnan(x):
         raise ParameterError(field, value, allowed)
