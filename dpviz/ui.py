@@ -52,7 +52,7 @@ def param_input(p: Param, container: Any = None) -> Any:
     try:
         return p.check(raw)
     except ParameterError as exc:
-        box.error(f"{exc}. Showing the default {p.label} = {p.default} instead.", icon="⚠️")
+        box.error(f"{exc}. Showing the default {p.label} = {p.default} instead.", icon=":material/warning:")
         return p.check(p.default)
 
 
@@ -117,7 +117,7 @@ def page_link(page: str, *, label: str, icon: str) -> None:
     try:
         st.page_link(page, label=label, icon=icon)
     except StreamlitPageNotFoundError:
-        st.markdown(f"{icon} **{label}**")
+        st.markdown(f"**{label}**")
 
 
 def format_number(x: float | None, digits: int = 6) -> str:

@@ -23,3 +23,8 @@ HETERO_LEVELS = Param("levels", "mechanisms (ε:δ:count, …)", "0.1:1e-6:30,0.
                       "and 10 that are 0.5-DP.")
 HETERO_DELTA = Param("hdelta", "target total δ (heterogeneous)", 1e-4,
                      partial(check_delta, field="target δ (heterogeneous)"))
+
+# The curves view opens on pure ε0-DP at δ = 1e-5, where all four methods give a value
+# for every k up to 1000 (with δ0 > 0, basic composition stops once kδ0 exceeds δ).
+CURVES_DELTA0 = Param("delta0", "δ0 (each mechanism)", 0.0, DELTA0.check, DELTA0.help)
+CURVES_DELTA = Param("delta", "target total δ", 1e-5, DELTA.check, DELTA.help)

@@ -9,7 +9,7 @@ from dpviz.composition.curves import comparison, delta_vs_epsilon, epsilon_vs_k,
 from dpviz.composition.levels import sum_epsilon
 from dpviz.figures.curves import delta_vs_epsilon_figure, epsilon_vs_k_figure
 from dpviz.figures.style import style
-from dpviz.ui_params import DELTA, DELTA0, EPS0, HETERO_DELTA, HETERO_LEVELS, K_MAX, K
+from dpviz.ui_params import CURVES_DELTA, CURVES_DELTA0, EPS0, HETERO_DELTA, HETERO_LEVELS, K_MAX, K
 
 st.title("Composition curves")
 st.markdown(
@@ -46,8 +46,8 @@ with st.expander("How to read these plots"):
 
 c1, c2, c3 = st.columns(3)
 eps0 = ui.param_input(EPS0, c1)
-delta0 = ui.param_input(DELTA0, c2)
-delta = ui.param_input(DELTA, c3)
+delta0 = ui.param_input(CURVES_DELTA0, c2)
+delta = ui.param_input(CURVES_DELTA, c3)
 c4, c5, c6 = st.columns(3)
 k_max = ui.param_input(K_MAX, c4)
 k = ui.param_input(K, c5)

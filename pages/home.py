@@ -13,14 +13,14 @@ st.markdown(
 )
 
 st.subheader("The views")
-ui.page_link("pages/privacy_regions.py", label="Privacy regions", icon="🟦")
+ui.page_link("pages/privacy_regions.py", label="Privacy regions", icon=":material/square:")
 st.markdown(
     "An (ε, δ)-DP mechanism confines every test that tries to tell two neighbouring databases apart "
     "to a region of (false alarm, missed detection) pairs. See that region for one mechanism, watch "
     "it grow under k-fold composition, and compare the regions that the basic, advanced, KOV and "
     "optimal composition theorems guarantee (Kairouz, Oh, Viswanath, Figs. 2-3)."
 )
-ui.page_link("pages/composition_curves.py", label="Composition curves", icon="📈")
+ui.page_link("pages/composition_curves.py", label="Composition curves", icon=":material/show_chart:")
 st.markdown(
     "Total ε against the number of mechanisms k at a fixed total δ, and δ against ε at fixed k, for "
     "the four methods; a value table with sources; homogeneous and heterogeneous compositions; CSV "

@@ -91,6 +91,8 @@ def _trim_flat_tail(xs: NDArray[np.float64], ys: NDArray[np.float64]) -> Boundar
 def region_polygon(boundary: Boundary) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Closed polygon of the full region: the lower boundary and its mirror image
     (1 − P_FA, 1 − P_MD) of the complementary tests (KOV §2)."""
-    x = np.concatenate([boundary.p_fa, 1.0 - boundary.p_fa[::-1], boundary.p_fa[:1]])
-    y = np.concatenate([boundary.p_md, 1.0 - boundary.p_md[::-1], boundary.p_md[:1]])
+    # lower boundary from (0, y0) to (1, 0), then the mirror of each vertex in the same
+    # order, which runs from (1, 1 − y0) back to (0, 1): a simple (non-crossing) polygon
+    x = np.concatenate([boundary.p_fa, 1.0 - boundary.p_fa, boundary.p_fa[:1]])
+    y = np.concatenate([boundary.p_md, 1.0 - boundary.p_md, boundary.p_md[:1]])
     return x, y

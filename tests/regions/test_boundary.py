@@ -42,6 +42,17 @@ def test_region_is_symmetric_about_the_centre():
     assert x[0] == x[-1] and y[0] == y[-1]
 
 
+@pytest.mark.parametrize("eps,dlt", [([0.5], [0.0]), ([0.5, 1.0], [0.01, 0.001]), ([3.0], [0.2])])
+def test_polygon_is_simple_and_has_the_region_area(eps, dlt):
+    """Shoelace area of the drawn polygon = ∫(upper − lower) = 1 − 2∫f; a crossing polygon fails."""
+    b = intersection_boundary(eps, dlt)
+    x, y = region_polygon(b)
+    shoelace = 0.5 * abs(np.dot(x[:-1], y[1:]) - np.dot(x[1:], y[:-1]))
+    fine = np.linspace(0, 1, 200_001)
+    integral = np.trapezoid(brute_lower(eps, dlt, fine), fine)
+    assert shoelace == pytest.approx(1 - 2 * integral, abs=1e-6)  # 1e-6: trapezoid rule on 2e5 points
+
+
 def test_pure_dp_region_corners():
     # R(ε, 0): P_MD ≥ max(1 − e^ε x, e^{−ε}(1 − x)); the corner is at x = 1/(1 + e^ε)
     e = 1.0
