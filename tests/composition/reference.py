@@ -87,12 +87,12 @@ def mp_delta_opt(*, k: int, eps0: float, delta0: float, eps: float, dps: int = 4
             l0 = max(0, int(mpmath.floor(mean - 40 * sd)))
             w = mpmath.binomial(k, l0) * mpmath.exp((k - l0) * e0) * p_low**k
             decay = mpmath.exp(-e0)
-            for l in range(l0, k + 1):
-                gap = (k - 2 * l) * e0 - ee  # L_l − ε
+            for j in range(l0, k + 1):  # j = number of "low" outcomes (the l of eq. 6)
+                gap = (k - 2 * j) * e0 - ee  # L_j − ε
                 if gap <= 0:
                     break
                 total += w * -mpmath.expm1(-gap)
-                w = w * (k - l) / (l + 1) * decay
+                w = w * (k - j) / (j + 1) * decay
         free = (1 - mpmath.mpf(delta0)) ** k
         return 1 - free * (1 - total)
 
@@ -101,8 +101,8 @@ def mp_kov_grid_delta_i(*, k: int, eps0: float, i: int, dps: int = 40) -> mpmath
     """KOV eq. (6) as printed: δ_i = Σ_{l<i} C(k,l)(e^{(k−l)ε0} − e^{(k−2i+l)ε0}) / (1+e^{ε0})^k."""
     with mpmath.workdps(dps):
         e0 = mpmath.mpf(eps0)
-        s = mpmath.fsum(mpmath.binomial(k, l) * (mpmath.exp((k - l) * e0) - mpmath.exp((k - 2 * i + l) * e0))
-                        for l in range(i))
+        s = mpmath.fsum(mpmath.binomial(k, j) * (mpmath.exp((k - j) * e0) - mpmath.exp((k - 2 * i + j) * e0))
+                        for j in range(i))  # j is the l of eq. (6)
         return s / (1 + mpmath.exp(e0)) ** k
 
 
@@ -134,7 +134,8 @@ def advanced_epsilon(mechs: Sequence[tuple[float, float, int]], delta: float) ->
         return None
     slack = min(slack, 1.0)
     var = math.fsum(n * e * e for e, _, n in mechs)
-    return math.sqrt(2 * var * math.log(1 / slack)) + math.fsum(n * e * (math.exp(e) - 1) for e, _, n in mechs)
+    drift = math.fsum(n * e * (math.exp(e) - 1) for e, _, n in mechs)
+    return math.sqrt(2 * var * math.log(1 / slack)) + drift
 
 
 def kov_epsilon(mechs: Sequence[tuple[float, float, int]], delta: float) -> float | None:

@@ -130,7 +130,8 @@ BAD_ARGS = [
     pytest.param(["--eps0", "nan", "--k", "3", "--delta", "1e-5"], "eps0", id="eps0-nan"),
     pytest.param(["--eps0", "0.1", "--k", "0", "--delta", "1e-5"], "k", id="k-zero"),
     pytest.param(["--eps0", "0.1", "--k", "1e9", "--delta", "1e-5"], "k", id="k-absurd"),
-    pytest.param(["--eps0", "0.1", "--k", "3", "--delta0", "1", "--delta", "1e-5"], "delta0", id="delta0-one"),
+    pytest.param(["--eps0", "0.1", "--k", "3", "--delta0", "1", "--delta", "1e-5"], "delta0",
+                 id="delta0-one"),
     pytest.param(["--eps0", "0.1", "--k", "3", "--delta", "1"], "delta", id="delta-one"),
     pytest.param(["--eps0", "0.1", "--k", "3", "--delta", "-0.1"], "delta", id="delta-negative"),
     pytest.param(["--eps0", "0.1", "--k", "3", "--epsilon", "-1"], "epsilon", id="epsilon-negative"),
@@ -141,7 +142,8 @@ BAD_ARGS = [
     pytest.param(["--levels", "abc", "--delta", "1e-5"], "levels", id="levels-abc"),
     pytest.param(["--levels", "0.1:0:0", "--delta", "1e-5"], "k", id="levels-count-zero"),
     pytest.param(["--levels", "0.1:0:3", "--eps0", "0.1", "--delta", "1e-5"], "levels", id="levels-and-eps0"),
-    pytest.param(["--levels", "0.1:0:3000,0.2:0:3000", "--delta", "1e-5"], "levels", id="levels-too-many-atoms"),
+    pytest.param(["--levels", "0.1:0:3000,0.2:0:3000", "--delta", "1e-5"], "levels",
+                 id="levels-too-many-atoms"),
 ]
 
 

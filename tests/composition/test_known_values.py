@@ -128,7 +128,8 @@ def test_one_level_split_in_two_equals_homogeneous(k: int, eps0: float, delta0: 
     binomials) equals the homogeneous one (one binomial). Built without ``as_levels``,
     which would merge the rows."""
     homo = homogeneous(k=k, eps0=eps0, delta0=delta0)
-    split = (Level(epsilon=eps0, delta=delta0, count=k // 3), Level(epsilon=eps0, delta=delta0, count=k - k // 3))
+    split = (Level(epsilon=eps0, delta=delta0, count=k // 3),
+             Level(epsilon=eps0, delta=delta0, count=k - k // 3))
     for key in ("basic", "advanced", "kov", "optimal"):
         a = METHODS[key].epsilon_for_delta(homo, delta=delta)
         b = METHODS[key].epsilon_for_delta(split, delta=delta)
@@ -150,6 +151,11 @@ ROUND = [
     pytest.param(1000, 0.01, 1e-8, id="k1000"),
     pytest.param(100_000, 0.001, 0.0, id="k1e5"),
 ]
+
+# Known issue (reported, not fixed here): ln C(k, l) by log-gamma differences has an
+# absolute error ~k·1e-15, so at k = 10^5 the code's δ(ε) is off by ~1.5e-10 relative and
+# the returned ε(δ) can be that much unsound. k ≤ 1000 is sound to floating point.
+SOUND_REL = {10: 1e-12, 30: 1e-12, 1000: 1e-12, 100_000: 1e-9}
 
 
 @pytest.mark.parametrize(("k", "eps0", "delta0"), ROUND)
@@ -181,13 +187,22 @@ def test_round_trip_soundness_and_tightness(k: int, eps0: float, delta0: float, 
         return
     eps = g.epsilon
     assert g.delta <= delta
-    # "exact" = equal up to floating point: the code's δ(ε) has ~1e-15 relative error, so
-    # the true δ at the returned ε may exceed the target by ulps (seen: 1.3e-15); 1e-12.
-    assert float(ref.mp_delta_opt(k=k, eps0=eps0, delta0=delta0, eps=eps, dps=30)) <= delta * (1 + 1e-12)
+    # "exact" = equal up to floating point: the code's δ(ε) has ~1e-15 relative error at
+    # small k, so the true δ at the returned ε may exceed the target by ulps (seen: 1.3e-15);
+    # at k = 10^5 see SOUND_REL and the strict xfail below.
+    true_delta = float(ref.mp_delta_opt(k=k, eps0=eps0, delta0=delta0, eps=eps, dps=30))
+    assert true_delta <= delta * (1 + SOUND_REL[k])
     if eps > 0:
         # 1e-9 relative step below ε must already violate the target (code's ε is tight).
         below = float(ref.mp_delta_opt(k=k, eps0=eps0, delta0=delta0, eps=eps * (1 - 1e-9), dps=30))
         assert below > delta * (1 - 1e-9)
+
+
+@pytest.mark.xfail(strict=True, reason="known issue: log-gamma binomials lose ~k·1e-15 absolute, "
+                   "so at k = 10^5 optimal ε(δ) is unsound by ~1.4e-10 relative in δ")
+def test_epsilon_sound_to_float_precision_at_k1e5() -> None:
+    eps = optimal.epsilon_for_delta(homogeneous(k=100_000, eps0=0.001, delta0=0.0), delta=1e-6).epsilon
+    assert float(ref.mp_delta_opt(k=100_000, eps0=0.001, delta0=0.0, eps=eps, dps=30)) <= 1e-6 * (1 + 1e-12)
 
 
 # --- Infeasible targets ----------------------------------------------------------------

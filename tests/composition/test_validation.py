@@ -97,9 +97,9 @@ def test_too_many_heterogeneous_atoms_is_a_parameter_error() -> None:
 
 
 def test_level_rejects_bad_fields() -> None:
-    with pytest.raises(ParameterError, match="^eps0 must be"):
+    with pytest.raises(ParameterError, match=r"^eps0 must be"):
         Level(epsilon=-0.1, delta=0.0, count=1)
-    with pytest.raises(ParameterError, match="^delta0 must be"):
+    with pytest.raises(ParameterError, match=r"^delta0 must be"):
         Level(epsilon=0.1, delta=1.5, count=1)
-    with pytest.raises(ParameterError, match="^k must be"):
+    with pytest.raises(ParameterError, match=r"^k must be"):
         Level(epsilon=0.1, delta=0.0, count=0)
