@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
@@ -15,10 +14,15 @@ import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 from dpviz.figures.style import export_config
+from dpviz.figures.tables import format_number, guarantee_rows
 from dpviz.guarantee import Guarantee
+from dpviz.params import Param
 from dpviz.validation import ParameterError
 
 T = TypeVar("T")
+
+__all__ = ["cached", "choice_input", "download_csv", "download_json", "format_number",
+           "guarantee_rows", "page_link", "param_input", "param_inputs", "show_figure"]
 
 CACHE_ENTRIES = 64
 """Bound on every cache: old entries are evicted, memory stays flat."""
@@ -29,17 +33,6 @@ def cached(fn: Callable[..., T]) -> Callable[..., T]:
     return st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)(fn)
 
 
-@dataclass(frozen=True)
-class Param:
-    """A declarative page parameter: one spec drives the widget, the URL key and the check."""
-
-    key: str
-    label: str
-    default: Any
-    check: Callable[[Any], Any]
-    help: str = ""
-
-
 def param_input(p: Param, container: Any = None) -> Any:
     """A text input bound to the URL query string (``?key=value``), validated by the core.
 
@@ -47,6 +40,9 @@ def param_input(p: Param, container: Any = None) -> Any:
     names the field and its range, and the page goes on with the default.
     """
     box = container if container is not None else st
+    if isinstance(p.default, bool):
+        return bool(box.toggle(p.label, value=p.default, key=p.key, help=p.help or None,
+                               bind="query-params"))
     raw = box.text_input(p.label, value=str(p.default), key=p.key, help=p.help or None,
                          bind="query-params")
     try:
@@ -56,17 +52,22 @@ def param_input(p: Param, container: Any = None) -> Any:
         return p.check(p.default)
 
 
+def param_inputs(params: Sequence[Param], *, per_row: int = 3) -> dict[str, Any]:
+    """One validated input per spec, laid out ``per_row`` to a row; values by key."""
+    values: dict[str, Any] = {}
+    for start in range(0, len(params), per_row):
+        row = params[start:start + per_row]
+        for p, col in zip(row, st.columns(per_row), strict=False):
+            values[p.key] = param_input(p, col)
+    return values
+
+
 def choice_input(label: str, options: Sequence[str], *, key: str, default: str,
                  container: Any = None, horizontal: bool = True, help: str | None = None) -> str:
     """A URL-bound radio choice."""
     box = container if container is not None else st
     return box.radio(label, list(options), index=list(options).index(default), key=key,
                      horizontal=horizontal, bind="query-params", help=help)
-
-
-def toggle_input(label: str, *, key: str, default: bool, container: Any = None) -> bool:
-    box = container if container is not None else st
-    return bool(box.toggle(label, value=default, key=key, bind="query-params"))
 
 
 def show_figure(fig: go.Figure, *, filename: str, key: str) -> None:
@@ -118,24 +119,3 @@ def page_link(page: str, *, label: str, icon: str) -> None:
         st.page_link(page, label=label, icon=icon)
     except StreamlitPageNotFoundError:
         st.markdown(f"**{label}**")
-
-
-def format_number(x: float | None, digits: int = 6) -> str:
-    """A number for tables: significant digits, '—' for no value."""
-    if x is None or not np.isfinite(x):
-        return "—"
-    return f"{x:.{digits}g}"
-
-
-def guarantee_rows(results: Mapping[str, Guarantee], labels: Mapping[str, str]) -> list[dict[str, str]]:
-    """Table rows: method, ε, δ, kind, source (and the reason where infeasible)."""
-    rows = []
-    for key, g in results.items():
-        rows.append({
-            "method": labels.get(key, key),
-            "ε": format_number(g.epsilon) if g.feasible else "—",
-            "δ": format_number(g.delta, 4) if g.feasible else "—",
-            "kind": g.kind.value,
-            "source / note": g.source if g.feasible else f"{g.source}: {g.reason}",
-        })
-    return rows

@@ -1,15 +1,10 @@
 """Composition curves: total ε against k, δ against ε, and a value table (KOV §3, Roth lecture 4)."""
 
-import numpy as np
 import streamlit as st
 
 from dpviz import ui
-from dpviz.composition import METHODS, homogeneous
-from dpviz.composition.curves import comparison, delta_vs_epsilon, epsilon_vs_k, k_grid
-from dpviz.composition.levels import sum_epsilon
-from dpviz.figures.curves import delta_vs_epsilon_figure, epsilon_vs_k_figure
-from dpviz.figures.style import style
-from dpviz.ui_params import CURVES_DELTA, CURVES_DELTA0, EPS0, HETERO_DELTA, HETERO_LEVELS, K_MAX, K
+from dpviz.params import HETERO_DELTA, HETERO_LEVELS
+from dpviz.views.curves import SPEC, best_closed_form
 
 st.title("Composition curves")
 st.markdown(
@@ -44,55 +39,35 @@ with st.expander("How to read these plots"):
         "(see *Mechanisms*) can do better."
     )
 
-c1, c2, c3 = st.columns(3)
-eps0 = ui.param_input(EPS0, c1)
-delta0 = ui.param_input(CURVES_DELTA0, c2)
-delta = ui.param_input(CURVES_DELTA, c3)
-c4, c5, c6 = st.columns(3)
-k_max = ui.param_input(K_MAX, c4)
-k = ui.param_input(K, c5)
-log_k = ui.toggle_input("log k axis", key="log_k", default=True, container=c6)
+main_params = tuple(p for p in SPEC.params if p not in (HETERO_LEVELS, HETERO_DELTA))
+values = ui.param_inputs(main_params)
+homogeneous_area = st.container()  # filled below, shown above the heterogeneous inputs
 
-labels = {m: style(m).label for m in METHODS}
-ks = tuple(int(v) for v in k_grid(k_max, log=log_k))
-curve = ui.cached(epsilon_vs_k)(eps0=eps0, delta0=delta0, delta=delta, ks=ks)
-ui.show_figure(epsilon_vs_k_figure(curve.x, curve.y, delta=delta, log_x=log_k),
-               filename=f"dpviz_epsilon_vs_k_eps{eps0:g}_delta0{delta0:g}_delta{delta:g}", key="fig_eps_k")
-
-levels = homogeneous(k=k, eps0=eps0, delta0=delta0)
-eps_grid = tuple(np.linspace(0.0, max(sum_epsilon(levels), 1e-9) * 1.05, 160))
-dcurve = ui.cached(delta_vs_epsilon)(levels, epsilons=eps_grid)
-ui.show_figure(delta_vs_epsilon_figure(dcurve.x, dcurve.y, k=k),
-               filename=f"dpviz_delta_vs_epsilon_eps{eps0:g}_delta0{delta0:g}_k{k}", key="fig_delta_eps")
-
-st.subheader(f"Values at k = {k:,}, total δ = {delta:g}")
-results = ui.cached(comparison)(levels, delta=delta)
-st.table(ui.guarantee_rows(results, labels))
-best = min((g.epsilon for key, g in results.items() if key != "optimal" and g.feasible), default=None)
-opt = results["optimal"]
-if best is not None and opt.feasible:
-    st.markdown(f"Best of the closed-form theorems: ε = **{ui.format_number(best)}**; exact optimum "
-                f"ε = **{ui.format_number(opt.epsilon)}** ({100 * (best / opt.epsilon - 1):.1f}% higher)."
-                if opt.epsilon else "")
-
-cols = {"k": curve.x}
-cols.update({f"epsilon_{m}": curve.y[m] for m in METHODS})
-ui.download_csv(cols, filename=f"dpviz_epsilon_vs_k_eps{eps0:g}_delta0{delta0:g}_delta{delta:g}.csv",
-                key="csv_eps_k", label="Download ε against k (CSV)")
-dcols = {"epsilon": dcurve.x}
-dcols.update({f"delta_{m}": dcurve.y[m] for m in METHODS})
-ui.download_csv(dcols, filename=f"dpviz_delta_vs_epsilon_eps{eps0:g}_delta0{delta0:g}_k{k}.csv",
-                key="csv_delta_eps", label="Download δ against ε (CSV)")
-
-st.subheader("Heterogeneous composition")
+st.header("Heterogeneous composition")
 st.markdown("Mechanisms with different guarantees: one row `ε:δ:count` per kind, separated by commas. "
             "The exact optimum sums over the counts of each kind (a few distinct kinds).")
-h1, h2 = st.columns([2, 1])
-hetero = ui.param_input(HETERO_LEVELS, h1)
-hdelta = ui.param_input(HETERO_DELTA, h2)
+values.update(ui.param_inputs((HETERO_LEVELS, HETERO_DELTA), per_row=2))
 try:
-    hresults = ui.cached(comparison)(hetero, delta=hdelta)
-except ValueError as exc:  # too many loss atoms for the exact sum: say so, keep the page
+    view = ui.cached(SPEC.build)(**values)
+except ValueError as exc:  # e.g. too many loss atoms for the exact heterogeneous sum
     st.error(str(exc))
-else:
-    st.table(ui.guarantee_rows(hresults, labels))
+    st.stop()
+st.table(view.tables["heterogeneous"])
+
+tag = "eps{eps0:g}_delta0{delta0:g}_delta{delta:g}".format(**values)
+with homogeneous_area:
+    ui.show_figure(view.figures["epsilon_vs_k"], filename=f"dpviz_epsilon_vs_k_{tag}", key="fig_eps_k")
+    ui.show_figure(view.figures["delta_vs_epsilon"],
+                   filename=f"dpviz_delta_vs_epsilon_{tag}_k{values['k']}", key="fig_delta_eps")
+    st.subheader(f"Values at k = {values['k']:,}, total δ = {values['delta']:g}")
+    st.table(view.tables["at_k"])
+    best = best_closed_form(view.tables["at_k"])
+    if best is not None and best[1] > 0:
+        gap = 100 * (best[0] / best[1] - 1)
+        st.markdown(f"Best of the closed-form theorems: ε = **{best[0]:.6g}**; exact optimum "
+                    f"ε = **{best[1]:.6g}** (the best theorem is {gap:.1f}% higher).")
+    ui.download_csv(view.csv["epsilon_vs_k"], filename=f"dpviz_epsilon_vs_k_{tag}.csv", key="csv_eps_k",
+                    label="Download ε against k (CSV)")
+    ui.download_csv(view.csv["delta_vs_epsilon"], filename=f"dpviz_delta_vs_epsilon_{tag}.csv",
+                    key="csv_delta_eps", label="Download δ against ε (CSV)")
+    ui.download_json(view.payload, filename=f"dpviz_curves_{tag}.json", key="json_curves")

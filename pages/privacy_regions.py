@@ -3,11 +3,7 @@
 import streamlit as st
 
 from dpviz import ui
-from dpviz.composition.levels import homogeneous
-from dpviz.figures.regions import region_figure, region_values
-from dpviz.figures.style import style
-from dpviz.regions import intersection_boundary, method_region
-from dpviz.ui_params import DELTA0, EPS0, K
+from dpviz.views.regions import SPEC
 
 st.title("Privacy regions")
 st.markdown(
@@ -29,39 +25,18 @@ with st.expander("How to read this plot"):
         "- Hover to read (P_FA, P_MD). Export a figure with the camera icon."
     )
 
-c1, c2, c3 = st.columns(3)
-eps0 = ui.param_input(EPS0, c1)
-delta0 = ui.param_input(DELTA0, c2)
-k = ui.param_input(K, c3)
-levels = homogeneous(k=k, eps0=eps0, delta0=delta0)
-region = ui.cached(method_region)
+values = ui.param_inputs(SPEC.params)
+view = ui.cached(SPEC.build)(**values)
+tag = "eps{eps0:g}_delta{delta0:g}_k{k}".format(**values)
 
-st.subheader(f"One mechanism and its {k}-fold composition")
-single = intersection_boundary([eps0], [delta0])
-composed = region("optimal", levels)
-fig = region_figure({"single": single, "optimal": composed},
-                    title=f"R({eps0:g}, {delta0:g}) and the optimal {k}-fold region",
-                    labels={"single": f"One ({eps0:g}, {delta0:g})-DP mechanism",
-                            "optimal": f"{k}-fold composition, optimal (KOV Thm 3.3)"})
-ui.show_figure(fig, filename=f"dpviz_region_eps{eps0:g}_delta{delta0:g}_k{k}", key="fig_single")
-
+st.subheader(f"One mechanism and its {values['k']}-fold composition")
+ui.show_figure(view.figures["single"], filename=f"dpviz_region_{tag}", key="fig_single")
 st.subheader("What each composition theorem guarantees")
-methods = ("basic", "advanced", "kov", "optimal")
-regions = {m: region(m, levels) for m in methods}
-fig2 = region_figure(regions, title=f"Regions proved for k = {k} mechanisms, each ({eps0:g}, {delta0:g})-DP")
-ui.show_figure(fig2, filename=f"dpviz_regions_methods_eps{eps0:g}_delta{delta0:g}_k{k}", key="fig_methods")
+ui.show_figure(view.figures["methods"], filename=f"dpviz_regions_methods_{tag}", key="fig_methods")
 st.caption(
     "Advanced (DRV) and KOV Thm 3.4 give one (ε, δ) pair per slack δ'; their region is the "
     "intersection over a sweep of δ' from 1e-300 to 1, itself a valid guarantee. The optimal region "
     "is the trade-off curve of the composed canonical pairs (KOV eq. 16), exact."
 )
-
-xs, _ = region_values(regions["optimal"])
-columns = {"P_FA": xs}
-columns.update({f"P_MD_min_{m}": region_values(regions[m])[1] for m in methods})
-ui.download_csv(columns, filename=f"dpviz_regions_eps{eps0:g}_delta{delta0:g}_k{k}.csv", key="csv_regions")
-ui.download_json({"page": "privacy_regions", "eps0": eps0, "delta0": delta0, "k": k,
-                  "lower_boundary_vertices": {m: {"P_FA": regions[m].p_fa, "P_MD": regions[m].p_md}
-                                              for m in methods},
-                  "legend": {m: style(m).label for m in methods}},
-                 filename=f"dpviz_regions_eps{eps0:g}_delta{delta0:g}_k{k}.json", key="json_regions")
+ui.download_csv(view.csv["regions"], filename=f"dpviz_regions_{tag}.csv", key="csv_regions")
+ui.download_json(view.payload, filename=f"dpviz_regions_{tag}.json", key="json_regions")

@@ -1,12 +1,27 @@
-"""Parameter specs shared by several pages (one spec: label, default, check, URL key)."""
+"""Declarative parameter specs: one spec gives the widget label, the URL key, the CLI
+option, the default and the check (Streamlit-free, shared by pages and the CLI)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 from dpviz.composition.levels import parse_levels
-from dpviz.ui import Param
 from dpviz.validation import check_count, check_delta, check_epsilon
+
+
+@dataclass(frozen=True)
+class Param:
+    """A page parameter: ``key`` is the URL query key and the CLI option name."""
+
+    key: str
+    label: str
+    default: Any
+    check: Callable[[Any], Any]
+    help: str = ""
+
 
 EPS0 = Param("eps0", "ε0 (each mechanism)", 0.1, partial(check_epsilon, field="ε0"),
              "Privacy parameter ε0 of every composed mechanism, in [0, 100].")
@@ -28,3 +43,18 @@ HETERO_DELTA = Param("hdelta", "target total δ (heterogeneous)", 1e-4,
 # for every k up to 1000 (with δ0 > 0, basic composition stops once kδ0 exceeds δ).
 CURVES_DELTA0 = Param("delta0", "δ0 (each mechanism)", 0.0, DELTA0.check, DELTA0.help)
 CURVES_DELTA = Param("delta", "target total δ", 1e-5, DELTA.check, DELTA.help)
+
+
+def check_flag(value: object, *, field: str = "flag") -> bool:
+    """true/false, 1/0, yes/no (URL and CLI spelling of a switch)."""
+    from dpviz.validation import ParameterError
+
+    text = str(value).strip().lower()
+    if text in {"true", "1", "yes", "on"}:
+        return True
+    if text in {"false", "0", "no", "off"}:
+        return False
+    raise ParameterError(field, value, "true or false")
+
+
+LOG_K = Param("log_k", "log k axis", True, partial(check_flag, field="log k axis"))

@@ -1,0 +1,56 @@
+"""What each page shows, as data and figures.
+
+A view function takes validated page parameters, calls the core and the figure
+builders, and returns a :class:`View`. The Streamlit pages and the headless
+``python -m dpviz figure`` command both call these, so an exported figure is the
+one the page shows. No Streamlit here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import plotly.graph_objects as go
+
+from dpviz.params import Param
+
+
+@dataclass(frozen=True)
+class View:
+    """Figures by name, downloadable tables (CSV columns) by name, and a JSON payload."""
+
+    figures: Mapping[str, go.Figure]
+    csv: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    payload: Mapping[str, Any] = field(default_factory=dict)
+    tables: Mapping[str, list[dict[str, str]]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ViewSpec:
+    """A page's parameters and the function that builds its view from them."""
+
+    name: str
+    title: str
+    params: tuple[Param, ...]
+    build: Callable[..., View]
+
+    def defaults(self) -> dict[str, Any]:
+        return {p.key: p.check(p.default) for p in self.params}
+
+
+def registry() -> dict[str, ViewSpec]:
+    """All views by CLI name (imported lazily: each view pulls in its core)."""
+    from dpviz.views import curves, regions
+
+    specs = [regions.SPEC, curves.SPEC]
+    for optional in ("dpviz.views.database_priors", "dpviz.views.mechanisms"):
+        try:
+            module = __import__(optional, fromlist=["SPEC"])
+        except ModuleNotFoundError as exc:
+            if exc.name != optional:
+                raise
+            continue
+        specs.append(module.SPEC)
+    return {s.name: s for s in specs}

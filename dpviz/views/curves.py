@@ -1,0 +1,57 @@
+"""The composition-curves view: ε against k, δ against ε, value tables (KOV §3)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpviz.composition import METHODS, homogeneous
+from dpviz.composition.curves import comparison, delta_vs_epsilon, epsilon_vs_k, k_grid
+from dpviz.composition.levels import Levels, sum_epsilon
+from dpviz.figures.curves import delta_vs_epsilon_figure, epsilon_vs_k_figure
+from dpviz.figures.style import style
+from dpviz.figures.tables import guarantee_rows
+from dpviz.params import CURVES_DELTA, CURVES_DELTA0, EPS0, HETERO_DELTA, HETERO_LEVELS, K_MAX, LOG_K, K
+from dpviz.views import View, ViewSpec
+
+LABELS = {m: style(m).label for m in METHODS}
+
+
+def build(*, eps0: float, delta0: float, delta: float, k_max: int, k: int, log_k: bool,
+          levels: Levels, hdelta: float) -> View:
+    ks = tuple(int(v) for v in k_grid(k_max, log=log_k))
+    curve = epsilon_vs_k(eps0=eps0, delta0=delta0, delta=delta, ks=ks)
+    fixed = homogeneous(k=k, eps0=eps0, delta0=delta0)
+    eps_grid = np.linspace(0.0, max(sum_epsilon(fixed), 1e-9) * 1.05, 160)
+    dcurve = delta_vs_epsilon(fixed, epsilons=eps_grid)
+    results = comparison(fixed, delta=delta)
+    hetero = comparison(levels, delta=hdelta)
+    csv = {
+        "epsilon_vs_k": {"k": curve.x, **{f"epsilon_{m}": curve.y[m] for m in METHODS}},
+        "delta_vs_epsilon": {"epsilon": dcurve.x, **{f"delta_{m}": dcurve.y[m] for m in METHODS}},
+    }
+    payload = {"view": "curves",
+               "parameters": {"eps0": eps0, "delta0": delta0, "delta": delta, "k_max": k_max, "k": k,
+                              "levels": [[lv.epsilon, lv.delta, lv.count] for lv in levels],
+                              "hdelta": hdelta},
+               "results_at_k": {m: g.to_json() for m, g in results.items()},
+               "results_heterogeneous": {m: g.to_json() for m, g in hetero.items()},
+               "epsilon_vs_k": csv["epsilon_vs_k"], "delta_vs_epsilon": csv["delta_vs_epsilon"]}
+    return View(
+        figures={"epsilon_vs_k": epsilon_vs_k_figure(curve.x, curve.y, delta=delta, log_x=log_k),
+                 "delta_vs_epsilon": delta_vs_epsilon_figure(dcurve.x, dcurve.y, k=k)},
+        csv=csv, payload=payload,
+        tables={"at_k": guarantee_rows(results, LABELS), "heterogeneous": guarantee_rows(hetero, LABELS)})
+
+
+def best_closed_form(results_rows: list[dict[str, str]]) -> tuple[float, float] | None:
+    """(best closed-form ε, exact ε) from the table rows, if both exist."""
+    values = {r["method"]: float(r["ε"]) for r in results_rows if r["ε"] != "—"}
+    exact = values.pop(LABELS["optimal"], None)
+    if exact is None or not values:
+        return None
+    return min(values.values()), exact
+
+
+SPEC = ViewSpec(name="curves", title="Composition curves",
+                params=(EPS0, CURVES_DELTA0, CURVES_DELTA, K_MAX, K, LOG_K, HETERO_LEVELS, HETERO_DELTA),
+                build=build)
