@@ -1,0 +1,107 @@
+"""Membership constraints (HBW §V-A) and the comparison with parallel composition (§V-A1).
+
+The worst case over hypotheses restricted to a set B~ of allowed membership vectors is
+attained at point masses (HBW §IV-A / Thm 1 proof), and a pair of point masses
+(b0, b1) only needs the d = |b0 ⊕ b1| mechanisms where they differ. With k
+homogeneous (ε0, δ0) mechanisms everything reduces to d:
+
+* unbounded DP (p0 = 0⃗, HBW Ex. 1): d = max_{b ∈ B~} |b|; a cap of c databases gives c;
+* bounded DP (both sides in B~): d = max_{b, b' ∈ B~} |b ⊕ b'|; a cap c gives min(2c, k);
+* one subsidiary per employee (HBW Ex. 2): the cap c = 1;
+* free vs paid feature columns (HBW Ex. 3): B~ = {free user, paid user, 0⃗}.
+
+Then CompGuarantee(d mechanisms) by any method; optimal composition of d is the exact
+worst case. Parallel composition (McSherry, HBW Thm 2 with Def. 5) gives d·ε0 and
+needs δ0 = 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+
+from dpviz.composition import METHODS, homogeneous
+from dpviz.gce.result import GceBound, infeasible
+from dpviz.guarantee import Guarantee, Kind
+from dpviz.validation import ParameterError, check_count, check_delta, check_epsilon
+
+Neighbouring = Literal["unbounded", "bounded"]
+NEIGHBOURING = ("unbounded", "bounded")
+
+SOURCE_CAP = "HBW §V-A Ex. 1-3"
+SOURCE_PARALLEL = "Parallel composition (McSherry; HBW §V-A1, Thm 2 + Def. 5)"
+
+
+def check_neighbouring(value: object) -> Neighbouring:
+    if value not in NEIGHBOURING:
+        raise ParameterError("neighbouring", value, "unbounded or bounded")
+    return value  # type: ignore[return-value]
+
+
+def compositions_for_cap(*, k: int, cap: int, neighbouring: Neighbouring) -> int:
+    """d for "in at most ``cap`` of the k databases": min(c, k) unbounded, min(2c, k) bounded."""
+    k = check_count(k, field="k")
+    cap = check_count(cap, field="cap", maximum=k)
+    return min(cap if check_neighbouring(neighbouring) == "unbounded" else 2 * cap, k)
+
+
+def compositions_for_allowed(allowed: Sequence[Sequence[int]], *, neighbouring: Neighbouring) -> int:
+    """d for an allowed set B~: max |b| (unbounded, against 0⃗) or max |b ⊕ b'| (bounded)."""
+    check_neighbouring(neighbouring)
+    if not allowed:
+        raise ParameterError("allowed", "[]", "a non-empty list of membership vectors")
+    bits = np.asarray([[int(x) for x in b] for b in allowed])
+    if bits.ndim != 2 or not np.isin(bits, (0, 1)).all():
+        raise ParameterError("allowed", allowed[:3], "vectors of equal length with entries 0 or 1")
+    if neighbouring == "unbounded":
+        return int(bits.sum(axis=1).max())
+    return int((bits[:, None, :] != bits[None, :, :]).sum(axis=2).max())
+
+
+def feature_columns(*, common: int, free_only: int, paid_only: int) -> tuple[tuple[int, ...], ...]:
+    """HBW Ex. 3: columns 1..k1 common, then ads (free users only), then premium (paid only).
+    Returns the allowed vectors (free user, paid user, 0⃗)."""
+    k1 = check_count(common, field="common", minimum=0)
+    fa = check_count(free_only, field="free_only", minimum=0)
+    pa = check_count(paid_only, field="paid_only", minimum=0)
+    if k1 + fa + pa < 1:
+        raise ParameterError("columns", 0, "at least one feature column")
+    free = (1,) * k1 + (1,) * fa + (0,) * pa
+    paid = (1,) * k1 + (0,) * fa + (1,) * pa
+    return free, paid, (0,) * (k1 + fa + pa)
+
+
+def feature_compositions(*, common: int, free_only: int, paid_only: int, neighbouring: Neighbouring) -> int:
+    """d for HBW Ex. 3 in closed form: max(k1 + a, k1 + p) unbounded; also a + p bounded."""
+    check_neighbouring(neighbouring)
+    d = common + max(free_only, paid_only)
+    return d if neighbouring == "unbounded" else max(d, free_only + paid_only)
+
+
+def composed_bounds(*, d: int, eps0: float, delta0: float, delta: float,
+                    context: str = SOURCE_CAP) -> dict[str, GceBound]:
+    """Every classic method applied to the d mechanisms that remain (optimal = exact)."""
+    eps0 = check_epsilon(eps0, field="eps0")
+    delta0 = check_delta(delta0, field="delta0")
+    delta = check_delta(delta, field="delta")
+    out: dict[str, GceBound] = {}
+    if d == 0:
+        g = Guarantee(epsilon=0.0, delta=0.0, kind=Kind.EXACT, source=f"{context}: no mechanism can tell")
+        return {key: GceBound(g) for key in METHODS}
+    levels = homogeneous(k=d, eps0=eps0, delta0=delta0)
+    for key, method in METHODS.items():
+        g = method.epsilon_for_delta(levels, delta=delta)
+        out[key] = GceBound(Guarantee(epsilon=g.epsilon, delta=g.delta, kind=g.kind,
+                                      source=f"{context} with {d} of the mechanisms: {g.source}",
+                                      reason=g.reason))
+    return out
+
+
+def parallel_composition(*, d: int, eps0: float, delta0: float) -> GceBound:
+    """HBW §V-A1: symmetric difference d between the merged databases, so d·ε0 (pure DP only)."""
+    if delta0 > 0:
+        return infeasible(source=SOURCE_PARALLEL,
+                          reason="parallel composition covers ε-DP mechanisms only (δ0 must be 0)")
+    return GceBound(Guarantee(epsilon=d * eps0, delta=0.0, kind=Kind.UPPER, source=SOURCE_PARALLEL))
