@@ -45,6 +45,7 @@ def style(key: str) -> Style:
 def base_layout(fig: go.Figure, *, title: str, x_title: str, y_title: str) -> go.Figure:
     """Common layout: Unicode labels (no MathJax needed offline), legible fonts."""
     fig.update_layout(
+        template="plotly_white",  # white for reports; Streamlit applies its own theme on the page
         title={"text": title, "x": 0.0, "xanchor": "left"},
         font={"size": FONT_SIZE},
         xaxis_title=x_title,
