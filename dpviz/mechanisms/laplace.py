@@ -1,0 +1,37 @@
+"""Laplace mechanism: noise Lap(b) on a query of ℓ1-sensitivity Δ; ε0 = Δ/b (pure ε0-DP).
+
+With P = Lap(0, b) and Q = Lap(Δ, b), L(x) = (|x − Δ| − |x|)/b: an atom at +ε0 (x ≤ 0),
+an atom at −ε0 (x ≥ Δ) and a continuous part on (−ε0, ε0) (Steinke, seed 001, §2: the
+Laplace PLD is supported on [−ε0, ε0]). Tails, derived from the Laplace CDF:
+P(L = ε0) = 1/2, P(L = −ε0) = e^{−ε0}/2, P(ℓ < L < ε0) = (1 − e^{−(ε0−ℓ)/2})/2,
+Q(L = ε0) = e^{−ε0}/2, Q(L = −ε0) = 1/2, Q(ℓ < L < ε0) = (e^{−(ε0+ℓ)/2} − e^{−ε0})/2.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpviz.pld.law import ContinuousPart, LossLaw
+from dpviz.validation import check_positive
+
+
+def epsilon0(*, scale: float, sensitivity: float = 1.0) -> float:
+    return check_positive(sensitivity, field="sensitivity") / check_positive(scale, field="scale")
+
+
+def loss_law(*, scale: float, sensitivity: float = 1.0) -> LossLaw:
+    e0 = epsilon0(scale=scale, sensitivity=sensitivity)
+    half_tail = 0.5 * np.exp(-e0)
+
+    def x_(v):
+        return np.clip(np.asarray(v, dtype=float), -e0, e0)
+
+    part = ContinuousPart(
+        lo=-e0, hi=e0,
+        sf_p=lambda v: -0.5 * np.expm1(-(e0 - x_(v)) / 2.0),
+        cdf_p=lambda v: half_tail * np.expm1((e0 + x_(v)) / 2.0),
+        sf_q=lambda v: half_tail * np.expm1((e0 - x_(v)) / 2.0),
+        cdf_q=lambda v: -0.5 * np.expm1(-(e0 + x_(v)) / 2.0),
+    )
+    return LossLaw(name=f"Laplace ε0={e0:g}", loss=np.array([e0, -e0]), p=np.array([0.5, half_tail]),
+                   q=np.array([half_tail, 0.5]), continuous=part, symmetric=True)

@@ -1,0 +1,139 @@
+"""The exact privacy loss law of a pair (P, Q): finite atoms plus an optional continuous part.
+
+The privacy loss is L = ln P(x)/Q(x). We keep its law under *both* P and Q, because
+subsampling mixes them (``P' = (1−q)Q + qP``) and because swapping P and Q gives the
+other direction of a neighbouring relation. For a proper pair dQ = e^{−L} dP on the
+finite losses; mass with Q = 0 sits at L = +∞ (``p_inf``) and mass with P = 0 at
+L = −∞ (``q_neg_inf``).
+
+δ(ε) = P(L = ∞) + E_P[(1 − e^{ε−L})_+] = p_inf + P(L > ε) − e^ε Q(L > ε)
+(Steinke, seed 001, Prop. 7; KOV's hockey-stick divergence).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+Tail = Callable[[NDArray[np.float64]], NDArray[np.float64]]
+
+
+@dataclass(frozen=True, eq=False)
+class ContinuousPart:
+    """A continuous part of the loss law on the support [lo, hi].
+
+    ``sf_p(x)`` = P(L > x, continuous part), ``cdf_p(x)`` = P(L ≤ x, continuous part); the
+    same for Q. Both tails are kept so that small masses are never computed as 1 − (1 − m).
+    """
+
+    lo: float
+    hi: float
+    sf_p: Tail
+    cdf_p: Tail
+    sf_q: Tail
+    cdf_q: Tail
+
+    def mass(self, a: NDArray[np.float64], b: NDArray[np.float64], *, side: str) -> NDArray[np.float64]:
+        """Mass of the open/closed-irrelevant interval (a, b] under P or Q (``side``)."""
+        sf, cdf = (self.sf_p, self.cdf_p) if side == "p" else (self.sf_q, self.cdf_q)
+        a = np.asarray(a, dtype=float)
+        b = np.asarray(b, dtype=float)
+        sf_a, cdf_a = sf(a), cdf(a)
+        upper = sf_a - sf(b)
+        lower = cdf(b) - cdf_a
+        # Use whichever tail is small at the interval: it carries the relative precision.
+        use_upper = sf_a < cdf_a
+        return np.maximum(np.where(use_upper, upper, lower), 0.0)
+
+
+@dataclass(frozen=True, eq=False)
+class LossLaw:
+    """Privacy loss law of a pair (P, Q); ``name`` says which pair, e.g. ``"Gaussian μ=1"``."""
+
+    name: str
+    loss: NDArray[np.float64]
+    p: NDArray[np.float64]
+    q: NDArray[np.float64]
+    p_inf: float = 0.0
+    q_neg_inf: float = 0.0
+    continuous: ContinuousPart | None = None
+    symmetric: bool = False
+    """True when (Q, P) has the same loss law as (P, Q) (Gaussian, Laplace, RR, geometric)."""
+
+    @classmethod
+    def from_atoms(cls, name: str, loss: ArrayLike, p: ArrayLike, q: ArrayLike, *, p_inf: float = 0.0,
+                   q_neg_inf: float = 0.0, symmetric: bool = False) -> LossLaw:
+        return cls(name=name, loss=np.asarray(loss, dtype=float), p=np.asarray(p, dtype=float),
+                   q=np.asarray(q, dtype=float), p_inf=float(p_inf), q_neg_inf=float(q_neg_inf),
+                   symmetric=symmetric)
+
+    # ------------------------------------------------------------------ tails
+    def p_above(self, x: ArrayLike) -> NDArray[np.float64]:
+        """P(x < L < ∞) for each x (atoms exactly at x excluded)."""
+        x = np.atleast_1d(np.asarray(x, dtype=float))
+        out = (self.p[None, :] * (self.loss[None, :] > x[:, None])).sum(axis=1)
+        if self.continuous is not None:
+            out = out + self.continuous.sf_p(np.clip(x, self.continuous.lo, self.continuous.hi))
+        return out
+
+    def q_above(self, x: ArrayLike) -> NDArray[np.float64]:
+        """Q(x < L < ∞) for each x."""
+        x = np.atleast_1d(np.asarray(x, dtype=float))
+        out = (self.q[None, :] * (self.loss[None, :] > x[:, None])).sum(axis=1)
+        if self.continuous is not None:
+            out = out + self.continuous.sf_q(np.clip(x, self.continuous.lo, self.continuous.hi))
+        return out
+
+    def delta(self, epsilon: ArrayLike) -> NDArray[np.float64]:
+        """Exact δ(ε) = p_inf + P(L > ε) − e^ε Q(L > ε) (Steinke Prop. 7), any real ε."""
+        eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
+        terms = self.p_inf + self.p_above(eps) - np.exp(eps) * self.q_above(eps)
+        return np.clip(terms, 0.0, 1.0)
+
+    def support(self, tail: float) -> tuple[float, float]:
+        """An interval outside which each tail of the finite loss has P- and Q-mass ≤ ``tail``."""
+        lo, hi = math.inf, -math.inf
+        if self.loss.size:
+            lo, hi = float(self.loss.min()), float(self.loss.max())
+        c = self.continuous
+        if c is not None:
+            clo, chi = c.lo, c.hi
+            if not math.isfinite(chi):
+                chi = _bisect_tail(lambda x: max(float(c.sf_p(np.array([x]))[0]),
+                                                 float(c.sf_q(np.array([x]))[0])), tail, up=True)
+            if not math.isfinite(clo):
+                clo = _bisect_tail(lambda x: max(float(c.cdf_p(np.array([x]))[0]),
+                                                 float(c.cdf_q(np.array([x]))[0])), tail, up=False)
+            lo, hi = min(lo, clo), max(hi, chi)
+        if not math.isfinite(lo):
+            lo = hi = 0.0
+        return lo, hi
+
+    def reversed(self) -> LossLaw:
+        """The law of the swapped pair (Q, P): loss −L, P and Q exchanged."""
+        if self.symmetric:
+            return self
+        c = self.continuous
+        rc = None
+        if c is not None:
+            rc = ContinuousPart(lo=-c.hi, hi=-c.lo,
+                                sf_p=lambda x: c.cdf_q(-x), cdf_p=lambda x: c.sf_q(-x),
+                                sf_q=lambda x: c.cdf_p(-x), cdf_q=lambda x: c.sf_p(-x))
+        return LossLaw(name=f"{self.name} (reversed)", loss=-self.loss[::-1], p=self.q[::-1],
+                       q=self.p[::-1], p_inf=self.q_neg_inf, q_neg_inf=self.p_inf, continuous=rc)
+
+    def both_directions(self) -> tuple[LossLaw, ...]:
+        """(P, Q) and (Q, P): one law when symmetric. ε of a mechanism is the max over both."""
+        return (self,) if self.symmetric else (self, self.reversed())
+
+
+def _bisect_tail(f: Callable[[float], float], tail: float, *, up: bool) -> float:
+    """A point beyond which the monotone tail function f is ≤ ``tail``."""
+    x = 1.0
+    while f(x if up else -x) > tail and x < 1e6:
+        x *= 2.0
+    return x if up else -x
