@@ -1,0 +1,5 @@
+"""Privacy buckets (Meiser & Mohammadi, seed 003): sound upper and lower bounds by histogram."""
+
+from dpviz.buckets.buckets import MAX_BUCKETS, Buckets, check_buckets, epsilon_from_delta_curve
+
+__all__ = ["MAX_BUCKETS", "Buckets", "check_buckets", "epsilon_from_delta_curve"]

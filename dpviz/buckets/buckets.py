@@ -1,0 +1,243 @@
+"""Privacy buckets (Meiser & Mohammadi, seed 003, pp. 16-20).
+
+A bucket histogram for a pair (A, B) with factor f and 2n + 1 buckets: bucket i ∈ {−n..n}
+holds the A-mass of events with f^{i−1} < A(x)/B(x) ≤ f^i (bucket −n everything with ratio
+≤ f^{−n}), bucket ∞ the rest (ratio > f^n or B(x) = 0) — Definition 4.
+
+Composition trees (Definition 6): a product node adds indices (sums ≤ −n go to −n, sums > n
+go to ∞), a squaring node maps ι ↦ ⌈ι/2⌉ and f ↦ f² (B_s(i) = B(2i) + B(2i − 1)). Lemma 6:
+every event with index i ≠ ∞ has A(x) ≤ f^i B(x); Lemma 7: bucket values are sums of A(x).
+
+Bounds for δ(ε) = Σ_x max(0, A(x) − e^ε B(x)):
+- Thm 1 (sound): B(∞) + Σ_{f^i > e^ε} B(i)(1 − e^ε/f^i).
+- Real error-correction terms ℓ(i) (§4.1; ℓ(−n) = 0 at every node): we store
+  ``q_real(i) = B(i)/f^i + ℓ(i)``; products compose as in the paper,
+  ℓ_{T1×T2}(i) = Σ_{j+k=i} [B1(j)/f^j ℓ2(k) + B2(k)/f^k ℓ1(j) + ℓ1(j)ℓ2(k)], which is
+  q_real = q_real1 * q_real2 − B/f^i. We set q_real(−n) = 0 (ℓ(−n) = −B(−n)/f^{−n}) instead of the
+  paper's ℓ(−n) = 0: the paper's value multiplies FFT round-off in bucket −n by f^n (≈ e^{80}
+  after a few squarings), while 0 only under-states B-mass, which keeps the bound sound.
+  The paper drops the EC term of buckets where events may
+  be misplaced below e^ε; we make "misplaced" precise with a slack s: every event not
+  descended from bucket −n in bucket i has ratio > f^{i−s} (leaf s = 1, product s1 + s2,
+  squaring (1 + s)/2). By induction q_real(x) = B(x) for those events and
+  q_real(x) = 0 for events descended from bucket −n, so for buckets with f^{i−s} ≥ e^ε every
+  event's term A(x) − e^ε q_real(x) is ≥ max(0, A(x) − e^ε B(x)) and the corrected term
+  B(i) − e^ε q_real(i) is a sound upper bound on the bucket's contribution; other buckets use
+  Thm 1's term.
+- Virtual EC terms ℓ~ (§4.1, including bucket −n): ``q_virt`` is the exact B-mass of every
+  bucket (and of ∞). The histogram pair (A-mass, B-mass) is then the image of (A, B) under
+  the deterministic bucketing map, so by the data-processing inequality
+  Σ_i max(0, B(i) − e^ε q_virt(i)) is a sound *lower* bound.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import fft as sfft
+
+from dpviz.pld.law import LossLaw
+from dpviz.validation import ParameterError, check_count, check_positive
+
+MAX_BUCKETS = 4_000_001
+"""Largest 2n + 1 accepted (the FFT buffers are ≈ 4× that)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Buckets:
+    """A bucket histogram: ``a`` (A-mass, index −n..n), ``a_inf``, EC data and factor ln f."""
+
+    log_f: float
+    n: int
+    a: NDArray[np.float64]
+    a_inf: float
+    q_real: NDArray[np.float64]
+    q_virt: NDArray[np.float64]
+    q_virt_inf: float
+    slack: float
+
+    @property
+    def index(self) -> NDArray[np.int64]:
+        return np.arange(-self.n, self.n + 1)
+
+    # ------------------------------------------------------------- building
+    @classmethod
+    def from_law(cls, law: LossLaw, *, log_f: float, n: int) -> Buckets:
+        """Leaf l(A, B, f, n) of a composition tree (Definition 4), from an exact loss law."""
+        log_f = check_positive(log_f, field="log_f")
+        n = check_count(n, field="n", maximum=(MAX_BUCKETS - 1) // 2)
+        idx = np.arange(-n, n + 1)
+        a = np.zeros(2 * n + 1)
+        q = np.zeros(2 * n + 1)
+        a_inf, q_inf = law.p_inf, 0.0
+        q[0] += law.q_neg_inf  # B-mass with A = 0: ratio 0 ≤ f^{−n}
+        if law.loss.size:
+            t = law.loss / log_f
+            on = np.abs(t - np.round(t)) <= 1e-9 * np.maximum(1.0, np.abs(t))
+            i = np.where(on, np.round(t), np.ceil(t)).astype(np.int64)  # smallest i with L ≤ i ln f
+            low, high = i <= -n, i > n
+            mid = ~(low | high)
+            np.add.at(a, i[mid] + n, law.p[mid])
+            np.add.at(q, i[mid] + n, law.q[mid])
+            a[0] += law.p[low].sum()
+            q[0] += law.q[low].sum()
+            a_inf += float(law.p[high].sum())
+            q_inf += float(law.q[high].sum())
+        c = law.continuous
+        if c is not None:
+            edges = idx * log_f
+            a[1:] += c.mass(edges[:-1], edges[1:], side="p")
+            q[1:] += c.mass(edges[:-1], edges[1:], side="q")
+            lo = np.array([edges[0]])
+            hi = np.array([edges[-1]])
+            a[0] += float(c.cdf_p(lo)[0])
+            q[0] += float(c.cdf_q(lo)[0])
+            a_inf += float(c.sf_p(hi)[0])
+            q_inf += float(c.sf_q(hi)[0])
+        q_real = q.copy()
+        q_real[0] = 0.0  # bucket −n forgets its B-mass (see ``_forget_floor``)
+        return cls(log_f=log_f, n=n, a=a, a_inf=a_inf, q_real=q_real, q_virt=q, q_virt_inf=q_inf,
+                   slack=1.0)
+
+    # ------------------------------------------------------------- tree nodes
+    def compose(self, other: Buckets) -> Buckets:
+        """Product node T1 × T2 (Definition 6); needs the same f and n."""
+        if other.n != self.n or not math.isclose(other.log_f, self.log_f, rel_tol=1e-12):
+            raise ValueError("product nodes need equal bucket factor and bucket count")
+        n = self.n
+        same = other is self
+        a, a_over = _clip(_conv(self.a, other.a, same), n)
+        qr, _ = _clip(_conv(self.q_real, other.q_real, same), n)
+        qv, qv_over = _clip(_conv(self.q_virt, other.q_virt, same), n)
+        a_tot1, a_tot2 = float(self.a.sum()), float(other.a.sum())
+        a_inf = self.a_inf * (a_tot2 + other.a_inf) + a_tot1 * other.a_inf + a_over
+        qv1, qv2 = float(self.q_virt.sum()), float(other.q_virt.sum())
+        q_inf = self.q_virt_inf * (qv2 + other.q_virt_inf) + qv1 * other.q_virt_inf + qv_over
+        qr[0] = 0.0  # see _forget_floor
+        return Buckets(log_f=self.log_f, n=n, a=a, a_inf=a_inf, q_real=qr, q_virt=qv,
+                       q_virt_inf=q_inf, slack=self.slack + other.slack)
+
+    def squared(self) -> Buckets:
+        """Squaring node sT: ι ↦ ⌈ι/2⌉, f ↦ f², B_s(i) = B(2i) + B(2i − 1)."""
+        n = self.n
+        new = -((-self.index) // 2)  # ⌈ι/2⌉
+        out = []
+        for arr in (self.a, self.q_real, self.q_virt):
+            b = np.zeros(2 * n + 1)
+            np.add.at(b, new + n, arr)
+            out.append(b)
+        return Buckets(log_f=2.0 * self.log_f, n=n, a=out[0], a_inf=self.a_inf, q_real=out[1],
+                       q_virt=out[2], q_virt_inf=self.q_virt_inf, slack=(1.0 + self.slack) / 2.0)
+
+    def self_compose(self, k: int, *, squaring: bool = False) -> Buckets:
+        """k-fold tree: a chain of k − 1 products, or (``squaring``) binary powering where each
+        level squares both the base and the accumulator so that products meet equal factors."""
+        k = check_count(k, field="k")
+        if not squaring:
+            power = self._power_without_clipping(k)
+            if power is not None:
+                return power
+            out = self
+            for _ in range(k - 1):
+                out = out.compose(self)
+            return out
+        acc: Buckets | None = None
+        base = self
+        while True:
+            if k & 1:
+                acc = base if acc is None else acc.compose(base)
+            k >>= 1
+            if not k:
+                break
+            base = base.squared().compose(base.squared())
+            if acc is not None:
+                acc = acc.squared()
+        assert acc is not None
+        return acc
+
+    def _power_without_clipping(self, k: int) -> Buckets | None:
+        """The chain T × T × … × T when no partial sum of indices can leave −n + 1..n.
+
+        Then no node clips, every product node is a plain convolution and the chain equals the
+        k-th convolution power, computed with one forward and one inverse FFT per array.
+        """
+        nz = np.flatnonzero((self.a > 0) | (self.q_virt > 0) | (self.q_real > 0))
+        if nz.size == 0 or nz[0] == 0 or self.a_inf > 0 or self.q_virt_inf > 0:
+            return None
+        i_min, i_max = int(nz[0]) - self.n, int(nz[-1]) - self.n
+        if k * i_max > self.n or k * i_min <= -self.n:
+            return None
+        width = i_max - i_min + 1
+        length = k * (width - 1) + 1
+        nfft = sfft.next_fast_len(length, real=True)
+        out = []
+        for arr in (self.a, self.q_real, self.q_virt):
+            f = sfft.rfft(arr[nz[0]:nz[-1] + 1], nfft, workers=-1)
+            full = np.maximum(sfft.irfft(f**k, nfft, workers=-1)[:length], 0.0)
+            b = np.zeros(2 * self.n + 1)
+            start = k * i_min + self.n
+            b[start:start + length] = full
+            out.append(b)
+        return Buckets(log_f=self.log_f, n=self.n, a=out[0], a_inf=0.0, q_real=out[1], q_virt=out[2],
+                       q_virt_inf=0.0, slack=k * self.slack)
+
+    # ------------------------------------------------------------- bounds
+    def delta_upper(self, epsilon: float, *, error_correction: bool = True) -> float:
+        """Thm 1 (and, with ``error_correction``, the real EC terms of §4.1)."""
+        i = self.index
+        above = i * self.log_f > epsilon
+        plain = np.where(above, self.a * -np.expm1(epsilon - i * self.log_f), 0.0)
+        if error_correction:
+            safe = (i - self.slack) * self.log_f >= epsilon
+            safe[0] = False
+            corrected = np.maximum(self.a - math.exp(epsilon) * self.q_real, 0.0)
+            plain = np.where(safe, np.minimum(plain, corrected), plain)
+        return min(1.0, self.a_inf + float(plain.sum()))
+
+    def delta_lower(self, epsilon: float) -> float:
+        """Data-processing lower bound with the virtual EC terms (exact bucket B-masses)."""
+        e = math.exp(epsilon)
+        body = float(np.maximum(self.a - e * self.q_virt, 0.0).sum())
+        return body + max(0.0, self.a_inf - e * self.q_virt_inf)
+
+
+def _conv(a: NDArray[np.float64], b: NDArray[np.float64], same: bool) -> NDArray[np.float64]:
+    n = a.size + b.size - 1
+    nfft = sfft.next_fast_len(n, real=True)
+    fa = sfft.rfft(a, nfft, workers=-1)
+    fb = fa if same else sfft.rfft(b, nfft, workers=-1)
+    return np.maximum(sfft.irfft(fa * fb, nfft, workers=-1)[:n], 0.0)
+
+
+def _clip(full: NDArray[np.float64], n: int) -> tuple[NDArray[np.float64], float]:
+    """Indices −2n..2n → −n..n: sums ≤ −n into bucket −n, sums > n returned as overflow (∞)."""
+    out = full[n:3 * n + 1].copy()
+    out[0] += full[:n].sum()
+    return out, float(full[3 * n + 1:].sum())
+
+
+def epsilon_from_delta_curve(delta_fn, *, delta: float, hi: float = 200.0, tol: float = 1e-9) -> float | None:
+    """Smallest ε ≥ 0 with delta_fn(ε) ≤ δ, by bisection on a non-increasing curve."""
+    if delta_fn(0.0) <= delta:
+        return 0.0
+    if delta_fn(hi) > delta:
+        return None
+    lo = 0.0
+    while hi - lo > tol * max(1.0, hi):
+        mid = 0.5 * (lo + hi)
+        if delta_fn(mid) > delta:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def check_buckets(count: object) -> int:
+    """Number of finite buckets 2n + 1, odd, in [3, MAX_BUCKETS]."""
+    c = check_count(count, field="buckets", minimum=3, maximum=MAX_BUCKETS)
+    if c % 2 == 0:
+        raise ParameterError("buckets", count, f"an odd whole number in [3, {MAX_BUCKETS:,}] (2n + 1)")
+    return c
