@@ -32,7 +32,7 @@ def slack_for_delta(levels: Levels, delta: float) -> float:
 
 def total_delta(levels: Levels, slack: float) -> float:
     """1 − (1 − δ~) Π(1 − δ_i)."""
-    return -math.expm1(math.log1p(-slack) + log_no_delta(levels))
+    return 0.0 - math.expm1(math.log1p(-slack) + log_no_delta(levels))  # 0.0 −: never −0.0
 
 
 def epsilon_at_slack(levels: Levels, *, slack: float) -> float:
