@@ -282,3 +282,13 @@ def test_pure_dp_at_zero_target_is_k_eps0() -> None:
     """δ = 0 with δ0 = 0: the optimum is exactly kε0 (the code may round up by ulps)."""
     g = optimal.epsilon_for_delta(homogeneous(k=10, eps0=0.3, delta0=0.0), delta=0.0)
     assert g.epsilon == pytest.approx(3.0, rel=1e-15) and g.epsilon >= 3.0 * (1 - 1e-16)
+
+
+@pytest.mark.parametrize("eps", [1.0, 3.0, 50.0], ids=["e1", "e3", "e50"])
+def test_zero_delta_is_positive_zero(eps: float) -> None:
+    """Pure DP at ε ≥ kε0: every δ is 0.0, never −0.0 (which the CLI would print as "-0.0")."""
+    levels = homogeneous(k=3, eps0=0.1, delta0=0.0)
+    for key, method in METHODS.items():
+        g = method.delta_for_epsilon(levels, epsilon=eps)
+        if g.feasible and g.delta == 0.0:
+            assert math.copysign(1.0, g.delta) == 1.0, key
