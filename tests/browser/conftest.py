@@ -1,0 +1,84 @@
+"""Real-browser fixtures: ``streamlit run app.py`` on a free localhost port, Debian's chromium
+driven by Playwright (no browser download)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts" / "screenshots"
+CHROMIUM = os.environ.get("DPVIZ_CHROMIUM", "/usr/bin/chromium")
+# Without the background-networking flags chromium keeps dialling Google's hosts,
+# which this closed network refuses.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "tests/browser" in str(item.fspath):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args() -> dict:
+    if not Path(CHROMIUM).exists() and shutil.which("chromium") is None:
+        pytest.fail("Debian's chromium is missing: scripts/test.sh installs it with apt")
+    return {"executable_path": CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium"),
+            "args": CHROMIUM_ARGS, "headless": True}
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args: dict) -> dict:
+    return {**browser_context_args, "viewport": {"width": 1280, "height": 800}, "accept_downloads": True}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def app_url() -> Iterator[str]:
+    """The app served by ``streamlit run`` on 127.0.0.1; stopped at the end of the session."""
+    port = _free_port()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with open(ROOT / "test-artifacts" / "streamlit.log", "w") as log:
+        yield from _serve(port, log)
+
+
+def _serve(port: int, log) -> Iterator[str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.headless", "true",
+         "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.read().strip() == b"ok":
+                    break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        proc.kill()
+        pytest.fail("streamlit did not answer /_stcore/health within 60 s")
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()

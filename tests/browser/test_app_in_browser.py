@@ -1,0 +1,121 @@
+"""The main paths as a person takes them, in a real browser (Playwright + Debian's chromium)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import ARTIFACTS
+
+IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
+TIMEOUT_MS = 90_000  # a cold page on a loaded 2-core CI machine
+
+# (url path, title shown on the page)
+PAGES = [("", "dpviz"), ("regions", "Privacy regions"), ("curves", "Composition curves")]
+
+
+def open_page(page: Page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector(IDLE, timeout=TIMEOUT_MS)
+    page.wait_for_timeout(300)  # let plotly finish drawing after the script is idle
+
+
+def settle(page: Page) -> None:
+    """Wait for the rerun that a widget change starts to finish."""
+    page.wait_for_timeout(300)
+    page.wait_for_selector(IDLE, timeout=TIMEOUT_MS)
+    page.wait_for_timeout(300)
+
+
+def set_text(page: Page, label: str, value: str) -> None:
+    box = page.get_by_label(label, exact=True)
+    box.fill(value)
+    box.press("Enter")
+    settle(page)
+
+
+def screenshot(page: Page, name: str) -> None:
+    for width, height in ((1280, 800), (1920, 1080)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(400)
+        page.screenshot(path=str(ARTIFACTS / f"{name}_{width}x{height}.png"))
+    # the whole page, for reading it through
+    full = page.evaluate("() => document.querySelector('[data-testid=stMain]')?.scrollHeight ?? 2000")
+    page.set_viewport_size({"width": 1280, "height": int(min(full + 100, 8000))})
+    page.wait_for_timeout(600)
+    page.screenshot(path=str(ARTIFACTS / f"{name}_full.png"))
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+
+@pytest.mark.parametrize("path,title", PAGES, ids=[p or "home" for p, _ in PAGES])
+def test_every_page_loads_without_error(page: Page, app_url: str, path: str, title: str):
+    open_page(page, f"{app_url}/{path}")
+    expect(page.get_by_role("heading", level=1).first).to_contain_text(title)
+    assert page.locator("[data-testid=stException]").count() == 0
+    if path:
+        expect(page.locator("[data-testid=stPlotlyChart]").first).to_be_visible()
+        assert page.locator(".js-plotly-plot .main-svg").count() > 0, "plotly drew an SVG"
+    screenshot(page, path or "home")
+
+
+def test_navigation_reaches_every_view(page: Page, app_url: str):
+    open_page(page, app_url)
+    nav = page.locator("[data-testid=stSidebarNav]")
+    for _, title in PAGES[1:]:
+        nav.get_by_text(title, exact=True).click()
+        settle(page)
+        expect(page.get_by_role("heading", level=1).first).to_contain_text(title)
+
+
+def test_changing_a_widget_updates_the_plot_and_the_url(page: Page, app_url: str):
+    open_page(page, f"{app_url}/regions")
+    title = page.locator(".js-plotly-plot .gtitle").nth(1)
+    expect(title).to_contain_text("k = 30")
+    set_text(page, "k (mechanisms composed)", "7")
+    expect(title).to_contain_text("k = 7")
+    assert parse_qs(urlparse(page.url).query).get("k") == ["7"]
+
+
+def test_shared_url_restores_the_same_view(page: Page, app_url: str, browser):
+    open_page(page, f"{app_url}/curves")
+    set_text(page, "ε0 (each mechanism)", "0.3")
+    set_text(page, "k (mechanisms composed)", "12")
+    shared = page.url
+    table = page.locator("[data-testid=stTable]").nth(0).inner_text()
+    other = browser.new_page()
+    try:
+        open_page(other, shared)
+        expect(other.get_by_label("ε0 (each mechanism)", exact=True)).to_have_value("0.3")
+        expect(other.get_by_text("Values at k = 12", exact=False)).to_be_visible()
+        assert other.locator("[data-testid=stTable]").nth(0).inner_text() == table
+    finally:
+        other.close()
+
+
+def test_malformed_url_falls_back_with_a_notice(page: Page, app_url: str):
+    open_page(page, f"{app_url}/curves?eps0=abc&k=-4")
+    alerts = page.locator("[data-testid=stAlertContainer]")
+    expect(alerts.filter(has_text="ε0 must be")).to_be_visible()
+    expect(alerts.filter(has_text="k must be")).to_be_visible()
+    assert page.locator("[data-testid=stException]").count() == 0
+    screenshot(page, "curves_malformed_url")
+
+
+def test_csv_download(page: Page, app_url: str):
+    open_page(page, f"{app_url}/curves")
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Download ε against k (CSV)").click()
+    download = info.value
+    assert download.suggested_filename.endswith(".csv")
+    rows = list(csv.reader(Path(download.path()).read_text().splitlines()))
+    assert rows[0] == ["k", "epsilon_basic", "epsilon_advanced", "epsilon_kov", "epsilon_optimal"]
+    first = rows[1]
+    assert float(first[0]) == 1.0 and float(first[1]) == pytest.approx(0.1)  # k = 1: basic ε = ε0
+    # the optimal column never exceeds any theorem's (it is the exact optimum)
+    for r in rows[1:]:
+        values = [float(v) for v in r[1:] if v]
+        assert float(r[4]) <= min(values) + 1e-12
