@@ -13,7 +13,9 @@ exchangeable π with v_j = π(b) at |b| = j this sums to that prefactor times
 ``g(n_B, n_C, n_A) = Σ_j v_{j+n_A} [x^j] (1 + e^{ε0}x)^{n_B} (1 + e^{−ε0}x)^{n_C}``, and
 g obeys ``g(n_B+1, n_C, r) = g(n_B, n_C, r) + e^{ε0} g(n_B, n_C, r+1)`` (likewise for
 n_C with e^{−ε0}), starting from g(0, 0, r) = v_r. Everything is in log space;
-the recursion costs ~k³/6 cells, the closed forms for 0⃗ and U(B∖{0⃗}) cost nothing.
+the recursion costs ~k³/6 cells, the closed forms for 0⃗ and U(B∖{0⃗}) cost nothing, and
+for U{|b| ≥ k'} and U{|b| < k'} at δ0 = 0 the sum over j is a running tail (head) sum
+of the (1 + x/e^{ε0})^{n_C} coefficients: O(k) per class.
 
 Which classes are needed. δ0 = 0: only n_A = n_D = 0 (k + 1 classes). δ0 > 0 with
 p0 = 0⃗: only n_A = 0 (Q~ has no A), the prior's mass on n_A > 0 goes to the
@@ -35,15 +37,15 @@ from scipy.special import gammaln
 
 from dpviz.composition.atoms import LossAtoms
 from dpviz.gce.hypotheses import Exchangeable, Explicit, Hypothesis, to_explicit
-from dpviz.numerics import log1mexp, logsumexp, softplus
+from dpviz.numerics import log1mexp, log_comb, logsumexp, softplus
 from dpviz.regions.boundary import Boundary
 from dpviz.validation import ParameterError, check_delta, check_epsilon
 
 MAX_CLASSES = 4_000_000
 """Largest number of outcome-count classes (loss atoms) built for one pair."""
 
-MAX_RECURSION_CELLS = 250_000_000
-"""Largest number of log-space recursion cells (~k³/6) for a general exchangeable prior."""
+MAX_RECURSION_CELLS = 80_000_000
+"""Largest number of log-space recursion cells (~k³/6 per general prior; ~60 ns each)."""
 
 MAX_EXPLICIT_CELLS = 40_000_000
 """Largest classes × support-size table for explicit priors."""
@@ -144,7 +146,7 @@ def work_estimate(p0: Hypothesis, p1: Hypothesis, *, delta0: float) -> tuple[flo
         return (0.0, 0.0, 0.0)
     k = p0.k
     classes = _class_count(k, delta0, anchored=p0.is_zero or p1.is_zero)
-    generic = sum(1 for p in (p0, p1) if not _closed_form(p))
+    generic = sum(1 for p in (p0, p1) if not _closed_form(p, top=delta0 == 0))
     cells = generic * (k + 1.0) * (k + 2.0) * (k + 3.0) / 6.0
     return classes, cells, max(classes / MAX_CLASSES, cells / MAX_RECURSION_CELLS)
 
@@ -159,8 +161,8 @@ def _class_count(k: int, delta0: float, *, anchored: bool) -> float:
     return (k + 1.0) * (k + 2.0) * (k + 3.0) / 6.0
 
 
-def _closed_form(p: Exchangeable) -> bool:
-    return p.is_zero or p.family == "uniform-nonzero"
+def _closed_form(p: Exchangeable, *, top: bool) -> bool:
+    return p.is_zero or p.family == "uniform-nonzero" or (top and p.family in ("at-least", "below"))
 
 
 def _exchangeable_table(p0: Exchangeable, p1: Exchangeable, eps0: float, delta0: float) -> ClassTable:
@@ -238,6 +240,8 @@ def _log_g(p: Exchangeable, eps0: float, n_b: NDArray[np.float64], n_c: NDArray[
         with np.errstate(divide="ignore"):
             tail = np.where(n_a == 0, a + log1mexp(-a), a)  # subtract h_0 = 1 when r = 0
         return tail - log_norm
+    if mode == "top" and p.family in ("at-least", "below"):
+        return _threshold_top(p, eps0)
     if mode == "top":
         *_, last = _recursion(p, eps0)
         return last[:, 0].copy()
@@ -245,6 +249,30 @@ def _log_g(p: Exchangeable, eps0: float, n_b: NDArray[np.float64], n_c: NDArray[
     for g in _recursion(p, eps0):
         parts.append(g[:, 0] if mode == "r0" else g.ravel())
     return np.concatenate(parts)
+
+
+def _threshold_top(p: Exchangeable, eps0: float) -> NDArray[np.float64]:
+    """ln g(n_B, k − n_B, 0) for v_j = v on j ≥ k' (at-least) or j < k' (below):
+    v Σ_s a_s Σ_{t: s+t in range} c_t with a_s = C(n_B, s)e^{sε0}, c_t = C(n_C, t)e^{−tε0}."""
+    k, k2 = p.k, p.threshold
+    log_v = float(p.log_v[k2] if p.family == "at-least" else p.log_v[0])
+    out = np.empty(k + 1)
+    for n_b in range(k + 1):
+        n_c = k - n_b
+        s = np.arange(n_b + 1)
+        t = np.arange(n_c + 1)
+        la = log_comb(n_b, s) + s * eps0
+        lc = log_comb(n_c, t) - t * eps0
+        if p.family == "at-least":  # Σ_{t ≥ k' − s} c_t
+            tail = np.concatenate([np.logaddexp.accumulate(lc[::-1])[::-1], [-np.inf]])
+            idx = np.clip(k2 - s, 0, n_c + 1)
+            part = tail[idx]
+        else:  # Σ_{t ≤ k' − 1 − s} c_t
+            head = np.concatenate([[-np.inf], np.logaddexp.accumulate(lc)])
+            idx = np.clip(k2 - s, 0, n_c + 1)
+            part = head[idx]
+        out[n_b] = float(logsumexp(la + part)) + log_v if np.isfinite(part).any() else -np.inf
+    return out
 
 
 def _mass_with_a(p: Exchangeable, delta0: float) -> float:

@@ -43,6 +43,8 @@ class Exchangeable:
     log_level_weights: tuple[float, ...]
     family: str = "custom"
     label: str = ""
+    threshold: int = 0
+    """k' for the "at-least" and "below" families (0 otherwise)."""
 
     def __post_init__(self) -> None:
         check_count(self.k, field="k")
@@ -105,8 +107,9 @@ class Explicit:
 Hypothesis = Exchangeable | Explicit
 
 
-def _levels(k: int, log_w: NDArray[np.float64], family: str, label: str) -> Exchangeable:
-    return Exchangeable(k=k, log_level_weights=tuple(float(x) for x in log_w), family=family, label=label)
+def _levels(k: int, log_w: NDArray[np.float64], family: str, label: str, threshold: int = 0) -> Exchangeable:
+    return Exchangeable(k=k, log_level_weights=tuple(float(x) for x in log_w), family=family, label=label,
+                        threshold=threshold)
 
 
 def point_zero(*, k: int) -> Exchangeable:
@@ -145,14 +148,16 @@ def at_least(*, k: int, k2: int) -> Exchangeable:
     """U{b : |b| ≥ k'} (HBW §III-A Example 2, the "many doctors" hypothesis)."""
     k = check_count(k, field="k")
     k2 = check_count(k2, field="k2", minimum=1, maximum=k)
-    return _levels(k, _uniform_levels(k, np.arange(k + 1) >= k2), "at-least", f"uniform over |b| ≥ {k2}")
+    return _levels(k, _uniform_levels(k, np.arange(k + 1) >= k2), "at-least", f"uniform over |b| ≥ {k2}",
+                   threshold=k2)
 
 
 def below(*, k: int, k2: int) -> Exchangeable:
     """U{b : |b| < k'} (the null hypothesis of HBW Example 2)."""
     k = check_count(k, field="k")
     k2 = check_count(k2, field="k2", minimum=1, maximum=k)
-    return _levels(k, _uniform_levels(k, np.arange(k + 1) < k2), "below", f"uniform over |b| < {k2}")
+    return _levels(k, _uniform_levels(k, np.arange(k + 1) < k2), "below", f"uniform over |b| < {k2}",
+                   threshold=k2)
 
 
 def exchangeable(*, k: int, level_weights: Sequence[float], label: str = "") -> Exchangeable:

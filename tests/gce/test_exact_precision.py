@@ -103,3 +103,20 @@ def test_large_k_pure_dp_is_sound_and_below_classic() -> None:
     assert res["exact"].epsilon < res["theorem3_optimal"].epsilon < res["classic"].epsilon
     assert res["exact"].delta <= delta
     assert math.isfinite(res["exact"].epsilon)
+
+
+@pytest.mark.parametrize(("k", "k2"), [(30, 10), (12, 1), (12, 12), (25, 24)])
+def test_threshold_closed_form_matches_recursion(k: int, k2: int) -> None:
+    """δ0 = 0: the running tail/head sums for U{|b| ≥ k'}, U{|b| < k'} against the generic
+    recursion on the same level weights (given as a custom prior). 1e-12: two log-space
+    orders of the same positive sums (observed ≤ 3e-14)."""
+    import numpy as np
+
+    pairs = ((H.below(k=k, k2=k2), H.at_least(k=k, k2=k2)), (H.point_zero(k=k), H.at_least(k=k, k2=k2)))
+    for p0, p1 in pairs:
+        fast = exact_pair(p0, p1, eps0=0.4, delta0=0.0)
+        slow = exact_pair(*(H.exchangeable(k=k, level_weights=np.exp(p.log_w)) for p in (p0, p1)),
+                          eps0=0.4, delta0=0.0)
+        for eps in (0.0, 0.5, 2.0):
+            assert fast.delta_forward(eps) == pytest.approx(slow.delta_forward(eps), rel=1e-12, abs=1e-300)
+            assert fast.delta_reverse(eps) == pytest.approx(slow.delta_reverse(eps), rel=1e-12, abs=1e-300)
