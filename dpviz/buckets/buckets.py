@@ -27,7 +27,14 @@ Bounds for δ(ε) = Σ_x max(0, A(x) − e^ε B(x)):
 - Virtual EC terms ℓ~ (§4.1, including bucket −n): ``q_virt`` is the exact B-mass of every
   bucket (and of ∞). The histogram pair (A-mass, B-mass) is then the image of (A, B) under
   the deterministic bucketing map, so by the data-processing inequality
-  Σ_i max(0, B(i) − e^ε q_virt(i)) is a sound *lower* bound.
+  Σ_i max(0, B(i) − e^ε q_virt(i)) is a sound *lower* bound. Over-stating a B-mass only lowers
+  it, so bucket −n (whose exact B-mass is not needed) stores the cap B(−n) ≤ 1, and terms
+  with f^i ≤ e^ε (non-positive for every event in them) are left out.
+
+Numerics: B-masses are stored tilted, ``qt = q·f^i`` (the paper's B(i) + f^i ℓ(i)); tilting
+commutes with convolution and keeps every array on the scale of the A-masses, so FFT
+round-off (absolute, ≈1e-16 of the largest entry) is never multiplied by e^ε. That round-off
+is not tracked further; tests allow 1e-12 for it.
 """
 
 from __future__ import annotations
@@ -58,6 +65,8 @@ class Buckets:
     q_virt: NDArray[np.float64]
     q_virt_inf: float
     slack: float
+    floor_empty: bool = False
+    """True when bucket −n holds no A- and no B-mass (known only at leaves)."""
 
     @property
     def index(self) -> NDArray[np.int64]:
@@ -97,10 +106,13 @@ class Buckets:
             q[0] += float(c.cdf_q(lo)[0])
             a_inf += float(c.sf_p(hi)[0])
             q_inf += float(c.sf_q(hi)[0])
-        q_real = q.copy()
-        q_real[0] = 0.0  # bucket −n forgets its B-mass (see ``_forget_floor``)
-        return cls(log_f=log_f, n=n, a=a, a_inf=a_inf, q_real=q_real, q_virt=q, q_virt_inf=q_inf,
-                   slack=1.0)
+        floor_empty = bool(a[0] == 0 and q[0] == 0)
+        qt = q * np.exp(idx * log_f)
+        q_real = qt.copy()
+        q_real[0] = 0.0  # bucket −n forgets its B-mass (module docstring)
+        qt[0] = math.exp(-n * log_f)  # cap B(−n) ≤ 1 (module docstring)
+        return cls(log_f=log_f, n=n, a=a, a_inf=a_inf, q_real=q_real, q_virt=qt, q_virt_inf=q_inf,
+                   slack=1.0, floor_empty=floor_empty)
 
     # ------------------------------------------------------------- tree nodes
     def compose(self, other: Buckets) -> Buckets:
@@ -111,12 +123,15 @@ class Buckets:
         same = other is self
         a, a_over = _clip(_conv(self.a, other.a, same), n)
         qr, _ = _clip(_conv(self.q_real, other.q_real, same), n)
-        qv, qv_over = _clip(_conv(self.q_virt, other.q_virt, same), n)
+        full_v = _conv(self.q_virt, other.q_virt, same)
+        qv, _ = _clip(full_v, n)
+        over = full_v[3 * n + 1:]
+        qv_over = float(over @ np.exp(-(np.arange(over.size) + n + 1) * self.log_f))  # untilt
         a_tot1, a_tot2 = float(self.a.sum()), float(other.a.sum())
         a_inf = self.a_inf * (a_tot2 + other.a_inf) + a_tot1 * other.a_inf + a_over
-        qv1, qv2 = float(self.q_virt.sum()), float(other.q_virt.sum())
-        q_inf = self.q_virt_inf * (qv2 + other.q_virt_inf) + qv1 * other.q_virt_inf + qv_over
-        qr[0] = 0.0  # see _forget_floor
+        q_inf = min(1.0, 1.0 - (1.0 - self.q_virt_inf) * (1.0 - other.q_virt_inf) + qv_over)
+        qr[0] = 0.0  # module docstring
+        qv[0] = math.exp(-n * self.log_f)  # cap B(−n) ≤ 1
         return Buckets(log_f=self.log_f, n=n, a=a, a_inf=a_inf, q_real=qr, q_virt=qv,
                        q_virt_inf=q_inf, slack=self.slack + other.slack)
 
@@ -124,11 +139,14 @@ class Buckets:
         """Squaring node sT: ι ↦ ⌈ι/2⌉, f ↦ f², B_s(i) = B(2i) + B(2i − 1)."""
         n = self.n
         new = -((-self.index) // 2)  # ⌈ι/2⌉
+        # tilted masses: q·f^ι = (q·(f²)^{⌈ι/2⌉})·f^{ι − 2⌈ι/2⌉}
+        untilt = np.exp((2 * new - self.index) * self.log_f)
         out = []
-        for arr in (self.a, self.q_real, self.q_virt):
+        for arr in (self.a, self.q_real * untilt, self.q_virt * untilt):
             b = np.zeros(2 * n + 1)
             np.add.at(b, new + n, arr)
             out.append(b)
+        out[2][0] = math.exp(-n * 2.0 * self.log_f)
         return Buckets(log_f=2.0 * self.log_f, n=n, a=out[0], a_inf=self.a_inf, q_real=out[1],
                        q_virt=out[2], q_virt_inf=self.q_virt_inf, slack=(1.0 + self.slack) / 2.0)
 
@@ -164,8 +182,12 @@ class Buckets:
         Then no node clips, every product node is a plain convolution and the chain equals the
         k-th convolution power, computed with one forward and one inverse FFT per array.
         """
-        nz = np.flatnonzero((self.a > 0) | (self.q_virt > 0) | (self.q_real > 0))
-        if nz.size == 0 or nz[0] == 0 or self.a_inf > 0 or self.q_virt_inf > 0:
+        if not self.floor_empty or self.a_inf > 0 or self.q_virt_inf > 0:
+            return None
+        body = (self.a > 0) | (self.q_virt > 0) | (self.q_real > 0)
+        body[0] = False
+        nz = np.flatnonzero(body)
+        if nz.size == 0:
             return None
         i_min, i_max = int(nz[0]) - self.n, int(nz[-1]) - self.n
         if k * i_max > self.n or k * i_min <= -self.n:
@@ -181,6 +203,7 @@ class Buckets:
             start = k * i_min + self.n
             b[start:start + length] = full
             out.append(b)
+        out[2][0] = math.exp(-self.n * self.log_f)  # cap B(−n) ≤ 1
         return Buckets(log_f=self.log_f, n=self.n, a=out[0], a_inf=0.0, q_real=out[1], q_virt=out[2],
                        q_virt_inf=0.0, slack=k * self.slack)
 
@@ -188,20 +211,25 @@ class Buckets:
     def delta_upper(self, epsilon: float, *, error_correction: bool = True) -> float:
         """Thm 1 (and, with ``error_correction``, the real EC terms of §4.1)."""
         i = self.index
-        above = i * self.log_f > epsilon
-        plain = np.where(above, self.a * -np.expm1(epsilon - i * self.log_f), 0.0)
+        above = np.flatnonzero(i * self.log_f > epsilon)
+        gap = epsilon - i[above] * self.log_f  # ε − i ln f < 0
+        plain = self.a[above] * -np.expm1(gap)
         if error_correction:
-            safe = (i - self.slack) * self.log_f >= epsilon
-            safe[0] = False
-            corrected = np.maximum(self.a - math.exp(epsilon) * self.q_real, 0.0)
+            safe = (i[above] - self.slack) * self.log_f >= epsilon
+            corrected = np.maximum(self.a[above] - np.exp(gap) * self.q_real[above], 0.0)
             plain = np.where(safe, np.minimum(plain, corrected), plain)
         return min(1.0, self.a_inf + float(plain.sum()))
 
     def delta_lower(self, epsilon: float) -> float:
         """Data-processing lower bound with the virtual EC terms (exact bucket B-masses)."""
-        e = math.exp(epsilon)
-        body = float(np.maximum(self.a - e * self.q_virt, 0.0).sum())
-        return body + max(0.0, self.a_inf - e * self.q_virt_inf)
+        i = self.index
+        above = np.flatnonzero(i * self.log_f > epsilon)
+        above = above[above > 0]  # bucket −n left out
+        factor = np.exp(epsilon - i[above] * self.log_f)  # < 1: round-off is not amplified
+        body = float(np.maximum(self.a[above] - factor * self.q_virt[above], 0.0).sum())
+        if self.q_virt_inf == 0:
+            return body + self.a_inf
+        return body + max(0.0, self.a_inf - math.exp(min(epsilon, 700.0)) * self.q_virt_inf)
 
 
 def _conv(a: NDArray[np.float64], b: NDArray[np.float64], same: bool) -> NDArray[np.float64]:
@@ -223,9 +251,11 @@ def epsilon_from_delta_curve(delta_fn, *, delta: float, hi: float = 200.0, tol: 
     """Smallest ε ≥ 0 with delta_fn(ε) ≤ δ, by bisection on a non-increasing curve."""
     if delta_fn(0.0) <= delta:
         return 0.0
-    if delta_fn(hi) > delta:
-        return None
     lo = 0.0
+    while delta_fn(hi) > delta:
+        lo, hi = hi, 2.0 * hi
+        if hi > 1e7:
+            return None
     while hi - lo > tol * max(1.0, hi):
         mid = 0.5 * (lo + hi)
         if delta_fn(mid) > delta:
