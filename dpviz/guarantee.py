@@ -14,7 +14,7 @@ class Kind(str, Enum):
     EXACT = "exact"  # equal to the optimum (up to floating point)
     UPPER = "upper"  # a sound upper bound: never below the truth
     LOWER = "lower"  # a lower bound on the truth
-    INFEASIBLE = "infeasible"  # no value exists for the target (see ``reason``)
+    INFEASIBLE = "infeasible"  # no value for this target, or none computed (``reason`` says which)
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,10 @@ def delta_for_epsilon(levels: Levels, *, epsilon: float) -> Guarantee:
     """Invert the theorem for δ'; defined only for ε above the drift term."""
     excess = epsilon - drift(levels)
     var = sum_epsilon_sq(levels)
-    if excess <= 0 or var == 0:
+    if var == 0:  # every ε_i = 0: ε = 0 for any slack δ' > 0, so δ is Σδ_i + δ' for all δ' > 0
+        return Guarantee(epsilon=epsilon, delta=min(sum_delta(levels), 1.0), kind=Kind.UPPER,
+                         source=SOURCE)
+    if excess <= 0:
         return Guarantee.infeasible(
             source=SOURCE,
             reason=f"advanced composition gives no δ for ε ≤ Σε_i(e^ε_i − 1) = {drift(levels):.6g}")

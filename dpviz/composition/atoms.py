@@ -22,10 +22,27 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
-from dpviz.numerics import log1mexp, log_comb, logsumexp, softplus
+from dpviz.numerics import log1mexp, log_binom_pmf, logsumexp, softplus
 
 _WINDOW = 1.0
 """Atoms within this distance above ε are summed exactly (see module docstring)."""
+
+
+def away_from_zero(loss: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Each nonzero loss one ulp further from 0 (a larger |L| only increases δ(ε))."""
+    return np.where(loss == 0.0, 0.0, np.nextafter(loss, np.copysign(np.inf, loss)))
+
+
+def binomial_log_weights(k: int, eps0: float) -> NDArray[np.float64]:
+    """ln [C(k, l) e^{(k−l)ε0} / (1 + e^{ε0})^k], l = 0..k: the law of the number of "low"
+    outcomes among k canonical pairs (KOV eq. 16), each low with probability 1/(1 + e^{ε0}).
+
+    Loader's saddle-point form keeps ~1e-13 relative accuracy at k = 10^6, where
+    log-gamma differences would lose 2e-9.
+    """
+    log_low = -float(softplus(eps0))
+    log_high = eps0 - float(softplus(eps0))
+    return log_binom_pmf(k, np.arange(k + 1, dtype=float), log_p=log_low, log_q=log_high)
 
 
 @dataclass(frozen=True, eq=False)
@@ -55,13 +72,11 @@ class LossAtoms:
         Binomial(k, 1/(1+e^{ε0})) under P~ and the loss is (k − 2l)ε0.
         """
         l_idx = np.arange(k + 1, dtype=float)
-        log_w = log_comb(k, l_idx) + (k - l_idx) * eps0 - k * softplus(eps0)
+        log_w = binomial_log_weights(k, eps0)
         log_free = k * math.log1p(-delta0)
         p_inf = -math.expm1(log_free)
-        # Round each loss away from zero: a larger |L| only increases δ(ε), so
-        # floating-point rounding of (k − 2l)ε0 can never make δ too small.
-        loss = (k - 2.0 * l_idx) * eps0
-        loss = np.nextafter(loss, np.copysign(np.inf, loss))
+        # floating-point rounding of (k − 2l)ε0 can never make δ too small
+        loss = away_from_zero((k - 2.0 * l_idx) * eps0)
         return cls(loss=loss, log_p=log_w + log_free, p_inf=p_inf)
 
     @cached_property
@@ -148,11 +163,19 @@ class LossAtoms:
         eps = la + float(log1mexp(log_t - la)) - lb
         return min(max(eps, left), right)
 
+    @property
+    def relative_error(self) -> float:
+        """A conservative bound on the relative error of ``delta`` (measured against mpmath
+        in tests/composition: ≤ 2e-13 at 10^6 binomial atoms, where this gives 1e-12)."""
+        return 1e-15 * (16.0 + math.sqrt(self.loss.size))
+
     def _round_up(self, eps: float, delta: float, right: float) -> float:
-        """Move ε up by ulps until δ(ε) ≤ delta: an upper bound is never rounded down."""
+        """Move ε up until δ(ε), inflated by its error bound, is ≤ delta: the returned ε is
+        sound even where floating point has rounded δ(ε) down."""
         step = max(abs(eps), 1e-300) * 2.0**-50
+        inflate = 1.0 + self.relative_error
         for _ in range(64):
-            if self.delta(eps) <= delta or eps >= right:
+            if self.delta(eps) * inflate <= delta or eps >= right:
                 return min(eps, right)
             eps += step
             step *= 2.0

@@ -16,10 +16,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from dpviz.composition.atoms import LossAtoms
+from dpviz.composition.atoms import LossAtoms, away_from_zero, binomial_log_weights
 from dpviz.composition.levels import Level, Levels, log_no_delta, total_count
 from dpviz.guarantee import Guarantee, Kind
-from dpviz.numerics import log_comb, softplus
 from dpviz.validation import ParameterError
 
 SOURCE_HOMOGENEOUS = "KOV Thm 3.3 (exact)"
@@ -62,23 +61,35 @@ def _level_atoms(lv: Level) -> tuple[np.ndarray, np.ndarray]:
     """Binomial atoms of one level, rounded away from zero like ``LossAtoms.binomial``."""
     l_idx = np.arange(lv.count + 1, dtype=float)
     loss = (lv.count - 2.0 * l_idx) * lv.epsilon
-    log_w = log_comb(lv.count, l_idx) + (lv.count - l_idx) * lv.epsilon - lv.count * softplus(lv.epsilon)
-    return np.nextafter(loss, np.copysign(np.inf, loss)), log_w
+    return away_from_zero(loss), binomial_log_weights(lv.count, lv.epsilon)
 
 
 def _source(levels: Levels) -> str:
     return SOURCE_HOMOGENEOUS if len(levels) == 1 else SOURCE_HETEROGENEOUS
 
 
+def _atoms_or_reason(levels: Levels) -> LossAtoms | Guarantee:
+    """The loss atoms, or a Guarantee saying why the exact sum is not attempted."""
+    try:
+        return loss_atoms(levels)
+    except ParameterError as exc:
+        return Guarantee.infeasible(source=_source(levels), reason=f"too large for the exact sum: {exc}")
+
+
 def delta_for_epsilon(levels: Levels, *, epsilon: float) -> Guarantee:
     """δ_opt(ε): exact for every ε ≥ 0, not only the Thm 3.3 grid points."""
-    return Guarantee(epsilon=epsilon, delta=min(loss_atoms(levels).delta(epsilon), 1.0),
+    atoms = _atoms_or_reason(levels)
+    if isinstance(atoms, Guarantee):
+        return atoms
+    return Guarantee(epsilon=epsilon, delta=min(atoms.delta(epsilon), 1.0),
                      kind=Kind.EXACT, source=_source(levels))
 
 
 def epsilon_for_delta(levels: Levels, *, delta: float) -> Guarantee:
     """Smallest ε with δ_opt(ε) ≤ δ; infeasible below the floor 1 − Π(1 − δ_i)."""
-    atoms = loss_atoms(levels)
+    atoms = _atoms_or_reason(levels)
+    if isinstance(atoms, Guarantee):
+        return atoms
     eps = atoms.epsilon(delta)
     if eps is None:
         return Guarantee.infeasible(

@@ -142,8 +142,8 @@ BAD_ARGS = [
     pytest.param(["--levels", "abc", "--delta", "1e-5"], "levels", id="levels-abc"),
     pytest.param(["--levels", "0.1:0:0", "--delta", "1e-5"], "k", id="levels-count-zero"),
     pytest.param(["--levels", "0.1:0:3", "--eps0", "0.1", "--delta", "1e-5"], "levels", id="levels-and-eps0"),
-    pytest.param(["--levels", "0.1:0:3000,0.2:0:3000", "--delta", "1e-5"], "levels",
-                 id="levels-too-many-atoms"),
+    # (too many atoms for the exact sum is not a bad argument: test_validation checks that
+    # optimal then says so while the closed forms still answer)
 ]
 
 

@@ -155,7 +155,7 @@ ROUND = [
 # Known issue (reported, not fixed here): ln C(k, l) by log-gamma differences has an
 # absolute error ~k·1e-15, so at k = 10^5 the code's δ(ε) is off by ~1.5e-10 relative and
 # the returned ε(δ) can be that much unsound. k ≤ 1000 is sound to floating point.
-SOUND_REL = {10: 1e-12, 30: 1e-12, 1000: 1e-12, 100_000: 1e-9}
+SOUND_REL = {10: 1e-12, 30: 1e-12, 1000: 1e-12, 100_000: 1e-12}
 
 
 @pytest.mark.parametrize(("k", "eps0", "delta0"), ROUND)
@@ -189,7 +189,6 @@ def test_round_trip_soundness_and_tightness(k: int, eps0: float, delta0: float, 
     assert g.delta <= delta
     # "exact" = equal up to floating point: the code's δ(ε) has ~1e-15 relative error at
     # small k, so the true δ at the returned ε may exceed the target by ulps (seen: 1.3e-15);
-    # at k = 10^5 see SOUND_REL and the strict xfail below.
     true_delta = float(ref.mp_delta_opt(k=k, eps0=eps0, delta0=delta0, eps=eps, dps=30))
     assert true_delta <= delta * (1 + SOUND_REL[k])
     if eps > 0:
@@ -198,9 +197,8 @@ def test_round_trip_soundness_and_tightness(k: int, eps0: float, delta0: float, 
         assert below > delta * (1 - 1e-9)
 
 
-@pytest.mark.xfail(strict=True, reason="known issue: log-gamma binomials lose ~k·1e-15 absolute, "
-                   "so at k = 10^5 optimal ε(δ) is unsound by ~1.4e-10 relative in δ")
 def test_epsilon_sound_to_float_precision_at_k1e5() -> None:
+    """Regression: log-gamma binomial weights made this ε unsound by 1.4e-10 in δ."""
     eps = optimal.epsilon_for_delta(homogeneous(k=100_000, eps0=0.001, delta0=0.0), delta=1e-6).epsilon
     assert float(ref.mp_delta_opt(k=100_000, eps0=0.001, delta0=0.0, eps=eps, dps=30)) <= 1e-6 * (1 + 1e-12)
 

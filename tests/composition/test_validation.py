@@ -89,11 +89,17 @@ def test_parse_levels_good_and_merges_equal_rows() -> None:
     assert parse_levels("0.1:0:3, 0.1:0:4") == (Level(epsilon=0.1, delta=0.0, count=7),)
 
 
-def test_too_many_heterogeneous_atoms_is_a_parameter_error() -> None:
+def test_too_many_heterogeneous_atoms_says_so_and_keeps_other_methods() -> None:
     levels = parse_levels("0.1:0:3000,0.2:0:3000")  # 3001² ≈ 9·10^6 atoms > MAX_ATOMS
     with pytest.raises(ParameterError) as info:
-        optimal.epsilon_for_delta(levels, delta=1e-5)
+        optimal.loss_atoms(levels)
     assert info.value.field == "levels" and "atoms" in str(info.value)
+    g = optimal.epsilon_for_delta(levels, delta=1e-5)
+    assert not g.feasible and "too large for the exact sum" in g.reason and "atoms" in g.reason
+    # the CLI still answers for the closed forms
+    from dpviz.cli import main
+
+    assert main(["compose", "--levels", "0.1:0:3000,0.2:0:3000", "--delta", "1e-5"]) == 0
 
 
 def test_level_rejects_bad_fields() -> None:
