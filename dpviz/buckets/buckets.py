@@ -247,8 +247,13 @@ def _clip(full: NDArray[np.float64], n: int) -> tuple[NDArray[np.float64], float
     return out, float(full[3 * n + 1:].sum())
 
 
-def epsilon_from_delta_curve(delta_fn, *, delta: float, hi: float = 200.0, tol: float = 1e-9) -> float | None:
-    """Smallest ε ≥ 0 with delta_fn(ε) ≤ δ, by bisection on a non-increasing curve."""
+def epsilon_from_delta_curve(delta_fn, *, delta: float, hi: float = 200.0, tol: float = 1e-9,
+                             lower: bool = False) -> float | None:
+    """ε where a non-increasing δ-curve crosses δ, by bisection.
+
+    For an upper curve returns the bracket end with delta_fn(ε) ≤ δ (a sound ε); with
+    ``lower`` the end with delta_fn(ε) > δ, so that ε_true > the returned value.
+    """
     if delta_fn(0.0) <= delta:
         return 0.0
     lo = 0.0
@@ -262,7 +267,7 @@ def epsilon_from_delta_curve(delta_fn, *, delta: float, hi: float = 200.0, tol: 
             lo = mid
         else:
             hi = mid
-    return hi
+    return lo if lower else hi
 
 
 def check_buckets(count: object) -> int:

@@ -201,7 +201,7 @@ def buckets_interval(spec: MechanismSpec, *, k: int, delta: float, n: int = BUCK
     for d in law.both_directions():
         b = Buckets.from_law(d, log_f=log_f, n=n).self_compose(k, squaring=squaring)
         u = epsilon_from_delta_curve(b.delta_upper, delta=delta)
-        lw = epsilon_from_delta_curve(b.delta_lower, delta=delta)
+        lw = epsilon_from_delta_curve(b.delta_lower, delta=delta, lower=True)
         upper = math.inf if u is None else max(upper, u)
         lower = math.inf if lw is None else max(lower, lw)
     return Interval(lower=lower, upper=upper if math.isfinite(upper) else None, method="buckets",
