@@ -1,0 +1,47 @@
+"""Figures and table rows for the "Database priors" page (data in, plotly out; no bounds computed)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import plotly.graph_objects as go
+
+from dpviz.figures.curves import series_figure
+from dpviz.figures.regions import region_figure
+from dpviz.figures.tables import format_number
+from dpviz.gce.result import DIRECTION_TEXT, GceBound
+from dpviz.regions.boundary import Boundary
+
+SERIES_LABELS = {"classic": "Classic: compose all k (no prior)", "exact": "Exact worst case with the prior"}
+
+
+def bound_rows(bounds: Mapping[str, GceBound], labels: Mapping[str, str]) -> list[dict[str, str]]:
+    """One row per bound: ε, δ, kind, the direction(s) of HBW Def. 3 proved, source or reason."""
+    rows = []
+    for key, b in bounds.items():
+        ok = b.feasible
+        note = b.source if ok else f"{b.source}: {b.guarantee.reason}"
+        if ok and b.note:
+            note = f"{note} — {b.note}"
+        rows.append({"bound": labels.get(key, key),
+                     "ε": format_number(b.epsilon) if ok else "—",
+                     "δ": format_number(b.delta, 4) if ok else "—",
+                     "kind": b.kind.value,
+                     "proved for": DIRECTION_TEXT[b.directions] if ok else "—",
+                     "source / note": note})
+    return rows
+
+
+def epsilon_vs_k_figure(ks: np.ndarray, series: Mapping[str, np.ndarray], *, delta: float,
+                        what: str) -> go.Figure:
+    """ε at δ against k: classic composition against the exact answer under ``what``."""
+    return series_figure(ks, series, title=f"Total ε against k at δ = {delta:.3g}: {what}",
+                         x_title="k (number of databases)", y_title="total ε", log_x=bool(ks.size > 1),
+                         labels=SERIES_LABELS, hover="k=%{x:.0f}: ε=%{y:.6g}")
+
+
+def prior_region_figure(regions: Mapping[str, Boundary], *, k: int, what: str) -> go.Figure:
+    """The exact region under the prior/constraint beside the classic k-fold region."""
+    labels = {"optimal": f"Classic: all {k:,} composed (KOV Thm 3.3)", "exact": f"Exact: {what}"}
+    return region_figure(regions, title=f"Privacy regions, k = {k:,}", labels=labels)
