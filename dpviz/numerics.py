@@ -55,30 +55,34 @@ def _stirlerr(n: NDArray[np.float64]) -> NDArray[np.float64]:
         m = np.arange(1, 16, dtype=float)
         _STIRLERR_SMALL = gammaln(m + 1.0) - (m + 0.5) * np.log(m) + m - 0.5 * np.log(2 * np.pi)
     n = np.asarray(n, dtype=float)
-    out = np.empty_like(n)
-    small = n <= 15
-    out[small] = _STIRLERR_SMALL[n[small].astype(int) - 1]
-    nn = n[~small]
-    n2 = nn * nn
+    n2 = n * n
     s0, s1, s2, s3, s4 = 1 / 12, 1 / 360, 1 / 1260, 1 / 1680, 1 / 1188
-    out[~small] = (s0 - (s1 - (s2 - (s3 - s4 / n2) / n2) / n2) / n2) / nn
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = (s0 - (s1 - (s2 - (s3 - s4 / n2) / n2) / n2) / n2) / n  # series: exact enough past 15
+    small = np.flatnonzero(n <= 15)
+    out[small] = _STIRLERR_SMALL[n[small].astype(int) - 1]
     return out
 
 
-def _bd0(x: NDArray[np.float64], np_: NDArray[np.float64]) -> NDArray[np.float64]:
+def _bd0(x: NDArray[np.float64], np_: float) -> NDArray[np.float64]:
     """x ln(x/np) + np − x, by its series where x ≈ np (Loader's deviance term)."""
     x = np.asarray(x, dtype=float)
-    np_ = np.broadcast_to(np.asarray(np_, dtype=float), x.shape)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        direct = x * np.log(x / np_) + np_ - x
-        v = (x - np_) / (x + np_)
-        s = (x - np_) * v
-        ej = 2.0 * x * v
+    out = x * np.log(x / np_) + np_ - x
+    near = np.abs(x - np_) < 0.1 * (x + np_)
+    if near.any():
+        xn = x[near]
+        v = (xn - np_) / (xn + np_)  # |v| < 0.1, so each term is ≥ 100× smaller than the last
+        s = (xn - np_) * v
+        ej = 2.0 * xn * v
         v2 = v * v
-        for j in range(1, 40):  # |v| < 0.1: each term is 100× smaller; 40 is far beyond need
+        for j in range(1, 20):
             ej = ej * v2
-            s = s + ej / (2 * j + 1)
-    return np.where(np.abs(x - np_) < 0.1 * (x + np_), s, direct)
+            term = ej / (2 * j + 1)
+            s = s + term
+            if np.all(np.abs(term) <= 1e-17 * np.abs(s)):
+                break
+        out[near] = s
+    return out
 
 
 def log_binom_pmf(n: int, x: ArrayLike, *, log_p: float, log_q: float) -> NDArray[np.float64]:
