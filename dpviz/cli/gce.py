@@ -23,7 +23,7 @@ def register(subs: argparse._SubParsersAction) -> None:
     p.add_argument("--k", required=True, help="number of databases / mechanisms, a whole number ≥ 1")
     p.add_argument("--delta", required=True, help="target total δ, in [0, 1)")
     p.add_argument("--prior", help='"uniform-nonzero" or "at-least:K2"')
-    p.add_argument("--cap", help="at most C databases per person, a whole number in [1, k]")
+    p.add_argument("--cap", help="at most C databases per person, a whole number ≥ 1 (C ≥ k: no constraint)")
     p.add_argument("--neighbouring", default="unbounded", help="unbounded (default) or bounded, with --cap")
     p.set_defaults(handler=run)
 
@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if (args.prior is None) == (args.cap is None):
         raise ParameterError("prior/cap", None, "exactly one of --prior or --cap")
     if args.cap is not None:
-        cap = check_count(args.cap, field="cap", maximum=k)
+        cap = check_count(args.cap, field="cap")
         result = summary.capped(k=k, cap=cap, neighbouring=check_neighbouring(args.neighbouring),
                                 eps0=eps0, delta0=delta0, delta=delta)
     elif args.prior == "uniform-nonzero":

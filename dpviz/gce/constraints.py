@@ -41,9 +41,10 @@ def check_neighbouring(value: object) -> Neighbouring:
 
 
 def compositions_for_cap(*, k: int, cap: int, neighbouring: Neighbouring) -> int:
-    """d for "in at most ``cap`` of the k databases": min(c, k) unbounded, min(2c, k) bounded."""
+    """d for "in at most ``cap`` of the k databases": min(c, k) unbounded, min(2c, k) bounded.
+    A cap above k is no constraint (d = k), e.g. 365 nights but only 200 hospitals."""
     k = check_count(k, field="k")
-    cap = check_count(cap, field="cap", maximum=k)
+    cap = check_count(cap, field="cap")
     return min(cap if check_neighbouring(neighbouring) == "unbounded" else 2 * cap, k)
 
 

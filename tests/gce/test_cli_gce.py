@@ -60,7 +60,7 @@ def test_too_large_answers_instead_of_hanging(capsys) -> None:
     (["--eps0", "0.5", "--k", "5", "--delta", "2", "--prior", "uniform-nonzero"], "delta"),
     (["--eps0", "0.5", "--k", "5", "--delta", "1e-3", "--prior", "everyone"], "prior"),
     (["--eps0", "0.5", "--k", "5", "--delta", "1e-3", "--prior", "at-least:9"], "at-least"),
-    (["--eps0", "0.5", "--k", "5", "--delta", "1e-3", "--cap", "9"], "cap"),
+    (["--eps0", "0.5", "--k", "5", "--delta", "1e-3", "--cap", "0"], "cap"),
     (["--eps0", "0.5", "--k", "5", "--delta", "1e-3", "--cap", "2", "--neighbouring", "x"], "neighbouring"),
     (["--eps0", "0.5", "--k", "5", "--delta", "1e-3"], "prior/cap"),
     (["--eps0", "0.5", "--k", "5", "--delta", "1e-3", "--cap", "2", "--prior", "uniform-nonzero"],

@@ -94,6 +94,7 @@ def test_allowed_set_summary_and_errors() -> None:
     with pytest.raises(ParameterError, match="neighbouring"):
         C.compositions_for_cap(k=5, cap=2, neighbouring="sideways")
     with pytest.raises(ParameterError, match="cap"):
-        C.compositions_for_cap(k=5, cap=6, neighbouring="bounded")
+        C.compositions_for_cap(k=5, cap=0, neighbouring="bounded")
+    assert C.compositions_for_cap(k=5, cap=365, neighbouring="unbounded") == 5  # no constraint
     with pytest.raises(ParameterError, match="allowed"):
         C.compositions_for_allowed([(0, 2)], neighbouring="bounded")

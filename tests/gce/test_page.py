@@ -1,0 +1,88 @@
+"""AppTest for pages/database_priors.py: every preset renders with numbers, and bad input
+shows a message naming the field."""
+
+from __future__ import annotations
+
+import pytest
+
+from dpviz.gce.presets import PRESETS
+from tests.app.helpers import assert_clean, errors, figures, run_page, trace_names
+
+PAGE = "pages/database_priors.py"
+
+
+def _table(at) -> list[dict]:
+    df = at.table[0].value
+    return df.to_dict("records")
+
+
+def _row(rows: list[dict], prefix: str) -> dict:
+    return next(r for r in rows if r["bound"].startswith(prefix))
+
+
+@pytest.mark.parametrize("key", list(PRESETS))
+def test_every_preset_renders_numbers_and_figures(key: str) -> None:
+    k = "1000" if key == "hospitals" else "200"  # the 365-night cap only bites for k > 365
+    at = run_page(PAGE, preset=PRESETS[key].title, k=k, delta0="0")
+    assert_clean(at)
+    assert not errors(at)
+    rows = _table(at)
+    classic, exact = _row(rows, "Classic"), _row(rows, "Exact")
+    assert float(exact["ε"]) < float(classic["ε"]), "the prior or constraint must help here"
+    assert exact["proved for"].startswith("both")
+    figs = figures(at)
+    assert len(figs) == 2
+    assert any("Exact" in n for n in trace_names(figs[1]))
+
+
+def test_uniform_prior_shows_every_paper_bound_with_directions() -> None:
+    at = run_page(PAGE, preset=PRESETS["nonzero"].title, k="50", delta0="1e-8", delta="1e-4")
+    assert_clean(at)
+    rows = _table(at)
+    labels = " ".join(r["bound"] for r in rows)
+    for name in ("Cor. 7", "Thm 3 + basic", "Thm 3 + advanced", "Thm 3 + optimal"):
+        assert name in labels
+    exact = float(_row(rows, "Exact")["ε"])
+    for r in rows:
+        if r["ε"] != "—":
+            assert float(r["ε"]) >= exact * (1 - 1e-6), r["bound"]
+
+
+def test_cap_above_k_is_no_constraint() -> None:
+    at = run_page(PAGE, preset=PRESETS["hospitals"].title, k="200")
+    assert_clean(at)
+    rows = _table(at)
+    assert _row(rows, "Exact")["ε"] == _row(rows, "Classic")["ε"]
+
+
+def test_hospital_constraint_counts_the_mechanisms() -> None:
+    at = run_page(PAGE, preset=PRESETS["hospitals"].title, k="1000", nb="bounded")
+    assert_clean(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "**730**" in text  # bounded: 2 × 365 mechanisms differ
+
+
+def test_custom_kind_switches_inputs() -> None:
+    at = run_page(PAGE, preset=PRESETS["custom"].title, kind="in at least k' databases", k="40", k2="10")
+    assert_clean(at)
+    assert not errors(at)
+    assert at.text_input(key="k2").value == "10"
+
+
+@pytest.mark.parametrize(("params", "field"), [
+    ({"eps0": "-1"}, "ε0"), ({"delta0": "2"}, "δ0"), ({"delta": "abc"}, "target δ"), ({"k": "0"}, "k"),
+    ({"cap": "0"}, "C"), ({"k": "1e9"}, "k"),
+])
+def test_bad_input_names_the_field(params: dict, field: str) -> None:
+    at = run_page(PAGE, preset=PRESETS["hospitals"].title, **params)
+    assert_clean(at)
+    msgs = errors(at)
+    assert msgs and any(field in m for m in msgs), msgs
+
+
+def test_too_large_exact_is_a_message_not_a_hang() -> None:
+    at = run_page(PAGE, preset=PRESETS["atleast"].title, k="2000", delta0="1e-9", delta="1e-3")
+    assert_clean(at)
+    rows = _table(at)
+    assert "too large" in _row(rows, "Exact")["source / note"]
+    assert _row(rows, "Classic")["ε"] != "—"
