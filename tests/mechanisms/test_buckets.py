@@ -1,0 +1,83 @@
+"""Privacy buckets (Meiser-Mohammadi): soundness against exact answers and the PLD route."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from dpviz.buckets import Buckets, check_buckets, epsilon_from_delta_curve
+from dpviz.composition import homogeneous, optimal
+from dpviz.mechanisms import gaussian, laplace, randomized_response
+from dpviz.pld import compose
+from dpviz.validation import ParameterError
+
+# Bucket arrays are convolved by FFT without tracking round-off (module docstring): ≈1e-16 of
+# the largest bucket per entry, summed over ≤ 1e5 buckets.
+ROUNDOFF = 1e-12
+
+
+@pytest.mark.parametrize("squaring", [False, True])
+def test_rr_buckets_bracket_kov(squaring):
+    law = randomized_response.loss_law(eps0=0.5)
+    b = Buckets.from_law(law, log_f=5e-4, n=20_000).self_compose(16, squaring=squaring)
+    levels = homogeneous(k=16, eps0=0.5, delta0=0.0)
+    for eps in (0.0, 1.0, 3.0, 6.0):
+        exact = optimal.delta_for_epsilon(levels, epsilon=eps).delta
+        assert b.delta_lower(eps) <= exact + ROUNDOFF
+        assert exact <= b.delta_upper(eps) + ROUNDOFF
+        assert b.delta_upper(eps) <= b.delta_upper(eps, error_correction=False) + ROUNDOFF
+
+
+@pytest.mark.parametrize("squaring", [False, True])
+def test_gaussian_buckets_bracket_closed_form(squaring):
+    law = gaussian.loss_law(sigma=4.0)
+    b = Buckets.from_law(law, log_f=1e-3, n=20_000).self_compose(8, squaring=squaring)
+    for eps in (0.0, 0.5, 1.0):
+        exact = gaussian.delta_for_epsilon(epsilon=eps, sigma=4.0, k=8)
+        assert b.delta_lower(eps) <= exact + ROUNDOFF
+        assert exact <= b.delta_upper(eps) + ROUNDOFF
+
+
+def test_error_correction_tightens_thm1():
+    """The real EC terms must help on a continuous law (else the §4 machinery is idle)."""
+    law = gaussian.loss_law(sigma=4.0)
+    b = Buckets.from_law(law, log_f=1e-2, n=2_000).self_compose(4)
+    ec, plain = b.delta_upper(0.5), b.delta_upper(0.5, error_correction=False)
+    assert ec < plain - 1e-4
+
+
+def test_buckets_vs_pld_on_laplace():
+    """Buckets and the PLD route bracket the same truth: their intervals must overlap."""
+    law = laplace.loss_law(scale=2.0)
+    b = Buckets.from_law(law, log_f=5e-4, n=20_000).self_compose(20)
+    c = compose([(law, 20)], h=5e-4)
+    for eps in (0.5, 2.0, 4.0):
+        p_lo, p_up = c.delta(eps)
+        assert b.delta_lower(eps) <= p_up + ROUNDOFF
+        assert p_lo <= b.delta_upper(eps) + ROUNDOFF
+
+
+def test_squaring_coarsens_factor():
+    law = randomized_response.loss_law(eps0=0.2)
+    b = Buckets.from_law(law, log_f=1e-3, n=1_000)
+    s = b.squared()
+    assert s.log_f == pytest.approx(2e-3)
+    assert s.a.sum() == pytest.approx(b.a.sum())
+    assert s.slack == pytest.approx(1.0)  # (1 + 1)/2
+
+
+def test_epsilon_from_curve_sides():
+    law = randomized_response.loss_law(eps0=0.5)
+    b = Buckets.from_law(law, log_f=5e-4, n=20_000).self_compose(10)
+    exact = optimal.epsilon_for_delta(homogeneous(k=10, eps0=0.5, delta0=0.0), delta=1e-5).epsilon
+    lo = epsilon_from_delta_curve(b.delta_lower, delta=1e-5, lower=True)
+    up = epsilon_from_delta_curve(b.delta_upper, delta=1e-5)
+    assert lo <= exact <= up
+    assert math.isclose(lo, up, rel_tol=1e-6)
+
+
+def test_bucket_count_validation():
+    with pytest.raises(ParameterError, match="buckets must be an odd whole number"):
+        check_buckets(100_000)
+    assert check_buckets(100_001) == 100_001
