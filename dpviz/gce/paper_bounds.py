@@ -28,7 +28,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dpviz.composition import METHODS
+from dpviz.composition import METHODS, optimal
 from dpviz.composition.levels import Level, Levels
 from dpviz.gce.result import GceBound, infeasible
 from dpviz.guarantee import Guarantee, Kind
@@ -136,6 +136,12 @@ def _term(levels: Levels, method: str, delta: float | None) -> Guarantee:
         return METHODS["basic"].epsilon_for_delta(levels, delta=1.0 - 1e-300)
     if method == "optimal" and delta == 0:
         return METHODS["basic"].epsilon_for_delta(levels, delta=0.0)  # same value, no search
+    if method == "optimal":  # uncached: 40 one-off terms would evict the shared atom cache
+        eps = optimal.loss_atoms.__wrapped__(levels).epsilon(delta)
+        if eps is None:
+            return Guarantee.infeasible(source=optimal.SOURCE_HETEROGENEOUS,
+                                        reason=f"no ε reaches δ = {delta:g} for this term")
+        return Guarantee(epsilon=eps, delta=delta, kind=Kind.EXACT, source=optimal.SOURCE_HETEROGENEOUS)
     return METHODS[method].epsilon_for_delta(levels, delta=delta)
 
 

@@ -160,7 +160,7 @@ def epsilon_series(q: Question, *, points: int = 24) -> tuple[np.ndarray, dict[s
         res = classic_and_exact(q)
         return np.array([q.databases]), {key: np.array([_eps(b)]) for key, b in res.items()}
     lo = q.k2 if q.kind == "at-least" else 1
-    n = points if q.kind != "at-least" else min(points, 12)
+    n = points if q.kind != "at-least" else min(points, 12 if q.delta0 == 0 else 8)
     ks = np.unique(np.geomspace(lo, q.k, num=n).round().astype(int))
     series: dict[str, list[float]] = {"classic": [], "exact": []}
     for k in ks:
