@@ -33,8 +33,9 @@ Bounds for δ(ε) = Σ_x max(0, A(x) − e^ε B(x)):
 
 Numerics: B-masses are stored tilted, ``qt = q·f^i`` (the paper's B(i) + f^i ℓ(i)); tilting
 commutes with convolution and keeps every array on the scale of the A-masses, so FFT
-round-off (absolute, ≈1e-16 of the largest entry) is never multiplied by e^ε. That round-off
-is not tracked further; tests allow 1e-12 for it.
+round-off (absolute, ≈1e-16 of the largest entry) is never multiplied by e^ε. Each convolution
+charges the a-priori bound 10·u·log2(N)·√N·‖a‖₂‖b‖₂ to ``err`` (propagated like
+``dpviz.pld.grid``); both bounds are widened by ``err``.
 """
 
 from __future__ import annotations
@@ -67,6 +68,8 @@ class Buckets:
     slack: float
     floor_empty: bool = False
     """True when bucket −n holds no A- and no B-mass (known only at leaves)."""
+    err: float = 0.0
+    """A-priori L1 bound on FFT round-off in each stored array (as ``GridPLD.err``)."""
 
     @property
     def index(self) -> NDArray[np.int64]:
@@ -133,7 +136,8 @@ class Buckets:
         qr[0] = 0.0  # module docstring
         qv[0] = math.exp(-n * self.log_f)  # cap B(−n) ≤ 1
         return Buckets(log_f=self.log_f, n=n, a=a, a_inf=a_inf, q_real=qr, q_virt=qv,
-                       q_virt_inf=q_inf, slack=self.slack + other.slack)
+                       q_virt_inf=q_inf, slack=self.slack + other.slack,
+                       err=_product_err(self, other))
 
     def squared(self) -> Buckets:
         """Squaring node sT: ι ↦ ⌈ι/2⌉, f ↦ f², B_s(i) = B(2i) + B(2i − 1)."""
@@ -148,7 +152,8 @@ class Buckets:
             out.append(b)
         out[2][0] = math.exp(-n * 2.0 * self.log_f)
         return Buckets(log_f=2.0 * self.log_f, n=n, a=out[0], a_inf=self.a_inf, q_real=out[1],
-                       q_virt=out[2], q_virt_inf=self.q_virt_inf, slack=(1.0 + self.slack) / 2.0)
+                       q_virt=out[2], q_virt_inf=self.q_virt_inf, slack=(1.0 + self.slack) / 2.0,
+                       err=self.err * math.exp(self.log_f))  # re-tilting scales by ≤ f
 
     def self_compose(self, k: int, *, squaring: bool = False) -> Buckets:
         """k-fold tree: a chain of k − 1 products, or (``squaring``) binary powering where each
@@ -205,7 +210,9 @@ class Buckets:
             out.append(b)
         out[2][0] = math.exp(-self.n * self.log_f)  # cap B(−n) ≤ 1
         return Buckets(log_f=self.log_f, n=self.n, a=out[0], a_inf=0.0, q_real=out[1], q_virt=out[2],
-                       q_virt_inf=0.0, slack=k * self.slack)
+                       q_virt_inf=0.0, slack=k * self.slack,
+                       err=k * (self.err + _fft_err(nfft, *(float(np.linalg.norm(x)) for x in
+                                                             (self.a, self.q_virt[1:])))))
 
     # ------------------------------------------------------------- bounds
     def delta_upper(self, epsilon: float, *, error_correction: bool = True) -> float:
@@ -218,7 +225,7 @@ class Buckets:
             safe = (i[above] - self.slack) * self.log_f >= epsilon
             corrected = np.maximum(self.a[above] - np.exp(gap) * self.q_real[above], 0.0)
             plain = np.where(safe, np.minimum(plain, corrected), plain)
-        return min(1.0, self.a_inf + float(plain.sum()))
+        return min(1.0, self.a_inf + float(plain.sum()) + self.err)
 
     def delta_lower(self, epsilon: float) -> float:
         """Data-processing lower bound with the virtual EC terms (exact bucket B-masses)."""
@@ -228,8 +235,25 @@ class Buckets:
         factor = np.exp(epsilon - i[above] * self.log_f)  # < 1: round-off is not amplified
         body = float(np.maximum(self.a[above] - factor * self.q_virt[above], 0.0).sum())
         if self.q_virt_inf == 0:
-            return body + self.a_inf
-        return body + max(0.0, self.a_inf - math.exp(min(epsilon, 700.0)) * self.q_virt_inf)
+            return max(0.0, body + self.a_inf - self.err)
+        inf_term = max(0.0, self.a_inf - math.exp(min(epsilon, 700.0)) * self.q_virt_inf)
+        return max(0.0, body + inf_term - self.err)
+
+
+def _fft_err(n: int, norm_a: float, norm_b: float) -> float:
+    return 10.0 * 2.0**-53 * math.log2(max(n, 2)) * math.sqrt(n) * norm_a * norm_b
+
+
+def _product_err(x: Buckets, y: Buckets) -> float:
+    """Round-off bound of a product node, worst over the three arrays."""
+    n = x.a.size + y.a.size - 1
+    worst = 0.0
+    for ax, ay in ((x.a, y.a), (x.q_real, y.q_real), (x.q_virt[1:], y.q_virt[1:])):
+        tx, ty = float(ax.sum()), float(ay.sum())
+        e = (x.err * ty + y.err * tx + x.err * y.err
+             + _fft_err(n, float(np.linalg.norm(ax)), float(np.linalg.norm(ay))))
+        worst = max(worst, e)
+    return worst
 
 
 def _conv(a: NDArray[np.float64], b: NDArray[np.float64], same: bool) -> NDArray[np.float64]:
