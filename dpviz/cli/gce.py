@@ -11,7 +11,7 @@ import argparse
 from typing import Any
 
 from dpviz.gce import summary
-from dpviz.gce.constraints import NEIGHBOURING, check_neighbouring
+from dpviz.gce.constraints import check_neighbouring
 from dpviz.validation import ParameterError, check_count, check_delta, check_epsilon
 
 
@@ -35,9 +35,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     delta = check_delta(args.delta, field="delta")
     if (args.prior is None) == (args.cap is None):
         raise ParameterError("prior/cap", None, "exactly one of --prior or --cap")
+    neighbouring = check_neighbouring(args.neighbouring)
     if args.cap is not None:
         cap = check_count(args.cap, field="cap")
-        result = summary.capped(k=k, cap=cap, neighbouring=check_neighbouring(args.neighbouring),
+        result = summary.capped(k=k, cap=cap, neighbouring=neighbouring,
                                 eps0=eps0, delta0=delta0, delta=delta)
     elif args.prior == "uniform-nonzero":
         result = summary.uniform_nonzero(k=k, eps0=eps0, delta0=delta0, delta=delta)
@@ -46,6 +47,4 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         result = summary.at_least(k=k, k2=k2, eps0=eps0, delta0=delta0, delta=delta)
     else:
         raise ParameterError("prior", args.prior, '"uniform-nonzero" or "at-least:K2"')
-    if args.cap is None and args.neighbouring not in NEIGHBOURING:
-        raise ParameterError("neighbouring", args.neighbouring, "unbounded or bounded")
     return {key: bound.to_json() for key, bound in result.items()}

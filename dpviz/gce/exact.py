@@ -122,7 +122,7 @@ class ExactPair:
     def region(self) -> Boundary:
         """Lower boundary of the privacy region of the pair (KOV §2): the convex hull of
         the trade-off curve of (Mix1, Mix0) and its mirror image (the reverse pair)."""
-        x, y = _tradeoff(self.table.log_m1, self.table.log_m0, self.table.only1, self.table.only0)
+        x, y = _tradeoff(self.table.log_m1, self.table.log_m0, only_q=self.table.only0)
         xs = np.concatenate([x, y])
         ys = np.concatenate([y, x])
         return _lower_hull(xs, ys)
@@ -360,10 +360,12 @@ def _atoms(log_p: NDArray[np.float64], log_q: NDArray[np.float64], only_p: float
     return LossAtoms.from_masses(loss, log_p[finite], p_inf=min(p_inf, 1.0))
 
 
-def _tradeoff(log_p: NDArray[np.float64], log_q: NDArray[np.float64], only_p: float,
+def _tradeoff(log_p: NDArray[np.float64], log_q: NDArray[np.float64], *,
               only_q: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Neyman-Pearson vertices (P_FA, P_MD) of H0: P vs H1: Q, rejecting H0 on the
-    outcomes of lowest P/Q first (Q-only outcomes first, P-only ones never)."""
+    outcomes of lowest P/Q first: unlisted Q-only mass ``only_q`` first, then the classes
+    by loss; unlisted P-only mass is never rejected (the curve ends at P_FA < 1, and the
+    hull closes it at (1, 0))."""
     with np.errstate(invalid="ignore"):
         loss = np.where(np.isfinite(log_p), log_p - np.where(np.isfinite(log_q), log_q, -np.inf), -np.inf)
     loss = np.where(np.isfinite(log_q) | np.isfinite(log_p), loss, np.nan)
@@ -373,7 +375,6 @@ def _tradeoff(log_p: NDArray[np.float64], log_q: NDArray[np.float64], only_p: fl
     q = np.exp(log_q[keep][order])
     p_fa = np.concatenate([[0.0, 0.0], np.cumsum(p)])
     p_md = np.concatenate([[1.0, 1.0 - only_q], 1.0 - only_q - np.cumsum(q)])
-    del only_p  # never rejected: the curve ends at P_FA = 1 − (P-only mass)
     return np.clip(p_fa, 0.0, 1.0), np.clip(p_md, 0.0, 1.0)
 
 
