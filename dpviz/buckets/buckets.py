@@ -211,8 +211,7 @@ class Buckets:
         out[2][0] = math.exp(-self.n * self.log_f)  # cap B(−n) ≤ 1
         return Buckets(log_f=self.log_f, n=self.n, a=out[0], a_inf=0.0, q_real=out[1], q_virt=out[2],
                        q_virt_inf=0.0, slack=k * self.slack,
-                       err=k * (self.err + _fft_err(nfft, *(float(np.linalg.norm(x)) for x in
-                                                             (self.a, self.q_virt[1:])))))
+                       err=k * (self.err + _fft_err(nfft, _norm(self.a), _norm(self.q_virt[1:]))))
 
     # ------------------------------------------------------------- bounds
     def delta_upper(self, epsilon: float, *, error_correction: bool = True) -> float:
@@ -240,6 +239,10 @@ class Buckets:
         return max(0.0, body + inf_term - self.err)
 
 
+def _norm(x: NDArray[np.float64]) -> float:
+    return math.sqrt(float(np.einsum("i,i->", x, x)))  # einsum: no BLAS thread start-up
+
+
 def _fft_err(n: int, norm_a: float, norm_b: float) -> float:
     return 10.0 * 2.0**-53 * math.log2(max(n, 2)) * math.sqrt(n) * norm_a * norm_b
 
@@ -251,7 +254,7 @@ def _product_err(x: Buckets, y: Buckets) -> float:
     for ax, ay in ((x.a, y.a), (x.q_real, y.q_real), (x.q_virt[1:], y.q_virt[1:])):
         tx, ty = float(ax.sum()), float(ay.sum())
         e = (x.err * ty + y.err * tx + x.err * y.err
-             + _fft_err(n, float(np.linalg.norm(ax)), float(np.linalg.norm(ay))))
+             + _fft_err(n, _norm(ax), _norm(ay)))
         worst = max(worst, e)
     return worst
 

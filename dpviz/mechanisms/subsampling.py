@@ -69,11 +69,14 @@ def subsample_remove(law: LossLaw, *, rate: float) -> LossLaw:
         def inv(y):
             return np.clip(_g_inv(y, q), c.lo, c.hi)
 
-        cont = ContinuousPart(
-            lo=lo, hi=hi,
-            sf_p=lambda y: (1.0 - q) * c.sf_q(inv(y)) + q * c.sf_p(inv(y)),
-            cdf_p=lambda y: (1.0 - q) * c.cdf_q(inv(y)) + q * c.cdf_p(inv(y)),
-            sf_q=lambda y: c.sf_q(inv(y)), cdf_q=lambda y: c.cdf_q(inv(y)))
+        def mix(fq, fp):
+            def f(y):
+                x = inv(y)
+                return (1.0 - q) * fq(x) + q * fp(x)
+            return f
+
+        cont = ContinuousPart(lo=lo, hi=hi, sf_p=mix(c.sf_q, c.sf_p), cdf_p=mix(c.cdf_q, c.cdf_p),
+                              sf_q=lambda y: c.sf_q(inv(y)), cdf_q=lambda y: c.cdf_q(inv(y)))
     return LossLaw(name=f"{law.name}, Poisson q={q:g} (remove)", loss=loss, p=p, q=qq,
                    p_inf=q * law.p_inf, q_neg_inf=0.0, continuous=cont)
 

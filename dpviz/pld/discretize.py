@@ -129,10 +129,16 @@ def optimistic(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL) -> GridPLD
     ys = np.concatenate([[d0 - r[0]], d - r])
     r_ext = np.concatenate([[r[0]], r])
     keep = np.arange(xs.size)
-    jumps = _hull_jumps(alpha, q, r_ext, keep)
-    if np.any(jumps < 0):  # the lowered points are not convex: take their lower hull
+    for _ in range(200):  # peel vertices above the chord of their neighbours (see _peel)
+        jumps_ext = _hull_jumps(alpha, q, r_ext, keep)
+        bad = keep[1:-1][jumps_ext[keep[1:-1]] < 0]
+        if bad.size == 0:
+            break
+        keep = np.setdiff1d(keep, bad, assume_unique=True)
+    else:
         keep = _lower_hull(xs, ys)
-        jumps = _hull_jumps(alpha, q, r_ext, keep)
+        jumps_ext = _hull_jumps(alpha, q, r_ext, keep)
+    jumps = jumps_ext[1:]
     mass_opt = np.maximum(jumps, 0.0) * alpha
     return GridPLD(h=h, lo=i_lo, mass=mass_opt, p_inf=law.p_inf, pessimistic=False)
 
@@ -148,7 +154,12 @@ def _checked_range(law: LossLaw, h: float, tail: float) -> tuple[int, int]:
 
 
 def _lower_hull(x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.int64]:
-    """Indices of the lower convex hull of points sorted by x (Andrew's monotone chain)."""
+    """Indices of the lower convex hull of points sorted by x (Andrew's monotone chain).
+
+    Fallback only: ``optimistic`` first peels, in vectorised passes, every vertex whose slope
+    jump (a Q-mass) is negative, i.e. which lies above the chord of its kept neighbours. Such a
+    point is never on the lower hull, and a chord only moves down when a neighbour is peeled,
+    so peeling until all jumps are ≥ 0 yields exactly the lower hull."""
     hull: list[int] = []
     for i in range(x.size):
         while len(hull) >= 2:
@@ -196,4 +207,4 @@ def _hull_jumps(alpha: NDArray[np.float64], q: NDArray[np.float64], r_ext: NDArr
         jumps_k[-1] += tail_q[last + 1]
     jumps[:] = 0.0
     jumps[keep_ext] = jumps_k
-    return jumps[1:]
+    return jumps

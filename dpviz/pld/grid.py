@@ -155,8 +155,8 @@ class GridPLD:
         """Mean and standard deviation of the finite losses under the (normalised) P-mass."""
         w = self.mass / max(self.mass.sum(), 1e-300)
         x = self.losses
-        mu = float(w @ x)
-        return mu, math.sqrt(max(float(w @ (x - mu) ** 2), 0.0))
+        mu = float(np.einsum("i,i->", w, x))
+        return mu, math.sqrt(max(float(np.einsum("i,i->", w, (x - mu) ** 2)), 0.0))
 
 
 def _fft_convolve(a: NDArray[np.float64], b: NDArray[np.float64], *, same: bool) -> NDArray[np.float64]:

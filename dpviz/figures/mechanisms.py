@@ -1,0 +1,102 @@
+"""Figures and tables for the mechanisms view: data in, plotly Figure out, no bounds computed here."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import plotly.graph_objects as go
+
+from dpviz.figures.style import base_layout, style
+from dpviz.figures.tables import format_number
+from dpviz.pld.accountant import Interval
+
+
+def _hex_to_rgba(color: str, alpha: float) -> str:
+    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+LABELS = {
+    "pld": "PLD (certified interval)",
+    "analytic": "Analytic (Steinke Cor. 8/10)",
+    "rdp": "Rényi DP (Steinke Thm 34)",
+    "buckets": "Privacy buckets (Meiser-Mohammadi)",
+    "generic": "Generic optimal (KOV Thm 3.3, same per-step ε0, δ0)",
+    "optimal": "Generic optimal (KOV Thm 3.3, same per-step ε0, δ0)",
+    "exact": "Exact optimum (KOV Thm 3.3, product of canonical pairs)",
+    "kov": "KOV Thm 3.5",
+}
+
+
+def pld_histogram_figure(losses: np.ndarray, masses: np.ndarray, *, p_inf: float, title: str) -> go.Figure:
+    """P-mass of the privacy loss on its grid (log scale), mass at +∞ noted in the legend."""
+    s = style("pld")
+    keep = masses > 0
+    fig = go.Figure(go.Bar(x=losses[keep], y=masses[keep], name=f"P(L = ℓ); P(L = +∞) = {p_inf:.3g}",
+                           marker={"color": s.color, "line": {"width": 0}},
+                           hovertemplate="ℓ=%{x:.5g}: P=%{y:.3g}<extra></extra>"))
+    base_layout(fig, title=title, x_title="privacy loss ℓ = ln P(x)/Q(x)", y_title="P-mass")
+    fig.update_yaxes(type="log", exponentformat="power")
+    fig.update_layout(height=420, bargap=0, showlegend=True)
+    return fig
+
+
+def delta_band_figure(eps: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+                      lines: Mapping[str, np.ndarray], *, k: int) -> go.Figure:
+    """δ(ε) as the certified band [lower, upper] plus reference curves (NaN = no value)."""
+    s = style("pld")
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=eps, y=upper, mode="lines", name="PLD upper (sound)",
+                             line={"color": s.color, "width": s.width},
+                             hovertemplate="ε=%{x:.4g}: δ ≤ %{y:.4g}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=eps, y=np.maximum(lower, 1e-300), mode="lines", name="PLD lower",
+                             line={"color": s.color, "width": 1, "dash": "dot"}, fill="tonexty",
+                             fillcolor=_hex_to_rgba(s.color, 0.25),
+                             hovertemplate="ε=%{x:.4g}: δ ≥ %{y:.4g}<extra></extra>"))
+    for key, y in lines.items():
+        st_ = style(key)
+        fig.add_trace(go.Scatter(x=eps, y=y, mode="lines", name=LABELS.get(key, st_.label),
+                                 line={"color": st_.color, "dash": st_.dash, "width": st_.width},
+                                 hovertemplate="ε=%{x:.4g}: δ=%{y:.4g}<extra>%{fullData.name}</extra>"))
+    base_layout(fig, title=f"δ(ε) of the composed mechanism, k = {k:,}", x_title="total ε",
+                y_title="total δ")
+    fig.update_yaxes(type="log", exponentformat="power")
+    fig.update_layout(height=480)
+    return fig
+
+
+def epsilon_vs_k_figure(ks: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+                        lines: Mapping[str, np.ndarray], *, delta: float) -> go.Figure:
+    """ε against k: PLD band and the other routes."""
+    s = style("pld")
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=ks, y=upper, mode="lines+markers", name="PLD upper (sound)",
+                             line={"color": s.color, "width": s.width},
+                             hovertemplate="k=%{x:.0f}: ε ≤ %{y:.6g}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=ks, y=lower, mode="lines+markers", name="PLD lower",
+                             line={"color": s.color, "width": 1, "dash": "dot"}, fill="tonexty",
+                             fillcolor=_hex_to_rgba(s.color, 0.25),
+                             hovertemplate="k=%{x:.0f}: ε ≥ %{y:.6g}<extra></extra>"))
+    for key, y in lines.items():
+        st_ = style("optimal" if key == "generic" else key)
+        fig.add_trace(go.Scatter(x=ks, y=y, mode="lines+markers", name=LABELS.get(key, st_.label),
+                                 line={"color": st_.color, "dash": st_.dash, "width": st_.width},
+                                 hovertemplate="k=%{x:.0f}: ε=%{y:.6g}<extra>%{fullData.name}</extra>"))
+    base_layout(fig, title=f"Total ε against k at total δ = {delta:.3g}", x_title="k", y_title="total ε")
+    fig.update_xaxes(type="log")
+    fig.update_layout(height=480)
+    return fig
+
+
+def interval_rows(results: Mapping[str, Interval]) -> list[dict[str, str]]:
+    """Rows: method, ε lower, ε upper, width, time, note."""
+    rows = []
+    for key, iv in results.items():
+        rows.append({"method": LABELS.get(key, key),
+                     "ε lower": format_number(iv.lower, 8) if iv.lower is not None else "—",
+                     "ε upper": format_number(iv.upper, 8),
+                     "width": format_number(iv.width, 3),
+                     "time (ms)": f"{iv.seconds * 1e3:.1f}",
+                     "note": iv.detail})
+    return rows
