@@ -39,7 +39,7 @@ from dpviz.pld import compose, discretize
 from dpviz.pld.accountant import Interval
 from dpviz.regions import intersection_boundary, method_region
 from dpviz.validation import ParameterError, check_count, check_delta, check_positive, check_probability
-from dpviz.views import View
+from dpviz.views import View, ViewSpec
 
 PAGE_BUDGET = 1 << 18
 """Composed-grid bins on the page (the CLI allows 1 << 20)."""
@@ -158,6 +158,9 @@ def build(spec: MechanismSpec, *, k: int, delta: float) -> View:
                                             delta=delta),
     }
     payload = {"view": "mechanisms", "mechanism": spec.kind, "k": k, "delta": delta,
+               "parameters": {"mechanism": spec.kind, "sigma": spec.sigma, "scale": spec.scale,
+                              "eps0": spec.eps0, "sensitivity": spec.sensitivity, "k": k,
+                              "sampling_rate": spec.sampling_rate, "delta": delta},
                "sampling_rate": spec.sampling_rate, "grid_width": h,
                "per_step": {"epsilon": step.epsilon, "delta": step.delta},
                "results": {key: iv.to_json() for key, iv in results.items()}}
@@ -177,3 +180,28 @@ def heterogeneous(rows: list[dict[str, Any]], *, delta: float) -> list[dict[str,
         except ParameterError as exc:
             raise ParameterError(f"{exc.field} (row {i})", exc.value, exc.allowed) from None
     return interval_rows(het.compare(as_levels(levels), delta=delta))
+
+
+def _kind(value: object) -> str:
+    text = str(value).strip().lower()
+    for label, key in KINDS.items():
+        if text in (label.lower(), key):
+            return key
+    raise ParameterError("mechanism", value, "one of " + ", ".join(KINDS.values()))
+
+
+MECHANISM = Param("mechanism", "Mechanism", "gaussian", _kind, "gaussian, laplace, geometric or "
+                  "randomized-response.")
+
+
+def build_view(*, mechanism: str, sigma: float, scale: float, mech_eps0: float, sensitivity: float,
+               mech_k: int, rate: float | None, mech_delta: float) -> View:
+    """``ViewSpec`` entry point (headless ``python -m dpviz figure mechanisms``)."""
+    values = {"sigma": sigma, "scale": scale, "mech_eps0": mech_eps0, "sensitivity": sensitivity,
+              "rate": rate}
+    return build(make_spec(mechanism, values), k=mech_k, delta=mech_delta)
+
+
+SPEC = ViewSpec(name="mechanisms", title="Mechanisms",
+                params=(MECHANISM, SIGMA, SCALE, EPS0, SENS, K, RATE, DELTA), build=build_view)
+"""For ``dpviz.views.registry`` (a one-line ``dpviz/views/mechanisms.py`` can re-export it)."""

@@ -75,3 +75,13 @@ def test_heterogeneous_table_has_exact_pld_kov():
 def test_heterogeneous_bad_row_names_row():
     with pytest.raises(ParameterError, match=r"eps0 \(row 2\) must be"):
         mv.heterogeneous([{"ε": 0.1, "δ": 0.0, "count": 3}, {"ε": -1, "δ": 0.0, "count": 3}], delta=1e-4)
+
+
+def test_view_spec_builds_headless():
+    """The ViewSpec the figure CLI would use: same figures as the page, no Streamlit."""
+    values = {**mv.SPEC.defaults(), "mechanism": "randomized-response", "mech_k": 20, "rate": None}
+    view = mv.SPEC.build(**values)
+    assert list(view.figures) == ["histogram", "delta", "region", "epsilon_vs_k"]
+    assert view.payload["parameters"]["mechanism"] == "randomized-response"
+    with pytest.raises(ParameterError, match="mechanism must be one of"):
+        mv.MECHANISM.check("cauchy")
