@@ -16,7 +16,7 @@ from dpviz.pld.law import LossLaw
 from dpviz.validation import check_count, check_epsilon
 
 
-def loss_law(*, eps0: float, sensitivity: int = 1) -> LossLaw:
+def loss_law(*, eps0: float, sensitivity: float = 1) -> LossLaw:
     e0 = check_epsilon(eps0, field="eps0")
     if e0 == 0:
         from dpviz.validation import ParameterError

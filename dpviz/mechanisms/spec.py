@@ -68,7 +68,7 @@ class MechanismSpec:
         if self.kind == "laplace":
             return laplace.loss_law(scale=_need(self.scale, "scale"), sensitivity=self.sensitivity)
         if self.kind == "geometric":
-            return geometric.loss_law(eps0=_need(self.eps0, "eps0"), sensitivity=int(self.sensitivity))
+            return geometric.loss_law(eps0=_need(self.eps0, "eps0"), sensitivity=self.sensitivity)
         if self.kind == "randomized-response":
             return randomized_response.loss_law(eps0=_need(self.eps0, "eps0"), categories=self.categories)
         return canonical.loss_law(eps0=_need(self.eps0, "eps0"), delta0=self.delta0)

@@ -55,6 +55,7 @@ def test_compare_lists_routes(capsys):
     (["randomized-response", "--eps0", "0.5", "--k", "5", "--delta", "1"], "delta"),
     (["gaussian", "--sigma", "1", "--k", "5", "--delta", "1e-5", "--sampling-rate", "2"], "sampling_rate"),
     (["laplace", "--scale", "1", "--k", "5", "--delta", "1e-5", "--h", "1e-9"], "h"),
+    (["geometric", "--eps0", "0.5", "--sensitivity", "1.5", "--k", "5", "--delta", "1e-5"], "sensitivity"),
 ])
 def test_bad_input_exit_2_one_line(capsys, argv, field):
     code, out, err = _run(capsys, *argv)
