@@ -1,16 +1,54 @@
-"""dpviz — Streamlit entry point: navigation between the views."""
+"""dpviz — Streamlit entry point and home page.
+
+Streamlit finds the views in ``pages/`` when the server starts (``N_Title.py`` gives
+their order and sidebar label), so a shared deep link works even as the first
+request after a restart; ``st.navigation`` pages are only known after the entry
+script has run once (streamlit#9624), and a cold deep link showed "Page not found".
+"""
 
 import streamlit as st
+
+from dpviz import ui
 
 st.set_page_config(page_title="dpviz — DP composition explorer", page_icon=":material/shield_lock:",
                    layout="wide")
 
-PAGES = [
-    st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
-    st.Page("pages/privacy_regions.py", title="Privacy regions", icon=":material/square:",
-            url_path="regions"),
-    st.Page("pages/composition_curves.py", title="Composition curves", icon=":material/show_chart:",
-            url_path="curves"),
-]
+st.title("dpviz — differential privacy under composition")
+st.markdown(
+    "Every release of a differentially private statistic leaks a little. **How much do k releases "
+    "leak together?** dpviz answers with the exact optimum and with the classic theorems, draws "
+    "what an adversary's hypothesis test can achieve, and shows how knowledge about *which* "
+    "databases hold a person, and the choice of mechanism, changes the answer."
+)
 
-st.navigation(PAGES).run()
+st.subheader("The views")
+ui.page_link("pages/1_Privacy_regions.py", label="Privacy regions", icon=":material/square:")
+st.markdown(
+    "An (ε, δ)-DP mechanism confines every test that tries to tell two neighbouring databases apart "
+    "to a region of (false alarm, missed detection) pairs. See that region for one mechanism, watch "
+    "it grow under k-fold composition, and compare the regions that the basic, advanced, KOV and "
+    "optimal composition theorems guarantee (Kairouz, Oh, Viswanath, Figs. 2-3)."
+)
+ui.page_link("pages/2_Composition_curves.py", label="Composition curves", icon=":material/show_chart:")
+st.markdown(
+    "Total ε against the number of mechanisms k at a fixed total δ, and δ against ε at fixed k, for "
+    "the four methods; a value table with sources; homogeneous and heterogeneous compositions; CSV "
+    "downloads. The optimal curve is exact (KOV Thm 3.3), computed in log space up to k = 10⁶."
+)
+
+ui.page_link("pages/3_Database_priors.py", label="Database priors", icon=":material/database:")
+st.markdown(
+    "Your k releases run on k different databases, and nobody is in all of them: a patient spends at "
+    "most 365 nights in hospital, a customer belongs to one subsidiary. The generalized composition "
+    "experiment (Hartmann, Bindschaedler, West) turns such constraints and an adversary's prior into "
+    "smaller bounds; dpviz shows the paper's bounds, the classic worst case and the exact worst case."
+)
+
+st.subheader("Conventions")
+st.markdown(
+    "- **Exact** numbers are the true optimum (to floating point); **upper** bounds are sound "
+    "and never rounded down.\n"
+    "- Every number names its source: the seed paper and theorem.\n"
+    "- Every input lives in the address bar: copy the URL to share the exact view.\n"
+    "- The same method has the same colour and line style on every page."
+)

@@ -8,7 +8,8 @@ import pytest
 
 from tests.app.helpers import assert_clean, errors, figures, run_page, trace_names
 
-PAGES = ["app.py", "pages/home.py", "pages/privacy_regions.py", "pages/composition_curves.py"]
+PAGES = ["app.py", "pages/1_Privacy_regions.py", "pages/2_Composition_curves.py",
+         "pages/3_Database_priors.py"]
 
 
 @pytest.mark.parametrize("path", PAGES)
@@ -19,15 +20,17 @@ def test_page_renders_without_exception(path):
     assert at.title, "every page opens with a title"
 
 
-def test_home_describes_each_view():
-    at = run_page("pages/home.py")
+def test_home_links_and_describes_each_view():
+    at = run_page("app.py")
+    links = [el.proto.label for el in at.get("page_link")]
     text = " ".join(m.value for m in at.markdown)
-    for view in ("Privacy regions", "Composition curves"):
-        assert view in text
+    for view in ("Privacy regions", "Composition curves", "Database priors"):
+        assert view in links or view in text, view
+    assert "hypothesis test" in text and "exact optimum" in text
 
 
 def test_regions_page_draws_the_four_methods():
-    at = run_page("pages/privacy_regions.py")
+    at = run_page("pages/1_Privacy_regions.py")
     figs = figures(at)
     assert len(figs) == 2
     names = " ".join(trace_names(figs[1]))
@@ -36,7 +39,7 @@ def test_regions_page_draws_the_four_methods():
 
 
 def test_regions_page_k_changes_the_figure():
-    at = run_page("pages/privacy_regions.py")
+    at = run_page("pages/1_Privacy_regions.py")
     before = figures(at)[0]["data"][1]["y"]
     at.text_input(key="k").set_value("5").run()
     assert_clean(at)
@@ -49,7 +52,7 @@ def test_regions_page_k_changes_the_figure():
     ("eps0", "nan", "ε0"), ("k", "1e9", "k"),
 ])
 def test_regions_page_bad_input_names_the_field(key, value, field):
-    at = run_page("pages/privacy_regions.py")
+    at = run_page("pages/1_Privacy_regions.py")
     at.text_input(key=key).set_value(value).run()
     assert_clean(at)
     msgs = errors(at)
@@ -58,7 +61,7 @@ def test_regions_page_bad_input_names_the_field(key, value, field):
 
 
 def test_curves_page_table_and_figures():
-    at = run_page("pages/composition_curves.py")
+    at = run_page("pages/2_Composition_curves.py")
     assert_clean(at)
     figs = figures(at)
     assert len(figs) == 2
@@ -72,7 +75,7 @@ def test_curves_page_table_and_figures():
 
 
 def test_curves_page_widget_changes_the_curve():
-    at = run_page("pages/composition_curves.py")
+    at = run_page("pages/2_Composition_curves.py")
     optimal_before = figures(at)[0]["data"][3]["y"]
     at.text_input(key="eps0").set_value("0.5").run()
     assert_clean(at)
@@ -81,7 +84,7 @@ def test_curves_page_widget_changes_the_curve():
 
 
 def test_curves_page_shows_infeasible_as_gap_not_crash():
-    at = run_page("pages/composition_curves.py", delta="0.0001", delta0="0.001")
+    at = run_page("pages/2_Composition_curves.py", delta="0.0001", delta0="0.001")
     assert_clean(at)
     table = at.table[0].value
     assert table["ε"][0] == "—"  # basic needs δ ≥ kδ0 = 0.03
@@ -89,20 +92,20 @@ def test_curves_page_shows_infeasible_as_gap_not_crash():
 
 
 def test_curves_page_url_parameters_restore_the_view():
-    at = run_page("pages/composition_curves.py", eps0="0.25", k="7", delta="1e-3")
+    at = run_page("pages/2_Composition_curves.py", eps0="0.25", k="7", delta="1e-3")
     assert_clean(at)
     assert at.text_input(key="eps0").value == "0.25"
     assert "k = 7" in " ".join(s.value for s in at.subheader)
 
 
 def test_curves_page_malformed_url_falls_back_with_notice():
-    at = run_page("pages/composition_curves.py", eps0="zzz")
+    at = run_page("pages/2_Composition_curves.py", eps0="zzz")
     assert_clean(at)
     assert any(m.startswith("ε0 must be") and "default" in m for m in errors(at))
 
 
 def test_curves_page_heterogeneous_table_and_bad_levels():
-    at = run_page("pages/composition_curves.py")
+    at = run_page("pages/2_Composition_curves.py")
     hetero = at.table[1].value
     assert "KOV Thm 3.5" in " ".join(hetero["source / note"])
     at.text_input(key="levels").set_value("0.1:1e-6").run()
@@ -111,7 +114,7 @@ def test_curves_page_heterogeneous_table_and_bad_levels():
 
 
 def test_curves_page_csv_download_contents():
-    at = run_page("pages/composition_curves.py")
+    at = run_page("pages/2_Composition_curves.py")
     buttons = at.get("download_button")
     assert len(buttons) >= 2
     # The CSV bytes are produced by dpviz.ui.columns_csv: parse the ε-against-k one.

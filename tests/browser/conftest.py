@@ -58,6 +58,14 @@ def app_url() -> Iterator[str]:
         yield from _serve(port, log)
 
 
+@pytest.fixture()
+def cold_app_url() -> Iterator[str]:
+    """A server that no browser has visited yet (for first-request behaviour)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with open(ROOT / "test-artifacts" / "streamlit-cold.log", "w") as log:
+        yield from _serve(_free_port(), log)
+
+
 def _serve(port: int, log) -> Iterator[str]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),

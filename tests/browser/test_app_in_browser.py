@@ -15,7 +15,8 @@ IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
 TIMEOUT_MS = 90_000  # a cold page on a loaded 2-core CI machine
 
 # (url path, title shown on the page)
-PAGES = [("", "dpviz"), ("regions", "Privacy regions"), ("curves", "Composition curves")]
+PAGES = [("", "dpviz"), ("Privacy_regions", "Privacy regions"), ("Composition_curves", "Composition curves"),
+         ("Database_priors", "Database priors")]
 
 
 def open_page(page: Page, url: str) -> None:
@@ -62,6 +63,14 @@ def test_every_page_loads_without_error(page: Page, app_url: str, path: str, tit
     screenshot(page, path or "home")
 
 
+def test_shared_link_works_as_the_first_request_after_a_restart(page: Page, cold_app_url: str):
+    """Regression: with st.navigation a cold deep link showed "Page not found" (streamlit#9624)."""
+    open_page(page, f"{cold_app_url}/Composition_curves?eps0=0.2")
+    expect(page.get_by_role("heading", level=1).first).to_contain_text("Composition curves")
+    expect(page.get_by_label("ε0 (each mechanism)", exact=True)).to_have_value("0.2")
+    assert page.get_by_text("Page not found").count() == 0
+
+
 def test_navigation_reaches_every_view(page: Page, app_url: str):
     open_page(page, app_url)
     nav = page.locator("[data-testid=stSidebarNav]")
@@ -72,7 +81,7 @@ def test_navigation_reaches_every_view(page: Page, app_url: str):
 
 
 def test_changing_a_widget_updates_the_plot_and_the_url(page: Page, app_url: str):
-    open_page(page, f"{app_url}/regions")
+    open_page(page, f"{app_url}/Privacy_regions")
     title = page.locator(".js-plotly-plot .gtitle").nth(1)
     expect(title).to_contain_text("k = 30")
     set_text(page, "k (mechanisms composed)", "7")
@@ -81,7 +90,7 @@ def test_changing_a_widget_updates_the_plot_and_the_url(page: Page, app_url: str
 
 
 def test_shared_url_restores_the_same_view(page: Page, app_url: str, browser):
-    open_page(page, f"{app_url}/curves")
+    open_page(page, f"{app_url}/Composition_curves")
     set_text(page, "ε0 (each mechanism)", "0.3")
     set_text(page, "k (mechanisms composed)", "12")
     shared = page.url
@@ -97,7 +106,7 @@ def test_shared_url_restores_the_same_view(page: Page, app_url: str, browser):
 
 
 def test_malformed_url_falls_back_with_a_notice(page: Page, app_url: str):
-    open_page(page, f"{app_url}/curves?eps0=abc&k=-4")
+    open_page(page, f"{app_url}/Composition_curves?eps0=abc&k=-4")
     alerts = page.locator("[data-testid=stAlertContainer]")
     expect(alerts.filter(has_text="ε0 must be")).to_be_visible()
     expect(alerts.filter(has_text="k must be")).to_be_visible()
@@ -106,7 +115,7 @@ def test_malformed_url_falls_back_with_a_notice(page: Page, app_url: str):
 
 
 def test_csv_download(page: Page, app_url: str):
-    open_page(page, f"{app_url}/curves")
+    open_page(page, f"{app_url}/Composition_curves")
     with page.expect_download() as info:
         page.get_by_role("button", name="Download ε against k (CSV)").click()
     download = info.value
@@ -119,3 +128,14 @@ def test_csv_download(page: Page, app_url: str):
     for r in rows[1:]:
         values = [float(v) for v in r[1:] if v]
         assert float(r[4]) <= min(values) + 1e-12
+
+
+def test_svg_download_of_a_figure(page: Page, app_url: str):
+    """The SVG button under a figure saves the same figure (same title) as a vector image."""
+    open_page(page, f"{app_url}/Privacy_regions?k=9")
+    with page.expect_download(timeout=TIMEOUT_MS) as info:
+        page.get_by_role("button", name="SVG").first.click()
+    download = info.value
+    assert download.suggested_filename == "dpviz_region_eps0.1_delta0.001_k9.svg"
+    text = Path(download.path()).read_text()
+    assert text.lstrip().startswith("<svg") and "the optimal 9-fold region" in text

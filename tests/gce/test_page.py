@@ -1,4 +1,4 @@
-"""AppTest for pages/database_priors.py: every preset renders with numbers, and bad input
+"""AppTest for pages/3_Database_priors.py: every preset renders with numbers, and bad input
 shows a message naming the field."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from dpviz.gce.presets import PRESETS
 from tests.app.helpers import assert_clean, errors, figures, run_page, trace_names
 
-PAGE = "pages/database_priors.py"
+PAGE = "pages/3_Database_priors.py"
 
 
 def _table(at) -> list[dict]:
