@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import shutil
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -71,8 +73,26 @@ def choice_input(label: str, options: Sequence[str], *, key: str, default: str,
 
 
 def show_figure(fig: go.Figure, *, filename: str, key: str) -> None:
-    """Render with the modebar's high-resolution PNG export named after the view."""
+    """Render the figure; the modebar's camera saves a 3× PNG named after the view, and a
+    button below saves the same figure as SVG (rendered by kaleido only when clicked)."""
     st.plotly_chart(fig, width="stretch", config=export_config(filename), key=key)
+    if svg_export_available():
+        st.download_button("SVG", data=lambda: figure_svg(fig), file_name=f"{filename}.svg",
+                           mime="image/svg+xml", on_click="ignore", key=f"{key}_svg",
+                           icon=":material/download:", help="The figure as a vector image for reports")
+
+
+def svg_export_available() -> bool:
+    """kaleido renders through a Chromium; without one, the PNG modebar export remains."""
+    return bool(os.environ.get("BROWSER_PATH") or shutil.which("chromium")
+                or shutil.which("chromium-browser") or shutil.which("google-chrome"))
+
+
+def figure_svg(fig: go.Figure) -> bytes:
+    """The figure as the page shows it, as SVG (dpviz.cli.figure sets up the browser path)."""
+    from dpviz.cli.figure import render
+
+    return render(fig, fmt="svg")
 
 
 def columns_csv(columns: Mapping[str, Sequence[Any] | np.ndarray]) -> bytes:

@@ -13,6 +13,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import plotly.graph_objects as go
+
 from dpviz.validation import ParameterError
 
 FORMATS = ("svg", "png", "pdf")
@@ -60,13 +62,18 @@ def run(args: argparse.Namespace) -> dict[str, Any] | None:
         raise ParameterError("width", args.width, "a whole number in [100, 8000]")
     if not 0.1 <= args.scale <= 10:
         raise ParameterError("scale", args.scale, "a number in [0.1, 10]")
-    _use_system_chromium()
-    fig = view.figures[which]
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.write_image(str(out), format=fmt, width=args.width,
-                    height=args.height or fig.layout.height or 700, scale=args.scale)
+    out.write_bytes(render(view.figures[which], fmt=fmt, width=args.width, height=args.height,
+                           scale=args.scale))
     return {"view": spec.name, "figure": which, "out": str(out), "format": fmt,
             "parameters": view.payload.get("parameters", {})}
+
+
+def render(fig: go.Figure, *, fmt: str, width: int = 1000, height: int | None = None,
+           scale: float = 2.0) -> bytes:
+    """The figure as SVG, PNG or PDF bytes through kaleido and the system Chromium."""
+    _use_system_chromium()
+    return fig.to_image(format=fmt, width=width, height=height or fig.layout.height or 700, scale=scale)
 
 
 def _use_system_chromium() -> None:
