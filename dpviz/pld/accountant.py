@@ -27,8 +27,11 @@ from dpviz.validation import ParameterError, check_count
 
 Parts = Sequence[tuple[LossLaw, int]]
 
-DEFAULT_H = 1e-4
-"""Grid width used when none is given (dp-accounting's default value_discretization_interval)."""
+DEFAULT_H = 2e-4
+"""Grid width used when none is given. Twice dp-accounting's default value_discretization_interval:
+our errors are second order in h, so for DP-SGD (q = 0.01, σ = 1.1, 10⁴ steps) this gives a
+certified interval of relative width 2e-4 in less time than dp-accounting's default run
+(``benchmarks/results/mechanisms.md``)."""
 
 
 @dataclass(frozen=True)
