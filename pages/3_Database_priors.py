@@ -3,8 +3,7 @@
 import streamlit as st
 
 from dpviz import ui
-from dpviz.figures.gce import bound_rows, epsilon_vs_k_figure, prior_region_figure
-from dpviz.gce.presets import LABELS, PRESETS, Question, bounds, epsilon_series, regions
+from dpviz.gce.presets import PRESETS, Question
 from dpviz.gce.specs import (
     CAP,
     COMMON,
@@ -19,6 +18,7 @@ from dpviz.gce.specs import (
     with_default,
 )
 from dpviz.validation import ParameterError
+from dpviz.views.database_priors import build_question
 
 st.title("Database priors")
 st.markdown(
@@ -60,22 +60,17 @@ if kind in ("cap", "features"):
 
 try:
     q = Question(kind=kind, k=k, **values, **extra)
-    results = ui.cached(bounds)(q)
+    view = ui.cached(build_question)(q)
 except ParameterError as exc:
     st.error(str(exc), icon=":material/warning:")
     st.stop()
-
-what = {"cap": f"at most {extra.get('cap')} database(s) per person ({extra.get('neighbouring')})",
-        "features": f"free vs paid columns ({extra.get('neighbouring')})",
-        "uniform-nonzero": "0⃗ vs uniform over b ≠ 0⃗",
-        "at-least": f"|b| < {extra.get('k2')} vs |b| ≥ {extra.get('k2')}"}[kind]
 
 st.subheader(f"ε at total δ ≤ {values['delta']:g}, k = {q.databases:,}")
 d = q.compositions()
 if d is not None:
     st.markdown(f"Under this constraint only **{d:,}** of the {q.databases:,} mechanisms can tell the "
                 "hypotheses apart; every composition theorem is applied to those alone (HBW §V-A).")
-st.table(bound_rows(results, LABELS))
+st.table(view.tables["bounds"])
 st.caption(
     "*Proved for*: HBW Def. 3 has two inequalities. Forward: the membership prior's output probability "
     "is at most e^ε times the null hypothesis's plus δ; reverse: the other way round. Exact values and "
@@ -83,15 +78,16 @@ st.caption(
     "proves both directions; with different δ̂_i only the forward direction follows."
 )
 
-ks, series = ui.cached(epsilon_series)(q)
 tag = f"{preset.key}_eps{values['eps0']:g}_delta{values['delta']:g}_k{q.databases}"
-ui.show_figure(epsilon_vs_k_figure(ks, series, delta=values["delta"], what=what),
-               filename=f"dpviz_gce_eps_k_{tag}", key="fig_gce_k")
-region_map, region_note = ui.cached(regions)(q)
-if region_note:
-    st.warning(region_note)
-ui.show_figure(prior_region_figure(region_map, k=q.databases, what=what),
-               filename=f"dpviz_gce_region_{tag}", key="fig_gce_region")
+ui.show_figure(view.figures["epsilon_vs_k"], filename=f"dpviz_gce_eps_k_{tag}", key="fig_gce_k")
+for row in view.tables["region_note"]:
+    st.warning(row["note"])
+ui.show_figure(view.figures["region"], filename=f"dpviz_gce_region_{tag}", key="fig_gce_region")
+ui.download_csv(view.csv["bounds"], filename=f"dpviz_gce_bounds_{tag}.csv", key="csv_gce_bounds",
+                label="Download the bounds (CSV)")
+ui.download_csv(view.csv["epsilon_vs_k"], filename=f"dpviz_gce_eps_k_{tag}.csv", key="csv_gce_k",
+                label="Download ε against k (CSV)")
+ui.download_json(view.payload, filename=f"dpviz_gce_{tag}.json", key="json_gce")
 
 with st.expander("Why the prior helps, and what subsampling has to do with it"):
     st.markdown(

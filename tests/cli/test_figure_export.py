@@ -59,3 +59,18 @@ def test_bad_arguments_exit_2_with_one_line(args, field):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and f"{field} must be" in lines[0], r.stderr
     assert r.stdout == ""
+
+
+@needs_chromium
+def test_priors_figure_uses_the_scenario_defaults(tmp_path):
+    out = tmp_path / "subsidiaries.svg"
+    r = dpviz("figure", "priors", "--preset", "subsidiaries", "--k", "40", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    params = json.loads(r.stdout)["parameters"]
+    assert params["kind"] == "cap" and params["cap"] == 1  # the preset's own cap, not the 365 default
+    assert "at most 1 database(s) per person" in out.read_text()
+
+
+def test_priors_bad_preset_names_the_field():
+    r = dpviz("figure", "priors", "--preset", "nope", "--out", "x.svg")
+    assert r.returncode == 2 and "preset must be one of" in r.stderr

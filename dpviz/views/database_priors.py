@@ -1,0 +1,83 @@
+"""The database-priors view (HBW generalized composition experiment): table, ε against k, regions."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, replace
+from functools import partial
+from typing import Any
+
+from dpviz.figures.gce import bound_rows, epsilon_vs_k_figure, prior_region_figure
+from dpviz.gce import constraints
+from dpviz.gce.presets import KINDS, LABELS, PRESETS, Question, bounds, epsilon_series, regions
+from dpviz.gce.specs import CAP, COMMON, DELTA, DELTA0, EPS0, FREE_ONLY, K2, PAID_ONLY, K
+from dpviz.params import Param
+from dpviz.validation import ParameterError
+from dpviz.views import View, ViewSpec
+
+
+def _choice(value: Any, *, field: str, options: tuple[str, ...]) -> str:
+    if str(value) not in options:
+        raise ParameterError(field, value, "one of " + ", ".join(options))
+    return str(value)
+
+
+PRESET = Param("preset", "scenario", "hospitals", partial(_choice, field="preset", options=tuple(PRESETS)))
+KIND = Param("kind", "constraint or prior (custom scenario only)", "cap",
+             partial(_choice, field="kind", options=KINDS))
+NEIGHBOURING = Param("neighbouring", "neighbouring relation", "unbounded",
+                     lambda v: constraints.check_neighbouring(str(v)))
+
+
+def _or_preset(value: Any, *, check: Any) -> int | None:
+    """``preset`` (the default) means: the scenario's own value."""
+    return None if str(value) == "preset" else check(value)
+
+
+PRESET_CAP = replace(CAP, default="preset", check=partial(_or_preset, check=CAP.check),
+                     help="C ≥ 1; default: the scenario's own cap")
+PRESET_K2 = replace(K2, default="preset", check=partial(_or_preset, check=K2.check),
+                    help="1 ≤ k' ≤ k; default: the scenario's own k'")
+
+
+def describe(q: Question) -> str:
+    """A short phrase for titles: which constraint or prior is applied."""
+    return {"cap": f"at most {q.cap} database(s) per person ({q.neighbouring})",
+            "features": f"free vs paid columns ({q.neighbouring})",
+            "uniform-nonzero": "0⃗ vs uniform over b ≠ 0⃗",
+            "at-least": f"|b| < {q.k2} vs |b| ≥ {q.k2}"}[q.kind]
+
+
+def build_question(q: Question, *, tag: str = "gce") -> View:
+    """Every bound for the question, ε against k (classic vs exact) and the two regions."""
+    results = bounds(q)
+    ks, series = epsilon_series(q)
+    region_map, note = regions(q)
+    what = describe(q)
+    rows = bound_rows(results, LABELS)
+    table_csv = {col: [r[col] for r in rows] for col in rows[0]} if rows else {}
+    payload = {"view": "database_priors", "parameters": asdict(q),
+               "bounds": {key: {**b.guarantee.to_json(), "directions": b.directions, "note": b.note}
+                          for key, b in results.items()},
+               "epsilon_vs_k": {"k": ks, **series}, "region_note": note}
+    return View(
+        figures={"epsilon_vs_k": epsilon_vs_k_figure(ks, series, delta=q.delta, what=what),
+                 "region": prior_region_figure(region_map, k=q.databases, what=what)},
+        csv={"bounds": table_csv,
+             "epsilon_vs_k": {"k": ks, **{f"epsilon_{key}": v for key, v in series.items()}}},
+        payload=payload, tables={"bounds": rows, "region_note": [{"note": note}] if note else []})
+
+
+def build(*, preset: str, kind: str, eps0: float, delta0: float, delta: float, k: int, cap: int | None,
+          k2: int | None, neighbouring: str, common: int, free_only: int, paid_only: int) -> View:
+    """The view for a preset (its constraint kind, cap and k' unless given) or a custom question."""
+    p = PRESETS[preset]
+    q = Question(kind=kind if preset == "custom" else p.kind, k=k, eps0=eps0, delta0=delta0, delta=delta,
+                 cap=p.cap if cap is None else cap, neighbouring=neighbouring, k2=p.k2 if k2 is None else k2,
+                 common=common, free_only=free_only, paid_only=paid_only)
+    return build_question(q)
+
+
+SPEC = ViewSpec(name="priors", title="Database priors",
+                params=(PRESET, KIND, EPS0, DELTA0, DELTA, K, PRESET_CAP, PRESET_K2, NEIGHBOURING, COMMON,
+                        FREE_ONLY, PAID_ONLY),
+                build=build)
