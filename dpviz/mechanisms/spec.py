@@ -117,15 +117,20 @@ def _need(value: float | None, field: str) -> float:
 
 # ---------------------------------------------------------------------- grid width
 def choose_h(spec: MechanismSpec, *, k: int, budget: int = DEFAULT_BUDGET, h: float | None = None) -> float:
-    """Grid width: ``h`` if given, else the finest width ≥ DEFAULT_H whose composed grid fits
-    ``budget`` bins (a multiple-of-unit width for atomic laws, so their atoms stay exact)."""
+    """Grid width: ``h`` if given, else DEFAULT_H (finer for narrow laws, a divisor of the atom
+    spacing for atomic laws so their atoms stay exact), doubled until the composed grid fits
+    ``budget`` bins."""
     parts = [(spec.law(), k)]
     if h is not None:
         h = check_positive(h, field="h")
         plan(parts, h=h)
         return h
     unit = spec.grid_unit
-    cand = DEFAULT_H if unit is None else unit / math.ceil(unit / DEFAULT_H)
+    if unit is None:  # at least ~2000 grid points across a narrow loss law (large σ)
+        lo, hi = parts[0][0].support(1e-15)
+        cand = min(DEFAULT_H, max(hi - lo, 1e-12) / 2000.0)
+    else:
+        cand = unit / math.ceil(unit / DEFAULT_H)
     for _ in range(40):
         try:
             if plan(parts, h=cand) <= budget:
