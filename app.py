@@ -1,18 +1,16 @@
 """dpviz — Streamlit entry point and home page.
 
-Streamlit finds the views in ``pages/`` when the server starts (``N_Title.py`` gives
-their order and sidebar label), so a shared deep link works even as the first
-request after a restart; ``st.navigation`` pages are only known after the entry
-script has run once (streamlit#9624), and a cold deep link showed "Page not found".
+Streamlit finds the views in ``pages/`` when the server starts, so a shared deep link
+works even as the first request after a restart (``st.navigation`` pages are only
+known after the entry script has run once, streamlit#9624: a cold deep link showed
+"Page not found"). ``dpviz.ui.page_setup`` draws the sidebar from ``dpviz.ui.VIEWS``.
 """
 
 import streamlit as st
 
 from dpviz import ui
 
-st.set_page_config(page_title="dpviz — DP composition explorer", page_icon=":material/shield_lock:",
-                   layout="wide")
-
+ui.page_setup("Home")
 st.title("dpviz — differential privacy under composition")
 st.markdown(
     "Every release of a differentially private statistic leaks a little. **How much do k releases "
@@ -42,6 +40,14 @@ st.markdown(
     "most 365 nights in hospital, a customer belongs to one subsidiary. The generalized composition "
     "experiment (Hartmann, Bindschaedler, West) turns such constraints and an adversary's prior into "
     "smaller bounds; dpviz shows the paper's bounds, the classic worst case and the exact worst case."
+)
+
+ui.page_link("pages/4_Mechanisms.py", label="Mechanisms", icon=":material/tune:")
+st.markdown(
+    "Generic (ε, δ) composition is the worst case over all mechanisms; real ones compose better. "
+    "Pick Gaussian, Laplace, geometric or randomized response, optionally Poisson-subsampled as in "
+    "DP-SGD, and see the privacy loss distribution, δ(ε) with a certified [lower, upper] band, and a "
+    "comparison of PLD accounting, privacy buckets, Rényi DP and closed forms."
 )
 
 st.subheader("Conventions")

@@ -24,7 +24,7 @@ from dpviz.validation import ParameterError
 T = TypeVar("T")
 
 __all__ = ["cached", "choice_input", "download_csv", "download_json", "format_number",
-           "guarantee_rows", "page_link", "param_input", "param_inputs", "show_figure"]
+           "guarantee_rows", "page_link", "page_setup", "param_input", "param_inputs", "show_figure"]
 
 CACHE_ENTRIES = 64
 """Bound on every cache: old entries are evicted, memory stays flat."""
@@ -131,6 +131,26 @@ def _json_default(obj: Any) -> Any:
     if isinstance(obj, np.floating | np.integer):
         return obj.item()
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+VIEWS: tuple[tuple[str, str, str], ...] = (
+    ("app.py", "Home", ":material/home:"),
+    ("pages/1_Privacy_regions.py", "Privacy regions", ":material/square:"),
+    ("pages/2_Composition_curves.py", "Composition curves", ":material/show_chart:"),
+    ("pages/3_Database_priors.py", "Database priors", ":material/database:"),
+    ("pages/4_Mechanisms.py", "Mechanisms", ":material/tune:"),
+)
+"""Every view (file, title, icon), in sidebar order: the one list the navigation is drawn from."""
+
+
+def page_setup(title: str) -> None:
+    """Wide layout, the browser tab's title, and the sidebar navigation (Streamlit's automatic
+    list is off in .streamlit/config.toml: it would label the home page after its file, "app")."""
+    st.set_page_config(page_title=f"{title} — dpviz", page_icon=":material/shield_lock:", layout="wide")
+    with st.sidebar:
+        st.markdown("**dpviz**")
+        for page, label, icon in VIEWS:
+            page_link(page, label=label, icon=icon)
 
 
 def page_link(page: str, *, label: str, icon: str) -> None:

@@ -5,6 +5,7 @@ import streamlit as st
 from dpviz import ui
 from dpviz.views.regions import SPEC
 
+ui.page_setup("Privacy regions")
 st.title("Privacy regions")
 st.markdown(
     "An adversary sees a release and tests *“my target's record is in the database”* against *“it "

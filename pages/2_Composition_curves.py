@@ -6,6 +6,7 @@ from dpviz import ui
 from dpviz.params import HETERO_DELTA, HETERO_LEVELS
 from dpviz.views.curves import SPEC, best_closed_form
 
+ui.page_setup("Composition curves")
 st.title("Composition curves")
 st.markdown(
     "How fast does privacy degrade as releases add up? Basic composition adds the ε's; advanced "

@@ -20,6 +20,7 @@ from dpviz.gce.specs import (
 from dpviz.validation import ParameterError
 from dpviz.views.database_priors import build_question
 
+ui.page_setup("Database priors")
 st.title("Database priors")
 st.markdown(
     "Classic composition assumes the worst: your record is in *every* database that is queried. Often "

@@ -37,7 +37,8 @@ def register(subs: argparse._SubParsersAction) -> None:
         v.add_argument("--out", help="output file: .svg, .png or .pdf")
         v.add_argument("--width", type=int, default=1000, help="width in CSS pixels (default 1000)")
         v.add_argument("--height", type=int, default=None, help="height in CSS pixels (default: the page's)")
-        v.add_argument("--scale", type=float, default=2.0, help="PNG resolution factor (default 2)")
+        v.add_argument("--png-scale", dest="png_scale", type=float, default=2.0,
+                       help="PNG resolution factor (default 2)")
         v.set_defaults(handler=run, spec=spec)
 
 
@@ -60,11 +61,11 @@ def run(args: argparse.Namespace) -> dict[str, Any] | None:
         raise ParameterError("out", args.out, "a file name ending in .svg, .png or .pdf")
     if not 100 <= args.width <= 8000:
         raise ParameterError("width", args.width, "a whole number in [100, 8000]")
-    if not 0.1 <= args.scale <= 10:
-        raise ParameterError("scale", args.scale, "a number in [0.1, 10]")
+    if not 0.1 <= args.png_scale <= 10:
+        raise ParameterError("png-scale", args.png_scale, "a number in [0.1, 10]")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(render(view.figures[which], fmt=fmt, width=args.width, height=args.height,
-                           scale=args.scale))
+                           scale=args.png_scale))
     return {"view": spec.name, "figure": which, "out": str(out), "format": fmt,
             "parameters": view.payload.get("parameters", {})}
 

@@ -61,7 +61,9 @@ def delta_band_figure(eps: np.ndarray, lower: np.ndarray, upper: np.ndarray,
                                  hovertemplate="ε=%{x:.4g}: δ=%{y:.4g}<extra>%{fullData.name}</extra>"))
     base_layout(fig, title=f"δ(ε) of the composed mechanism, k = {k:,}", x_title="total ε",
                 y_title="total δ")
-    fig.update_yaxes(type="log", exponentformat="power")
+    finite = upper[np.isfinite(upper) & (upper > 0)]
+    floor = max(float(finite.min()) if finite.size else 1e-12, 1e-16)  # show down to the band's end
+    fig.update_yaxes(type="log", exponentformat="power", range=[np.log10(floor) - 0.5, 0.05])
     fig.update_layout(height=480)
     return fig
 
@@ -85,6 +87,7 @@ def epsilon_vs_k_figure(ks: np.ndarray, lower: np.ndarray, upper: np.ndarray,
                                  hovertemplate="k=%{x:.0f}: ε=%{y:.6g}<extra>%{fullData.name}</extra>"))
     base_layout(fig, title=f"Total ε against k at total δ = {delta:.3g}", x_title="k", y_title="total ε")
     fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log", exponentformat="power")  # the generic curve is often 100× higher
     fig.update_layout(height=480)
     return fig
 

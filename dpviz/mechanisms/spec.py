@@ -209,9 +209,14 @@ def buckets_interval(spec: MechanismSpec, *, k: int, delta: float, n: int = BUCK
         lw = epsilon_from_delta_curve(b.delta_lower, delta=delta, lower=True)
         upper = math.inf if u is None else max(upper, u)
         lower = math.inf if lw is None else max(lower, lw)
+    detail = f"{2 * n + 1:,} buckets, ln f={log_f:.3g}, {'squaring' if squaring else 'chain'}"
+    if not math.isfinite(upper):
+        # each squaring node coarsens f → f² (Meiser-Mohammadi §5): say why no upper bound is shown
+        final = log_f * 2 ** math.ceil(math.log2(k)) if squaring else log_f
+        detail += (f"; no certified upper ε at this δ: the sound δ bound stays above δ "
+                   f"(final ln f ≈ {final:.3g})")
     return Interval(lower=lower, upper=upper if math.isfinite(upper) else None, method="buckets",
-                    seconds=time.perf_counter() - t0,
-                    detail=f"{2 * n + 1:,} buckets, ln f={log_f:.3g}, {'squaring' if squaring else 'chain'}")
+                    seconds=time.perf_counter() - t0, detail=detail)
 
 
 def generic_interval(spec: MechanismSpec, *, k: int, delta: float) -> Interval:

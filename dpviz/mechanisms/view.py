@@ -1,4 +1,4 @@
-"""The mechanisms view: data and figures for ``pages/mechanisms.py`` (no Streamlit).
+"""The mechanisms view: data and figures for ``pages/4_Mechanisms.py`` (no Streamlit).
 
 ``build`` takes validated parameters and returns a ``dpviz.views.View`` with the PLD
 histogram, δ(ε) with its certified band, the trade-off region against the generic optimal
@@ -111,9 +111,10 @@ def build(spec: MechanismSpec, *, k: int, delta: float) -> View:
     results["buckets"] = buckets_interval(spec, k=k, delta=delta, n=PAGE_BUCKETS_N)
     results["generic"] = generic_interval(spec, k=k, delta=delta)
 
-    # δ(ε) band on a grid reaching past the ε at the target δ
-    top = max(v for v in (up, results["generic"].upper, 1.0) if v is not None and math.isfinite(v))
-    eps = np.linspace(0.0, 1.3 * top, 90)
+    # δ(ε) band on a grid reaching well past this mechanism's ε at the target δ (the generic
+    # curve, often 100× larger, is shown only where it overlaps: there its δ is near 1)
+    top = max(v for v in (up, 0.5) if v is not None and math.isfinite(v))
+    eps = np.linspace(0.0, 2.5 * top, 120)
     band = np.array([composed.delta(float(e)) for e in eps])
     step = spec.step_guarantee(delta_step=delta / (2.0 * k))
     levels = homogeneous(k=k, eps0=min(step.epsilon, 100.0), delta0=step.delta)
@@ -125,7 +126,7 @@ def build(spec: MechanismSpec, *, k: int, delta: float) -> View:
     lines = {key: np.where(v > 0, v, np.nan) for key, v in lines.items()}
 
     # trade-off regions: the mechanism's (outer bound from the sound δ-curve) vs generic optimal
-    eps_r = np.linspace(0.0, 1.3 * top, 240)
+    eps_r = np.linspace(0.0, 2.5 * top, 240)
     mech_region = intersection_boundary(eps_r, np.minimum([composed.delta(float(e))[1] for e in eps_r], 1.0))
     regions = {"optimal": method_region("optimal", levels), "pld": mech_region}
 

@@ -42,15 +42,7 @@ class ViewSpec:
 
 def registry() -> dict[str, ViewSpec]:
     """All views by CLI name (imported lazily: each view pulls in its core)."""
-    from dpviz.views import curves, regions
+    from dpviz.mechanisms.view import SPEC as MECHANISMS
+    from dpviz.views import curves, database_priors, regions
 
-    specs = [regions.SPEC, curves.SPEC]
-    for optional in ("dpviz.views.database_priors", "dpviz.views.mechanisms"):
-        try:
-            module = __import__(optional, fromlist=["SPEC"])
-        except ModuleNotFoundError as exc:
-            if exc.name != optional:
-                raise
-            continue
-        specs.append(module.SPEC)
-    return {s.name: s for s in specs}
+    return {s.name: s for s in (regions.SPEC, curves.SPEC, database_priors.SPEC, MECHANISMS)}

@@ -9,7 +9,7 @@ import pytest
 from tests.app.helpers import assert_clean, errors, figures, run_page, trace_names
 
 PAGES = ["app.py", "pages/1_Privacy_regions.py", "pages/2_Composition_curves.py",
-         "pages/3_Database_priors.py"]
+         "pages/3_Database_priors.py", "pages/4_Mechanisms.py"]
 
 
 @pytest.mark.parametrize("path", PAGES)
@@ -24,7 +24,7 @@ def test_home_links_and_describes_each_view():
     at = run_page("app.py")
     links = [el.proto.label for el in at.get("page_link")]
     text = " ".join(m.value for m in at.markdown)
-    for view in ("Privacy regions", "Composition curves", "Database priors"):
+    for view in ("Privacy regions", "Composition curves", "Database priors", "Mechanisms"):
         assert view in links or view in text, view
     assert "hypothesis test" in text and "exact optimum" in text
 

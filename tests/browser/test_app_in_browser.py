@@ -13,14 +13,16 @@ from tests.browser.conftest import ARTIFACTS
 
 IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
 TIMEOUT_MS = 90_000  # a cold page on a loaded 2-core CI machine
+expect.set_options(timeout=TIMEOUT_MS)  # every expectation retries until the page shows it
 
 # (url path, title shown on the page)
 PAGES = [("", "dpviz"), ("Privacy_regions", "Privacy regions"), ("Composition_curves", "Composition curves"),
-         ("Database_priors", "Database priors")]
+         ("Database_priors", "Database priors"), ("Mechanisms", "Mechanisms")]
 
 
 def open_page(page: Page, url: str) -> None:
     page.goto(url)
+    page.wait_for_selector("h1", timeout=TIMEOUT_MS)  # the script has started drawing
     page.wait_for_selector(IDLE, timeout=TIMEOUT_MS)
     page.wait_for_timeout(300)  # let plotly finish drawing after the script is idle
 
@@ -32,10 +34,13 @@ def settle(page: Page) -> None:
     page.wait_for_timeout(300)
 
 
-def set_text(page: Page, label: str, value: str) -> None:
+def set_text(page: Page, label: str, value: str, *, key: str) -> None:
+    """Type into a URL-bound text input and wait for the rerun it starts to finish: the URL
+    carries the new value first, then the app goes idle."""
     box = page.get_by_label(label, exact=True)
     box.fill(value)
     box.press("Enter")
+    page.wait_for_url(lambda url: parse_qs(urlparse(url).query).get(key) == [value], timeout=TIMEOUT_MS)
     settle(page)
 
 
@@ -73,9 +78,9 @@ def test_shared_link_works_as_the_first_request_after_a_restart(page: Page, cold
 
 def test_navigation_reaches_every_view(page: Page, app_url: str):
     open_page(page, app_url)
-    nav = page.locator("[data-testid=stSidebarNav]")
+    nav = page.locator("[data-testid=stSidebar]")
     for _, title in PAGES[1:]:
-        nav.get_by_text(title, exact=True).click()
+        nav.get_by_role("link", name=title).click()
         settle(page)
         expect(page.get_by_role("heading", level=1).first).to_contain_text(title)
 
@@ -84,23 +89,23 @@ def test_changing_a_widget_updates_the_plot_and_the_url(page: Page, app_url: str
     open_page(page, f"{app_url}/Privacy_regions")
     title = page.locator(".js-plotly-plot .gtitle").nth(1)
     expect(title).to_contain_text("k = 30")
-    set_text(page, "k (mechanisms composed)", "7")
+    set_text(page, "k (mechanisms composed)", "7", key="k")
     expect(title).to_contain_text("k = 7")
     assert parse_qs(urlparse(page.url).query).get("k") == ["7"]
 
 
 def test_shared_url_restores_the_same_view(page: Page, app_url: str, browser):
     open_page(page, f"{app_url}/Composition_curves")
-    set_text(page, "ε0 (each mechanism)", "0.3")
-    set_text(page, "k (mechanisms composed)", "12")
+    set_text(page, "ε0 (each mechanism)", "0.3", key="eps0")
+    set_text(page, "k (mechanisms composed)", "12", key="k")
     shared = page.url
-    table = page.locator("[data-testid=stTable]").nth(0).inner_text()
+    table = page.locator("[data-testid=stTable]").nth(0).text_content()
     other = browser.new_page()
     try:
         open_page(other, shared)
         expect(other.get_by_label("ε0 (each mechanism)", exact=True)).to_have_value("0.3")
         expect(other.get_by_text("Values at k = 12", exact=False)).to_be_visible()
-        assert other.locator("[data-testid=stTable]").nth(0).inner_text() == table
+        expect(other.locator("[data-testid=stTable]").nth(0)).to_have_text(table)
     finally:
         other.close()
 

@@ -1,4 +1,4 @@
-"""AppTest for pages/mechanisms.py: every mechanism renders, widgets change results, bad input
+"""AppTest for pages/4_Mechanisms.py: every mechanism renders, widgets change results, bad input
 is named. Uses small k through the URL so that each run stays around a second."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from dpviz.mechanisms import view as mv
 from dpviz.validation import ParameterError
 from tests.app.helpers import assert_clean, errors, figures, run_page
 
-PAGE = "pages/mechanisms.py"
+PAGE = "pages/4_Mechanisms.py"
 
 
 def _pld_row(at) -> dict:

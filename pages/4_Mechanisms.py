@@ -7,6 +7,7 @@ from dpviz import ui
 from dpviz.mechanisms import view as mv
 from dpviz.validation import ParameterError
 
+ui.page_setup("Mechanisms")
 st.title("Mechanisms")
 st.markdown(
     "Generic (ε, δ) composition is the worst case over *all* mechanisms with the same per-step "
