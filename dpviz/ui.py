@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
+from dpviz.composition.levels import parse_levels
 from dpviz.figures.style import export_config
 from dpviz.figures.tables import format_number, guarantee_rows
 from dpviz.guarantee import Guarantee
@@ -24,7 +25,8 @@ from dpviz.validation import ParameterError
 T = TypeVar("T")
 
 __all__ = ["cached", "choice_input", "download_csv", "download_json", "format_number",
-           "guarantee_rows", "page_link", "page_setup", "param_input", "param_inputs", "show_figure"]
+           "guarantee_rows", "levels_editor", "page_link", "page_setup", "param_input", "param_inputs",
+           "show_figure"]
 
 CACHE_ENTRIES = 64
 """Bound on every cache: old entries are evicted, memory stays flat."""
@@ -62,6 +64,28 @@ def param_inputs(params: Sequence[Param], *, per_row: int = 3) -> dict[str, Any]
         for p, col in zip(row, st.columns(per_row), strict=False):
             values[p.key] = param_input(p, col)
     return values
+
+
+def levels_editor(*, key: str, default: str, container: Any = None) -> list[dict[str, Any]]:
+    """An editable table of (ε, δ, count) rows kept in the URL as ``?key=ε:δ:count,…``.
+
+    A data editor cannot be bound to the URL, so the rows are read from the query string
+    (a malformed one falls back to the default with a notice) and written back after each
+    edit; the core validates the rows when it uses them.
+    """
+    box = container if container is not None else st
+    text = st.query_params.get(key, default)
+    try:
+        levels = parse_levels(text)
+    except ParameterError as exc:
+        box.error(f"{exc}. Showing the default rows instead.", icon=":material/warning:")
+        levels = parse_levels(default)
+    initial = [{"ε": lv.epsilon, "δ": lv.delta, "count": lv.count} for lv in levels]
+    rows = box.data_editor(initial, num_rows="dynamic", key=f"{key}_editor")
+    edited = ",".join(f"{r.get('ε')}:{r.get('δ')}:{r.get('count')}" for r in rows)
+    if edited != ",".join(f"{r['ε']}:{r['δ']}:{r['count']}" for r in initial):
+        st.query_params[key] = edited
+    return list(rows)
 
 
 def choice_input(label: str, options: Sequence[str], *, key: str, default: str,

@@ -30,6 +30,35 @@ st.markdown(
     "by side."
 )
 
+with st.expander("The results used (sources in the seeds)"):
+    st.markdown("**Hypothesis DP** (HBW Def. 3): priors p0, p1 over membership vectors b ∈ {0,1}^k, and "
+                "for every output set S, both ways,")
+    st.latex(r"\mathbb{E}_{b\sim p_1}\Pr[V^b\in S]\le e^{\varepsilon}\,"
+             r"\mathbb{E}_{b\sim p_0}\Pr[V^b\in S]+\delta")
+    st.markdown("**Membership caps** (HBW §V-A): if a person is in at most C databases, only C "
+                "mechanisms (2C with bounded DP) are composed. **Uniform prior over b ≠ 0⃗** "
+                "(HBW Cor. 7, simple composition):")
+    st.latex(r"\varepsilon=\ln\frac{(e^{\varepsilon_0}+1)^k-1}{2^k-1},\qquad "
+             r"\delta=\frac{2^{k-1}\,k\,\delta_0}{2^k-1}")
+    st.markdown("**HBW Thm 3**: the same prior as a mixture over the first database that holds the record, "
+                "weights w_i = 2^{k−i}/(2^k − 1): one full mechanism and k − i mechanisms subsampled with "
+                "rate ½ (Steinke Thm 29),")
+    st.latex(r"S_{1/2}(M)\ \text{is}\ \Big(\ln\big(1+\tfrac{e^{\varepsilon_0}-1}{2}\big),\ "
+             r"\tfrac{\delta_0}{2}\Big)\text{-DP}")
+    st.markdown("**Exact worst case** (beyond the paper): the privacy curve of the canonical pair "
+                "(KOV eq. 16) mixed over the prior, against the null hypothesis, in both directions.")
+with st.expander("How to read this page"):
+    st.markdown(
+        "- The table lists every bound that applies to the scenario, as ε at the target total δ. "
+        "*Exact* rows are the truth for the worst (ε0, δ0)-DP mechanisms; *upper* rows are theorems.\n"
+        "- *Proved for* says which inequality of HBW Def. 3 a number covers: a bound proved only "
+        "forward does not protect against the reverse test.\n"
+        "- The first plot compares classic composition (the record in every database) with the exact "
+        "answer under the scenario as the number of databases grows; the second shows both privacy "
+        "regions: the smaller the region, the closer every test is to guessing.\n"
+        "- Every input is in the address bar: copy it to share the scenario."
+    )
+
 titles = {p.title: key for key, p in PRESETS.items()}
 chosen = ui.choice_input("Scenario", list(titles), key="preset", default=PRESETS["hospitals"].title)
 preset = PRESETS[titles[chosen]]

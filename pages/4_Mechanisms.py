@@ -80,8 +80,7 @@ st.markdown("Mechanisms with different (ε_i, δ_i): one row per kind with its c
             "sums over the counts of the canonical pairs (a few distinct rows); the PLD route scales "
             "to many rows; KOV Thm 3.5 is the closed form.")
 hdelta = ui.param_input(mv.HDELTA)
-rows = st.data_editor([{"ε": 0.13, "δ": 0.0, "count": 40}, {"ε": 0.71, "δ": 1e-6, "count": 5}],
-                      num_rows="dynamic", key="het_rows")
+rows = ui.levels_editor(key="het_rows", default="0.13:0:40,0.71:1e-6:5")
 try:
     st.table(ui.cached(mv.heterogeneous)(list(rows), delta=hdelta))
 except ParameterError as exc:
