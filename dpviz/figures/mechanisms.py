@@ -7,15 +7,9 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from dpviz.figures.style import base_layout, style
+from dpviz.figures.style import base_layout, rgba, style
 from dpviz.figures.tables import format_number
 from dpviz.pld.accountant import Interval
-
-
-def _hex_to_rgba(color: str, alpha: float) -> str:
-    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
-    return f"rgba({r},{g},{b},{alpha})"
-
 
 LABELS = {
     "pld": "PLD (certified interval)",
@@ -42,23 +36,32 @@ def pld_histogram_figure(losses: np.ndarray, masses: np.ndarray, *, p_inf: float
     return fig
 
 
+def _band_with_lines(x: np.ndarray, lower: np.ndarray, upper: np.ndarray, lines: Mapping[str, np.ndarray],
+                     *, mode: str, hover_x: str, hover_y: str, lines_style: Mapping[str, str]) -> go.Figure:
+    """The certified PLD band [lower, upper] (filled) and reference curves, one trace each."""
+    s = style("pld")
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=x, y=upper, mode=mode, name="PLD upper (sound)",
+                             line={"color": s.color, "width": s.width},
+                             hovertemplate=f"{hover_x}: {hover_y} ≤ %{{y:.6g}}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=x, y=lower, mode=mode, name="PLD lower",
+                             line={"color": s.color, "width": 1, "dash": "dot"}, fill="tonexty",
+                             fillcolor=rgba(s.color, 0.25),
+                             hovertemplate=f"{hover_x}: {hover_y} ≥ %{{y:.6g}}<extra></extra>"))
+    for key, y in lines.items():
+        st_ = style(lines_style.get(key, key))
+        hover = f"{hover_x}: {hover_y}=%{{y:.6g}}<extra>%{{fullData.name}}</extra>"
+        fig.add_trace(go.Scatter(x=x, y=y, mode=mode, name=LABELS.get(key, st_.label),
+                                 line={"color": st_.color, "dash": st_.dash, "width": st_.width},
+                                 hovertemplate=hover))
+    return fig
+
+
 def delta_band_figure(eps: np.ndarray, lower: np.ndarray, upper: np.ndarray,
                       lines: Mapping[str, np.ndarray], *, k: int) -> go.Figure:
     """δ(ε) as the certified band [lower, upper] plus reference curves (NaN = no value)."""
-    s = style("pld")
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=eps, y=upper, mode="lines", name="PLD upper (sound)",
-                             line={"color": s.color, "width": s.width},
-                             hovertemplate="ε=%{x:.4g}: δ ≤ %{y:.4g}<extra></extra>"))
-    fig.add_trace(go.Scatter(x=eps, y=np.maximum(lower, 1e-300), mode="lines", name="PLD lower",
-                             line={"color": s.color, "width": 1, "dash": "dot"}, fill="tonexty",
-                             fillcolor=_hex_to_rgba(s.color, 0.25),
-                             hovertemplate="ε=%{x:.4g}: δ ≥ %{y:.4g}<extra></extra>"))
-    for key, y in lines.items():
-        st_ = style(key)
-        fig.add_trace(go.Scatter(x=eps, y=y, mode="lines", name=LABELS.get(key, st_.label),
-                                 line={"color": st_.color, "dash": st_.dash, "width": st_.width},
-                                 hovertemplate="ε=%{x:.4g}: δ=%{y:.4g}<extra>%{fullData.name}</extra>"))
+    fig = _band_with_lines(eps, np.maximum(lower, 1e-300), upper, lines, mode="lines",
+                           hover_x="ε=%{x:.4g}", hover_y="δ", lines_style={})
     base_layout(fig, title=f"δ(ε) of the composed mechanism, k = {k:,}", x_title="total ε",
                 y_title="total δ")
     finite = upper[np.isfinite(upper) & (upper > 0)]
@@ -71,20 +74,8 @@ def delta_band_figure(eps: np.ndarray, lower: np.ndarray, upper: np.ndarray,
 def epsilon_vs_k_figure(ks: np.ndarray, lower: np.ndarray, upper: np.ndarray,
                         lines: Mapping[str, np.ndarray], *, delta: float) -> go.Figure:
     """ε against k: PLD band and the other routes."""
-    s = style("pld")
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=ks, y=upper, mode="lines+markers", name="PLD upper (sound)",
-                             line={"color": s.color, "width": s.width},
-                             hovertemplate="k=%{x:.0f}: ε ≤ %{y:.6g}<extra></extra>"))
-    fig.add_trace(go.Scatter(x=ks, y=lower, mode="lines+markers", name="PLD lower",
-                             line={"color": s.color, "width": 1, "dash": "dot"}, fill="tonexty",
-                             fillcolor=_hex_to_rgba(s.color, 0.25),
-                             hovertemplate="k=%{x:.0f}: ε ≥ %{y:.6g}<extra></extra>"))
-    for key, y in lines.items():
-        st_ = style("optimal" if key == "generic" else key)
-        fig.add_trace(go.Scatter(x=ks, y=y, mode="lines+markers", name=LABELS.get(key, st_.label),
-                                 line={"color": st_.color, "dash": st_.dash, "width": st_.width},
-                                 hovertemplate="k=%{x:.0f}: ε=%{y:.6g}<extra>%{fullData.name}</extra>"))
+    fig = _band_with_lines(ks, lower, upper, lines, mode="lines+markers", hover_x="k=%{x:.0f}",
+                           hover_y="ε", lines_style={"generic": "optimal"})
     base_layout(fig, title=f"Total ε against k at total δ = {delta:.3g}", x_title="k", y_title="total ε")
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log", exponentformat="power")  # the generic curve is often 100× higher

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from dpviz.figures.style import base_layout, style
+from dpviz.figures.style import base_layout, rgba, style
 from dpviz.regions.boundary import Boundary, region_polygon
 
 MAX_DRAWN_VERTICES = 4000
@@ -27,11 +27,6 @@ def thin(boundary: Boundary, max_points: int = MAX_DRAWN_VERTICES) -> Boundary:
     return Boundary(p_fa=x[keep], p_md=y[keep])
 
 
-def _hex_to_rgba(color: str, alpha: float) -> str:
-    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
-    return f"rgba({r},{g},{b},{alpha})"
-
-
 def region_figure(regions: Mapping[str, Boundary], *, title: str,
                   labels: Mapping[str, str] | None = None, fill: bool = True) -> go.Figure:
     """Overlay of privacy regions, largest first so smaller ones stay visible."""
@@ -43,7 +38,7 @@ def region_figure(regions: Mapping[str, Boundary], *, title: str,
         fig.add_trace(go.Scatter(
             x=x, y=y, mode="lines", name=labels.get(key, s.label),
             line={"color": s.color, "dash": s.dash, "width": s.width},
-            fill="toself" if fill else None, fillcolor=_hex_to_rgba(s.color, 0.12),
+            fill="toself" if fill else None, fillcolor=rgba(s.color, 0.12),
             hovertemplate="P_FA=%{x:.4f}<br>P_MD=%{y:.4f}<extra>%{fullData.name}</extra>",
         ))
     fig.add_trace(go.Scatter(x=[0, 1], y=[1, 0], mode="lines", name="No privacy loss (P_FA + P_MD = 1)",

@@ -42,6 +42,12 @@ def style(key: str) -> Style:
     return STYLES.get(key, Style(key, "#7F7F7F", "solid"))
 
 
+def rgba(color: str, alpha: float) -> str:
+    """'#RRGGBB' with an opacity, for fills."""
+    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
 def base_layout(fig: go.Figure, *, title: str, x_title: str, y_title: str) -> go.Figure:
     """Common layout: Unicode labels (no MathJax needed offline), legible fonts."""
     fig.update_layout(
