@@ -58,3 +58,7 @@ def check_flag(value: object, *, field: str = "flag") -> bool:
 
 
 LOG_K = Param("log_k", "log k axis", True, partial(check_flag, field="log k axis"))
+
+K_SLIDER = (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 120, 150, 200, 250, 300,
+            400, 500, 600, 800, 1000, 2000, 5000, 10_000)
+"""The k values of the privacy-regions slider (KOV Fig. 2): roughly log-spaced."""

@@ -24,9 +24,21 @@ from dpviz.validation import ParameterError
 
 T = TypeVar("T")
 
-__all__ = ["cached", "choice_input", "download_csv", "download_json", "format_number",
-           "guarantee_rows", "levels_editor", "page_link", "page_setup", "param_input", "param_inputs",
-           "show_figure"]
+__all__ = [
+    "cached",
+    "choice_input",
+    "download_csv",
+    "download_json",
+    "format_number",
+    "guarantee_rows",
+    "levels_editor",
+    "page_link",
+    "page_setup",
+    "param_input",
+    "param_inputs",
+    "show_figure",
+    "slider_input",
+]
 
 CACHE_ENTRIES = 64
 """Bound on every cache: old entries are evicted, memory stays flat."""
@@ -54,6 +66,20 @@ def param_input(p: Param, container: Any = None) -> Any:
     except ParameterError as exc:
         box.error(f"{exc}. Showing the default {p.label} = {p.default} instead.", icon=":material/warning:")
         return p.check(p.default)
+
+
+def slider_input(p: Param, options: Sequence[Any], container: Any = None) -> Any:
+    """A URL-bound slider over ``options``. Streamlit silently drops a URL value that is not
+    an option; the raw value is still readable on that run, so say so and name the field."""
+    box = container if container is not None else st
+    raw = st.query_params.get(p.key)
+    value = box.select_slider(p.label, options=list(options), value=p.default, key=p.key,
+                              help=p.help or None, bind="query-params")
+    if raw is not None and raw not in {str(o) for o in options}:
+        allowed = f"one of the slider's values {options[0]}, {options[1]}, …, {options[-1]}"
+        box.error(f"{ParameterError(p.key, raw, allowed)}. Showing the default {p.label} = {p.default} "
+                  "instead.", icon=":material/warning:")
+    return value
 
 
 def param_inputs(params: Sequence[Param], *, per_row: int = 3) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from dpviz import ui
+from dpviz.params import DELTA0, EPS0, K_SLIDER, K
 from dpviz.views.regions import SPEC
 
 ui.page_setup("Privacy regions")
@@ -26,7 +27,9 @@ with st.expander("How to read this plot"):
         "- Hover to read (P_FA, P_MD). Export a figure with the camera icon."
     )
 
-values = ui.param_inputs(SPEC.params)
+eps0_box, delta0_box = st.columns(2)
+values = {"eps0": ui.param_input(EPS0, eps0_box), "delta0": ui.param_input(DELTA0, delta0_box),
+          "k": ui.slider_input(K, K_SLIDER)}
 view = ui.cached(SPEC.build)(**values)
 tag = "eps{eps0:g}_delta{delta0:g}_k{k}".format(**values)
 

@@ -2,5 +2,6 @@
 
 from dpviz.regions.boundary import Boundary, intersection_boundary, region_polygon
 from dpviz.regions.methods import method_region
+from dpviz.regions.pairs import pair_boundary
 
-__all__ = ["Boundary", "intersection_boundary", "method_region", "region_polygon"]
+__all__ = ["Boundary", "intersection_boundary", "method_region", "pair_boundary", "region_polygon"]

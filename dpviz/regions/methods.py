@@ -15,6 +15,7 @@ import numpy as np
 from dpviz.composition import advanced, kov, optimal
 from dpviz.composition.levels import Levels, sum_delta, sum_epsilon
 from dpviz.regions.boundary import Boundary, intersection_boundary
+from dpviz.regions.pairs import atoms_boundary
 
 SLACK_SWEEP = 400
 """Slack values δ' swept (log-spaced) for the advanced and KOV-3.4 regions."""
@@ -25,8 +26,7 @@ def method_region(method: str, levels: Levels) -> Boundary:
     if method == "basic":
         return intersection_boundary([sum_epsilon(levels)], [min(sum_delta(levels), 1.0)])
     if method == "optimal":
-        p_fa, p_md = optimal.loss_atoms(levels).tradeoff()
-        return _convex_minorant(p_fa, p_md)
+        return atoms_boundary(optimal.loss_atoms(levels))
     slacks = np.logspace(-300, 0, SLACK_SWEEP, endpoint=False)  # δ' ∈ [1e-300, 1)
     if method == "advanced":
         base = sum_delta(levels)
@@ -41,11 +41,3 @@ def method_region(method: str, levels: Levels) -> Boundary:
     if not keep.any():
         return intersection_boundary([0.0], [1.0])
     return intersection_boundary(np.asarray(eps)[keep], dlt[keep])
-
-
-def _convex_minorant(p_fa: np.ndarray, p_md: np.ndarray) -> Boundary:
-    """The trade-off curve as vertices, with duplicate x removed (already convex)."""
-    keep = np.append(np.diff(p_fa) > 0, True) | (p_md == 0)
-    x, y = p_fa[keep], p_md[keep]
-    x[0] = 0.0
-    return Boundary(p_fa=np.maximum.accumulate(x), p_md=np.minimum.accumulate(y))

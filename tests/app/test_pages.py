@@ -41,15 +41,14 @@ def test_regions_page_draws_the_four_methods():
 def test_regions_page_k_changes_the_figure():
     at = run_page("pages/1_Privacy_regions.py")
     before = figures(at)[0]["data"][1]["y"]
-    at.text_input(key="k").set_value("5").run()
+    at.select_slider(key="k").set_value(5).run()
     assert_clean(at)
     after = figures(at)[0]["data"][1]["y"]
     assert before != after
 
 
 @pytest.mark.parametrize("key,value,field", [
-    ("eps0", "-1", "ε0"), ("delta0", "1.5", "δ0"), ("k", "0", "k"), ("k", "abc", "k"),
-    ("eps0", "nan", "ε0"), ("k", "1e9", "k"),
+    ("eps0", "-1", "ε0"), ("delta0", "1.5", "δ0"), ("eps0", "nan", "ε0"), ("delta0", "abc", "δ0"),
 ])
 def test_regions_page_bad_input_names_the_field(key, value, field):
     at = run_page("pages/1_Privacy_regions.py")
@@ -58,6 +57,14 @@ def test_regions_page_bad_input_names_the_field(key, value, field):
     msgs = errors(at)
     assert msgs and msgs[0].startswith(f"{field} must be"), msgs
     assert "[" in msgs[0] or "(" in msgs[0], "the message states the allowed range"
+
+
+@pytest.mark.parametrize("value", ["0", "abc", "1e9", "7"])
+def test_regions_page_k_outside_the_slider_falls_back_with_notice(value):
+    at = run_page("pages/1_Privacy_regions.py", k=value)
+    assert_clean(at)
+    assert at.select_slider(key="k").value == 30
+    assert any(m.startswith("k must be one of the slider's values 1, 2, …, 10000") for m in errors(at))
 
 
 def test_curves_page_table_and_figures():

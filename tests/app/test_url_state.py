@@ -18,7 +18,7 @@ CASES = {
 
 
 def widget_value(at, key: str) -> str:
-    for kind in ("text_input", "radio"):
+    for kind in ("text_input", "radio", "select_slider"):
         try:
             return str(getattr(at, kind)(key=key).value)
         except KeyError:

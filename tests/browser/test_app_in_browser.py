@@ -87,11 +87,16 @@ def test_navigation_reaches_every_view(page: Page, app_url: str):
 
 def test_changing_a_widget_updates_the_plot_and_the_url(page: Page, app_url: str):
     open_page(page, f"{app_url}/Privacy_regions")
-    title = page.locator(".js-plotly-plot .gtitle").nth(1)
-    expect(title).to_contain_text("k = 30")
-    set_text(page, "k (mechanisms composed)", "7", key="k")
-    expect(title).to_contain_text("k = 7")
-    assert parse_qs(urlparse(page.url).query).get("k") == ["7"]
+    single, methods = (page.locator(".js-plotly-plot .gtitle").nth(i) for i in (0, 1))
+    expect(methods).to_contain_text("k = 30")
+    set_text(page, "ε0 (each mechanism)", "0.3", key="eps0")
+    expect(single).to_contain_text("R(0.3, 0.001)")
+    # the k slider (KOV Fig. 2): one step right from 30 is 40
+    page.get_by_role("slider").first.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_url(lambda url: parse_qs(urlparse(url).query).get("k") == ["40"], timeout=TIMEOUT_MS)
+    settle(page)
+    expect(methods).to_contain_text("k = 40")
 
 
 def test_shared_url_restores_the_same_view(page: Page, app_url: str, browser):
@@ -137,10 +142,10 @@ def test_csv_download(page: Page, app_url: str):
 
 def test_svg_download_of_a_figure(page: Page, app_url: str):
     """The SVG button under a figure saves the same figure (same title) as a vector image."""
-    open_page(page, f"{app_url}/Privacy_regions?k=9")
+    open_page(page, f"{app_url}/Privacy_regions?k=8")
     with page.expect_download(timeout=TIMEOUT_MS) as info:
         page.get_by_role("button", name="SVG").first.click()
     download = info.value
-    assert download.suggested_filename == "dpviz_region_eps0.1_delta0.001_k9.svg"
+    assert download.suggested_filename == "dpviz_region_eps0.1_delta0.001_k8.svg"
     text = Path(download.path()).read_text()
-    assert text.lstrip().startswith("<svg") and "the optimal 9-fold region" in text
+    assert text.lstrip().startswith("<svg") and "the optimal 8-fold region" in text
