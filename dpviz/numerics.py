@@ -6,7 +6,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import gammaln, logsumexp
 
-__all__ = ["log1mexp", "log_comb", "log_one_minus_product", "logsumexp", "one_minus_product", "softplus"]
+__all__ = ["log1mexp", "log_binom_pmf", "log_comb", "logsumexp", "softplus"]
 
 LN2 = float(np.log(2.0))
 
@@ -30,22 +30,12 @@ def softplus(x: ArrayLike) -> NDArray[np.float64]:
     return np.logaddexp(0.0, np.asarray(x, dtype=float))
 
 
-def one_minus_product(delta0: float, k: float, extra: float = 0.0) -> float:
-    """1 − (1 − δ0)^k (1 − extra), accurate when the result is tiny (δ0 = 1e-300)."""
-    return float(-np.expm1(k * np.log1p(-delta0) + np.log1p(-extra)))
-
-
-def log_one_minus_product(delta0: float, k: float) -> float:
-    """ln(1 − δ0)^k = k·ln(1 − δ0)."""
-    return float(k * np.log1p(-delta0))
-
-
 # --- Binomial probabilities without cancellation (Loader 2000) ----------------------------
 # ln C(n, x) + x ln p + (n − x) ln q through log-gamma cancels terms of size n ln n: at
 # n = 10^5 that leaves ~1e-10 relative error in every weight, enough to make an "exact"
 # ε(δ) unsound. Loader's saddle-point form writes the same number as a sum of small terms.
 
-_STIRLERR_SMALL = None
+_STIRLERR_SMALL: NDArray[np.float64] | None = None
 
 
 def _stirlerr(n: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -60,10 +60,6 @@ def parse_levels(text: str) -> Levels:
     return as_levels(out)
 
 
-def total_count(levels: Levels) -> int:
-    return sum(lv.count for lv in levels)
-
-
 def sum_epsilon(levels: Levels) -> float:
     """Σ ε_l (KOV Thm 3.5's replacement for kε0)."""
     return math.fsum(lv.count * lv.epsilon for lv in levels)
@@ -82,7 +78,3 @@ def sum_delta(levels: Levels) -> float:
 def log_no_delta(levels: Levels) -> float:
     """ln Π_l (1 − δ_l): the log-probability that no mechanism hits its δ event."""
     return math.fsum(lv.count * math.log1p(-lv.delta) for lv in levels)
-
-
-def is_homogeneous(levels: Levels) -> bool:
-    return len(levels) == 1

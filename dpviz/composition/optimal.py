@@ -17,7 +17,7 @@ from functools import lru_cache
 import numpy as np
 
 from dpviz.composition.atoms import LossAtoms, away_from_zero, binomial_log_weights
-from dpviz.composition.levels import Level, Levels, log_no_delta, total_count
+from dpviz.composition.levels import Level, Levels, log_no_delta
 from dpviz.guarantee import Guarantee, Kind
 from dpviz.validation import ParameterError
 
@@ -108,7 +108,3 @@ def kov_grid(*, k: int, eps0: float, delta0: float) -> tuple[np.ndarray, np.ndar
     atoms = loss_atoms((Level(epsilon=eps0, delta=delta0, count=k),))
     eps = (k - 2.0 * np.arange(k // 2 + 1)) * eps0
     return eps, np.array([min(atoms.delta(float(e)), 1.0) for e in eps])
-
-
-def total_k(levels: Levels) -> int:
-    return total_count(levels)
