@@ -4,7 +4,7 @@ import streamlit as st
 
 from dpviz import ui
 from dpviz.params import HETERO_DELTA, HETERO_LEVELS
-from dpviz.views.curves import SPEC, best_closed_form
+from dpviz.views.curves import SPEC
 
 ui.page_setup("Composition curves")
 st.title("Composition curves")
@@ -62,7 +62,7 @@ with homogeneous_area:
                    filename=f"dpviz_delta_vs_epsilon_{tag}_k{values['k']}", key="fig_delta_eps")
     st.subheader(f"Values at k = {values['k']:,}, total δ = {values['delta']:g}")
     st.table(view.tables["at_k"])
-    best = best_closed_form(view.tables["at_k"])
+    best = view.summary["best_closed_form"]
     if best is not None and best[1] > 0:
         gap = 100 * (best[0] / best[1] - 1)
         st.markdown(f"Best of the closed-form theorems: ε = **{best[0]:.6g}**; exact optimum "

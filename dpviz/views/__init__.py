@@ -19,12 +19,14 @@ from dpviz.params import Param
 
 @dataclass(frozen=True)
 class View:
-    """Figures by name, downloadable tables (CSV columns) by name, and a JSON payload."""
+    """Figures, downloadable tables (CSV columns), a JSON payload, display tables and a few
+    headline numbers (``summary``), each by name."""
 
     figures: Mapping[str, go.Figure]
     csv: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     payload: Mapping[str, Any] = field(default_factory=dict)
     tables: Mapping[str, list[dict[str, str]]] = field(default_factory=dict)
+    summary: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from dpviz.composition.levels import Levels, sum_epsilon
 from dpviz.figures.curves import delta_vs_epsilon_figure, epsilon_vs_k_figure
 from dpviz.figures.style import style
 from dpviz.figures.tables import guarantee_rows
+from dpviz.guarantee import Guarantee
 from dpviz.params import CURVES_DELTA, CURVES_DELTA0, EPS0, HETERO_DELTA, HETERO_LEVELS, K_MAX, LOG_K, K
 from dpviz.views import View, ViewSpec
 
@@ -40,16 +41,18 @@ def build(*, eps0: float, delta0: float, delta: float, k_max: int, k: int, log_k
         figures={"epsilon_vs_k": epsilon_vs_k_figure(curve.x, curve.y, delta=delta, log_x=log_k),
                  "delta_vs_epsilon": delta_vs_epsilon_figure(dcurve.x, dcurve.y, k=k)},
         csv=csv, payload=payload,
-        tables={"at_k": guarantee_rows(results, LABELS), "heterogeneous": guarantee_rows(hetero, LABELS)})
+        tables={"at_k": guarantee_rows(results, LABELS), "heterogeneous": guarantee_rows(hetero, LABELS)},
+        summary={"best_closed_form": best_closed_form(results)})
 
 
-def best_closed_form(results_rows: list[dict[str, str]]) -> tuple[float, float] | None:
-    """(best closed-form ε, exact ε) from the table rows, if both exist."""
-    values = {r["method"]: float(r["ε"]) for r in results_rows if r["ε"] != "—"}
-    exact = values.pop(LABELS["optimal"], None)
-    if exact is None or not values:
+def best_closed_form(results: dict[str, Guarantee]) -> tuple[float, float] | None:
+    """(smallest closed-form ε, exact ε) among the feasible results, if both exist."""
+    closed = [g.epsilon for key, g in results.items()
+              if key != "optimal" and g.feasible and g.epsilon is not None]
+    exact = results["optimal"]
+    if not closed or not exact.feasible or exact.epsilon is None:
         return None
-    return min(values.values()), exact
+    return min(closed), exact.epsilon
 
 
 SPEC = ViewSpec(name="curves", title="Composition curves",
