@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpviz.buckets import Buckets, epsilon_from_delta_curve
-from dpviz.composition import homogeneous, optimal
+from dpviz.composition import Levels, homogeneous, optimal
 from dpviz.guarantee import Guarantee, Kind
 from dpviz.mechanisms import canonical, gaussian, geometric, laplace, randomized_response
 from dpviz.mechanisms.subsampling import amplify, subsample_remove
@@ -29,7 +29,14 @@ from dpviz.pld.accountant import DEFAULT_H, Interval, compose, plan
 from dpviz.pld.law import LossLaw
 from dpviz.rdp.conversion import epsilon_from_rdp
 from dpviz.rdp.subsampled import DEFAULT_ORDERS, base_rdp, rdp_curve
-from dpviz.validation import ParameterError, check_count, check_delta, check_positive, check_probability
+from dpviz.validation import (
+    EPSILON_MAX,
+    ParameterError,
+    check_count,
+    check_delta,
+    check_positive,
+    check_probability,
+)
 
 KINDS = ("gaussian", "laplace", "geometric", "randomized-response", "canonical")
 
@@ -219,12 +226,24 @@ def buckets_interval(spec: MechanismSpec, *, k: int, delta: float, n: int = BUCK
                     seconds=time.perf_counter() - t0, detail=detail)
 
 
+def generic_levels(spec: MechanismSpec, *, k: int, delta: float) -> Levels | None:
+    """The per-step (ε0, δ0) guarantee, k times, for the generic optimum; ``None`` when ε0 is
+    beyond the composition core's range (capping it would understate the bound)."""
+    step = spec.step_guarantee(delta_step=delta / (2.0 * k))
+    if step.epsilon > EPSILON_MAX:
+        return None
+    return homogeneous(k=k, eps0=step.epsilon, delta0=step.delta)
+
+
 def generic_interval(spec: MechanismSpec, *, k: int, delta: float) -> Interval:
     """KOV Thm 3.3 for the per-step (ε0, δ0); for the Gaussian δ0 = δ/(2k) is spent per step."""
     t0 = time.perf_counter()
     step = spec.step_guarantee(delta_step=delta / (2.0 * k))
-    g = optimal.epsilon_for_delta(homogeneous(k=k, eps0=min(step.epsilon, 100.0), delta0=step.delta),
-                                  delta=delta)
+    levels = generic_levels(spec, k=k, delta=delta)
+    if levels is None:
+        return Interval(lower=None, upper=None, method="generic", seconds=time.perf_counter() - t0,
+                        detail=f"per-step ε0 = {step.epsilon:.4g} > {EPSILON_MAX:g}: not computed")
+    g = optimal.epsilon_for_delta(levels, delta=delta)
     eps = g.epsilon if g.feasible else None
     return Interval(lower=eps, upper=eps, method="generic", seconds=time.perf_counter() - t0,
                     detail=f"KOV Thm 3.3 for per-step ({step.epsilon:.4g}, {step.delta:.3g})")

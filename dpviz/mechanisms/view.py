@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from dpviz.composition import as_levels, homogeneous
+from dpviz.composition import as_levels, optimal
 from dpviz.composition.levels import Level
 from dpviz.figures.mechanisms import (
     delta_band_figure,
@@ -32,6 +32,7 @@ from dpviz.mechanisms.spec import (
     buckets_interval,
     choose_h,
     generic_interval,
+    generic_levels,
     rdp_interval,
 )
 from dpviz.params import Param
@@ -117,9 +118,9 @@ def build(spec: MechanismSpec, *, k: int, delta: float) -> View:
     eps = np.linspace(0.0, 2.5 * top, 120)
     band = np.array([composed.delta(float(e)) for e in eps])
     step = spec.step_guarantee(delta_step=delta / (2.0 * k))
-    levels = homogeneous(k=k, eps0=min(step.epsilon, 100.0), delta0=step.delta)
-    from dpviz.composition import optimal
-    lines = {"optimal": np.array([optimal.delta_for_epsilon(levels, epsilon=float(e)).delta for e in eps])}
+    levels = generic_levels(spec, k=k, delta=delta)  # None: per-step ε0 beyond the core's range
+    lines = {} if levels is None else {
+        "optimal": np.array([optimal.delta_for_epsilon(levels, epsilon=float(e)).delta for e in eps])}
     if "analytic" in results:
         lines["analytic"] = np.array([gaussian.delta_for_epsilon(
             epsilon=float(e), sigma=spec.sigma, sensitivity=spec.sensitivity, k=k) for e in eps])
@@ -128,7 +129,8 @@ def build(spec: MechanismSpec, *, k: int, delta: float) -> View:
     # trade-off regions: the mechanism's (outer bound from the sound δ-curve) vs generic optimal
     eps_r = np.linspace(0.0, 2.5 * top, 240)
     mech_region = intersection_boundary(eps_r, np.minimum([composed.delta(float(e))[1] for e in eps_r], 1.0))
-    regions = {"optimal": method_region("optimal", levels), "pld": mech_region}
+    regions = {"pld": mech_region} if levels is None else \
+        {"optimal": method_region("optimal", levels), "pld": mech_region}
 
     # ε against k (PLD band and the other routes)
     ks = k_values(k)

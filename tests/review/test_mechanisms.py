@@ -18,11 +18,9 @@ from . import _enum
 # ---------------------------------------------------------------- confirmed bugs
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "generic_interval caps the per-step ε0 at 100 (min(step.epsilon, 100.0)): for Laplace with "
-    "scale 0.005 (ε0 = 200) it reports ε ≈ 100 for k = 1, below the true ε ≈ 200 of the "
-    "mechanism itself and of the generic optimum"))
 def test_generic_laplace_eps0_above_100_is_not_capped() -> None:
+    """Regression: the per-step ε0 was capped at 100, so for Laplace with scale 0.005 (ε0 = 200)
+    the generic 'upper' said ε ≈ 100 for k = 1, below the true ε ≈ 200."""
     spec = MechanismSpec(kind="laplace", scale=0.005)  # ε0 = Δ/b = 200
     delta = 1e-5
     # Generic optimum for k = 1, pure ε0: δ(ε) = (1 − e^{ε−ε0})/(1 + e^{−ε0}) (KOV Thm 3.3, i = 0),
@@ -34,10 +32,9 @@ def test_generic_laplace_eps0_above_100_is_not_capped() -> None:
     assert got.upper is None or got.upper == pytest.approx(expected, rel=1e-9)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "generic_interval caps the per-step ε0 at 100: Gaussian σ = 0.05 (k = 1, δ = 1e-5) has exact "
-    "ε = 284.39 (Steinke Cor. 8), the generic 'upper' says 99.99999"))
 def test_generic_gaussian_is_never_below_the_mechanism() -> None:
+    """Regression: Gaussian σ = 0.05 (k = 1, δ = 1e-5) has exact ε = 284.39 (Steinke Cor. 8);
+    with ε0 capped at 100 the generic 'upper' said 99.99999."""
     spec = MechanismSpec(kind="gaussian", sigma=0.05)
     lo, _hi = gaussian.epsilon_bracket(delta=1e-5, sigma=0.05)  # certified: true ε > lo
     got = generic_interval(spec, k=1, delta=1e-5)
