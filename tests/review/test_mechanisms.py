@@ -119,3 +119,45 @@ def test_laplace_tiny_scale_pld_matches_closed_form() -> None:
     # exact δ of the law at the PLD bracket ends (law.delta is the exact closed form)
     assert law.delta(iv.upper)[0] <= 1e-5 * (1 + 1e-9)  # 1e-9: float rounding of the closed form
     assert law.delta(iv.lower)[0] >= 1e-5 * (1 - 1e-9)
+
+
+@pytest.mark.parametrize("lam", [2, 3, 5])
+def test_subsampled_laplace_rdp_matches_quadrature(lam: int) -> None:
+    """Steinke Thm 34 with the Laplace base curve (Mironov Table II) against numerical
+    Rényi divergences of the subsampled pair, both directions (b = 1, q = 0.3)."""
+    from scipy.integrate import quad
+
+    from dpviz.rdp.subsampled import base_rdp, subsampled_rdp
+
+    rate = 0.3
+
+    def p(x):
+        return 0.5 * math.exp(-abs(x))
+
+    def q(x):
+        return 0.5 * math.exp(-abs(x - 1.0))
+
+    def mix(x):
+        return (1 - rate) * q(x) + rate * p(x)
+
+    def renyi(a, b) -> float:
+        pieces = ((-60.0, 0.0), (0.0, 1.0), (1.0, 61.0))  # kinks at 0 and 1; tails < e^-59
+        v = sum(quad(lambda x: a(x) ** lam * b(x) ** (1 - lam), lo, hi, limit=200)[0] for lo, hi in pieces)
+        return math.log(v) / (lam - 1)
+
+    base = [base_rdp("laplace", order=j, eps0=1.0) for j in range(2, lam + 1)]
+    # 1e-9 relative: quad is accurate to ~1e-12 on these smooth pieces
+    assert base[-1] == pytest.approx(max(renyi(p, q), renyi(q, p)), rel=1e-9)
+    got = subsampled_rdp(base, rate=rate, order=lam)
+    assert got == pytest.approx(renyi(mix, q), rel=1e-9)  # tight in the remove direction
+    assert got >= renyi(q, mix)  # and an upper bound for the add direction
+
+
+@pytest.mark.parametrize(("sigma", "k", "delta"), [(1e3, 10_000, 1e-5), (300.0, 100, 1e-10), (0.2, 1, 1e-3)])
+def test_gaussian_pld_and_rdp_contain_closed_form(sigma: float, k: int, delta: float) -> None:
+    """Huge and tiny noise: the PLD interval and RDP upper bound contain Steinke Cor. 8/10."""
+    spec = MechanismSpec(kind="gaussian", sigma=sigma)
+    lo, hi = gaussian.epsilon_bracket(delta=delta, sigma=sigma, k=k)
+    pld = pld_interval(spec, k=k, delta=delta)
+    assert pld.lower <= hi and pld.upper >= lo  # the bracket is certified: no tolerance needed
+    assert rdp_interval(spec, k=k, delta=delta).upper >= lo
