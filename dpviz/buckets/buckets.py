@@ -54,6 +54,10 @@ MAX_BUCKETS = 4_000_001
 """Largest 2n + 1 accepted (the FFT buffers are ≈ 4× that)."""
 
 
+_ULPS = 8 * np.finfo(float).eps
+"""Relative slack for atoms on a bucket boundary up to floating-point rounding."""
+
+
 @dataclass(frozen=True, eq=False)
 class Buckets:
     """A bucket histogram: ``a`` (A-mass, index −n..n), ``a_inf``, EC data and factor ln f."""
@@ -88,8 +92,9 @@ class Buckets:
         q[0] += law.q_neg_inf  # B-mass with A = 0: ratio 0 ≤ f^{−n}
         if law.loss.size:
             t = law.loss / log_f
-            on = np.abs(t - np.round(t)) <= 1e-9 * np.maximum(1.0, np.abs(t))
-            i = np.where(on, np.round(t), np.ceil(t)).astype(np.int64)  # smallest i with L ≤ i ln f
+            # smallest i with L ≤ i ln f; a few ulps of slack absorb the rounding of L/ln f, but
+            # an atom truly above a grid point is never moved down onto it
+            i = np.ceil(t - _ULPS * np.maximum(1.0, np.abs(t))).astype(np.int64)
             low, high = i <= -n, i > n
             mid = ~(low | high)
             np.add.at(a, i[mid] + n, law.p[mid])
@@ -132,7 +137,8 @@ class Buckets:
         qv_over = float(over @ np.exp(-(np.arange(over.size) + n + 1) * self.log_f))  # untilt
         a_tot1, a_tot2 = float(self.a.sum()), float(other.a.sum())
         a_inf = self.a_inf * (a_tot2 + other.a_inf) + a_tot1 * other.a_inf + a_over
-        q_inf = min(1.0, 1.0 - (1.0 - self.q_virt_inf) * (1.0 - other.q_virt_inf) + qv_over)
+        # 1 − (1 − q1)(1 − q2) without cancellation: q1 = e^−100 must not become 0
+        q_inf = min(1.0, -math.expm1(math.log1p(-self.q_virt_inf) + math.log1p(-other.q_virt_inf)) + qv_over)
         qr[0] = 0.0  # module docstring
         qv[0] = math.exp(-n * self.log_f)  # cap B(−n) ≤ 1
         return Buckets(log_f=self.log_f, n=n, a=a, a_inf=a_inf, q_real=qr, q_virt=qv,

@@ -25,7 +25,7 @@ from dpviz.composition import Levels, homogeneous, optimal
 from dpviz.guarantee import Guarantee, Kind
 from dpviz.mechanisms import canonical, gaussian, geometric, laplace, randomized_response
 from dpviz.mechanisms.subsampling import amplify, subsample_remove
-from dpviz.pld.accountant import DEFAULT_H, Interval, compose, plan
+from dpviz.pld.accountant import DEFAULT_H, Interval, compose_within_limits, plan
 from dpviz.pld.law import LossLaw
 from dpviz.rdp.conversion import epsilon_from_rdp
 from dpviz.rdp.subsampled import DEFAULT_ORDERS, base_rdp, rdp_curve
@@ -159,10 +159,10 @@ def pld_interval(spec: MechanismSpec, *, k: int, delta: float, h: float | None =
                  budget: int = DEFAULT_BUDGET) -> Interval:
     t0 = time.perf_counter()
     hh = choose_h(spec, k=k, h=h, budget=budget)
-    c = compose([(spec.law(), k)], h=hh)
+    c = compose_within_limits([(spec.law(), k)], h=hh)
     lo, up = c.epsilon(delta)
     return Interval(lower=math.inf if lo is None else lo, upper=up, method="pld",
-                    seconds=time.perf_counter() - t0, detail=f"h={hh:.3g}")
+                    seconds=time.perf_counter() - t0, detail=f"h={c.h:.3g}")
 
 
 def analytic_interval(spec: MechanismSpec, *, k: int, delta: float) -> Interval | None:
@@ -269,7 +269,7 @@ def delta_band(spec: MechanismSpec, *, k: int, epsilons: np.ndarray, h: float | 
                budget: int = DEFAULT_BUDGET) -> tuple[np.ndarray, np.ndarray]:
     """δ(ε) lower and upper bounds on a grid of ε (PLD route)."""
     hh = choose_h(spec, k=k, h=h, budget=budget)
-    c = compose([(spec.law(), k)], h=hh)
+    c = compose_within_limits([(spec.law(), k)], h=hh)
     pairs = np.array([c.delta(float(e)) for e in epsilons])
     return pairs[:, 0], pairs[:, 1]
 

@@ -36,8 +36,8 @@ from dpviz.mechanisms.spec import (
     rdp_interval,
 )
 from dpviz.params import Param
-from dpviz.pld import compose, discretize
-from dpviz.pld.accountant import Interval
+from dpviz.pld import discretize
+from dpviz.pld.accountant import Interval, compose_within_limits
 from dpviz.regions import intersection_boundary, method_region
 from dpviz.validation import ParameterError, check_count, check_delta, check_positive, check_probability
 from dpviz.views import View, ViewSpec
@@ -100,11 +100,11 @@ def build(spec: MechanismSpec, *, k: int, delta: float) -> View:
     h = choose_h(spec, k=k, budget=PAGE_BUDGET)
     law = spec.law()
     single = discretize.pessimistic(law, h=h)
-    composed = compose([(law, k)], h=h)
+    composed = compose_within_limits([(law, k)], h=h)
     lo, up = composed.epsilon(delta)
     results: dict[str, Interval] = {
         "pld": Interval(lower=math.inf if lo is None else lo, upper=up, method="pld",
-                        seconds=composed.seconds, detail=f"h={h:.3g}")}
+                        seconds=composed.seconds, detail=f"h={composed.h:.3g}")}
     for key, fn in (("analytic", analytic_interval), ("rdp", rdp_interval)):
         iv = fn(spec, k=k, delta=delta)
         if iv is not None:
@@ -136,7 +136,7 @@ def build(spec: MechanismSpec, *, k: int, delta: float) -> View:
     ks = k_values(k)
     kl, ku, gen, rdp, ana = [], [], [], [], []
     for kk in ks:
-        c = compose([(law, kk)], h=choose_h(spec, k=kk, budget=PAGE_BUDGET // 4))
+        c = compose_within_limits([(law, kk)], h=choose_h(spec, k=kk, budget=PAGE_BUDGET // 4))
         a, b = c.epsilon(delta)
         kl.append(np.nan if a is None else a)
         ku.append(np.nan if b is None else b)

@@ -141,6 +141,22 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL) -
     return Composed(upper=tuple(ups), lower=tuple(lows), h=h, seconds=time.perf_counter() - t0)
 
 
+COARSENINGS = 4
+"""How many times ``compose_within_limits`` may double h before giving up."""
+
+
+def compose_within_limits(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL) -> Composed:
+    """``compose``, doubling h (coarser grid, wider but still certified interval) when a
+    composition step would exceed ``MAX_BINS``; the h actually used is ``Composed.h``."""
+    for attempt in range(COARSENINGS + 1):
+        try:
+            return compose(parts, h=h * 2**attempt, tail=tail)
+        except ParameterError as exc:
+            if exc.field != "h" or attempt == COARSENINGS:
+                raise
+    raise AssertionError("unreachable")
+
+
 def epsilon_interval(parts: Parts, *, delta: float, h: float = DEFAULT_H,
                      tail: float = DEFAULT_TAIL) -> Interval:
     """ε(δ) of the composition as a certified interval."""

@@ -39,6 +39,7 @@ from dpviz.pld.law import LossLaw
 from dpviz.validation import ParameterError
 
 _ON_GRID = 1e-9
+_ULPS = 8 * np.finfo(float).eps
 """Atoms within this relative distance of a grid point count as on it (float round-off of ε0/m)."""
 
 _SPLIT_MARGIN = 1e-10
@@ -70,7 +71,13 @@ def _cells(law: LossLaw, h: float, i_lo: int, i_hi: int, margin: float):
         below += float(c.cdf_p(np.array([eps[0]]))[0])
         above += float(c.sf_p(np.array([eps[-1]]))[0])
     t = law.loss / h
-    on = np.abs(t - np.round(t)) <= _ON_GRID * np.maximum(1.0, np.abs(t))
+    # Atoms within _ON_GRID of a grid point count as on it only when that moves them the
+    # sound way: up for the pessimistic grid (margin > 0), down for the optimistic one;
+    # the other way only within a few ulps (rounding of L/h).
+    d = t - np.round(t)
+    scale = np.maximum(1.0, np.abs(t))
+    wide, ulps = _ON_GRID * scale, _ULPS * scale
+    on = (d >= -wide) & (d <= ulps) if margin > 0 else (d >= -ulps) & (d <= wide)
     pos = np.round(t[on]).astype(np.int64) - i_lo
     np.add.at(on_p, pos, law.p[on])
     off = ~on

@@ -34,6 +34,7 @@ from numpy.typing import NDArray
 from scipy import fft as sfft
 
 from dpviz.composition.atoms import LossAtoms
+from dpviz.validation import ParameterError
 
 _FFT_C = 10.0
 """Constant in the FFT round-off bound (generous; Higham, Accuracy and Stability, §24.1)."""
@@ -94,8 +95,10 @@ class GridPLD:
         if other.pessimistic != self.pessimistic or not math.isclose(other.h, self.h, rel_tol=1e-12):
             raise ValueError("compose needs two bounds of the same kind on the same grid")
         n = self.mass.size + other.mass.size - 1
-        if n > MAX_BINS:
-            raise ValueError(f"grid of {n:,} bins exceeds MAX_BINS={MAX_BINS:,}")
+        if n > MAX_BINS:  # the a-priori plan is an estimate; this is the hard limit
+            raise ParameterError("h", self.h, f"coarse enough that the composed grid stays below "
+                                 f"{MAX_BINS:,} bins (a composition step needs {n:,}; increase h or "
+                                 "reduce k)")
         a, b = self.mass, other.mass
         if min(a.size, b.size) < 64:
             out = np.convolve(a, b)
@@ -184,4 +187,6 @@ def composed_bins(parts: list[tuple[GridPLD, int]], *, z: float = 12.0) -> int:
         spread += min(k * width, width)
     total = 2 * z * math.sqrt(var) + 2 * spread
     full = sum(k * g.mass.size for g, k in parts)
-    return int(min(full, total / h + 1))
+    # the first product of the widest grid with itself has 2n − 1 bins before any truncation
+    first_product = max(2 * g.mass.size - 1 if k > 1 else g.mass.size for g, k in parts)
+    return int(min(full, max(total / h + 1, first_product)))

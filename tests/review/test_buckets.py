@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import pytest
-
 from dpviz.buckets import Buckets
 from dpviz.mechanisms import canonical
 
 from . import _enum
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Buckets.compose computes the ∞-bucket B-mass as 1 − (1 − q1)(1 − q2), which cancels to 0 "
-    "for q ≈ 4e-44; delta_lower then treats the whole ∞ bucket as infinite loss and reports "
-    "δ_lower(250) = 1 for two (100, 0)-canonical pairs whose true δ(250) is 0"))
+# Regression (fixed): Buckets.compose computed the ∞-bucket B-mass as 1 − (1 − q1)(1 − q2), which
+# cancels to 0 for q ≈ 4e-44; delta_lower then treats the whole ∞ bucket as infinite loss and reports
+# δ_lower(250) = 1 for two (100, 0)-canonical pairs whose true δ(250) is 0
 def test_lower_bound_with_tiny_infinity_bucket_b_mass() -> None:
     law = canonical.loss_law(eps0=100.0, delta0=0.0)
     # n·ln f = 50 < 100: the +100 atom goes to the ∞ bucket with B-mass e^{-100}/(1+e^{-100})
