@@ -5,16 +5,15 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import partial
 
+from dpviz import params
 from dpviz.params import Param
-from dpviz.validation import check_count, check_delta, check_epsilon
+from dpviz.validation import check_count
 
-EPS0 = Param("eps0", "ε0 (each mechanism)", 0.1, partial(check_epsilon, field="ε0"),
-             "Privacy parameter ε0 of every mechanism, in [0, 100].")
-DELTA0 = Param("delta0", "δ0 (each mechanism)", 0.0, partial(check_delta, field="δ0"),
-               "δ0 of every mechanism, in [0, 1). With δ0 > 0 the exact method needs k ≲ 2800 "
-               "(0⃗ against a prior) or k ≲ 290 (two composite priors).")
-DELTA = Param("delta", "target total δ", 1e-5, partial(check_delta, field="target δ"),
-              "The total δ allowed, in [0, 1).")
+EPS0 = params.EPS0
+DELTA0 = replace(params.DELTA0, default=0.0,
+                 help="δ0 of every mechanism, in [0, 1). With δ0 > 0 the exact method needs k ≲ 2800 "
+                      "(0⃗ against a prior) or k ≲ 290 (two composite priors).")
+DELTA = params.CURVES_DELTA  # target total δ, default 1e-5
 K = Param("k", "k (databases, one mechanism each)", 1000, partial(check_count, field="k", maximum=100_000),
           "Number of databases, 1 to 100,000.")
 CAP = Param("cap", "at most C databases per person", 365, partial(check_count, field="C", maximum=100_000),
