@@ -54,6 +54,13 @@ MAX_BUCKETS = 4_000_001
 """Largest 2n + 1 accepted (the FFT buffers are ≈ 4× that)."""
 
 
+def _either(q1: float, q2: float) -> float:
+    """1 − (1 − q1)(1 − q2) without cancellation (q = e^−100 must not vanish); 1 if either is."""
+    if q1 >= 1.0 or q2 >= 1.0:
+        return 1.0
+    return -math.expm1(math.log1p(-q1) + math.log1p(-q2))
+
+
 _ULPS = 8 * np.finfo(float).eps
 """Relative slack for atoms on a bucket boundary up to floating-point rounding."""
 
@@ -137,8 +144,7 @@ class Buckets:
         qv_over = float(over @ np.exp(-(np.arange(over.size) + n + 1) * self.log_f))  # untilt
         a_tot1, a_tot2 = float(self.a.sum()), float(other.a.sum())
         a_inf = self.a_inf * (a_tot2 + other.a_inf) + a_tot1 * other.a_inf + a_over
-        # 1 − (1 − q1)(1 − q2) without cancellation: q1 = e^−100 must not become 0
-        q_inf = min(1.0, -math.expm1(math.log1p(-self.q_virt_inf) + math.log1p(-other.q_virt_inf)) + qv_over)
+        q_inf = min(1.0, _either(self.q_virt_inf, other.q_virt_inf) + qv_over)
         qr[0] = 0.0  # module docstring
         qv[0] = math.exp(-n * self.log_f)  # cap B(−n) ≤ 1
         return Buckets(log_f=self.log_f, n=n, a=a, a_inf=a_inf, q_real=qr, q_virt=qv,
