@@ -9,6 +9,7 @@ known after the entry script has run once, streamlit#9624: a cold deep link show
 import streamlit as st
 
 from dpviz import ui
+from dpviz.views.curves import SPEC as CURVES
 
 ui.page_setup("Home")
 st.title("dpviz — differential privacy under composition")
@@ -18,6 +19,12 @@ st.markdown(
     "what an adversary's hypothesis test can achieve, and shows how knowledge about *which* "
     "databases hold a person, and the choice of mechanism, changes the answer."
 )
+
+view = ui.cached(CURVES.build)(**CURVES.defaults())
+ui.show_figure(view.figures["epsilon_vs_k"], filename="dpviz_home_epsilon_vs_k", key="fig_home")
+st.caption("Releases that are each 0.1-DP, total δ = 1e-5: what k of them cost by each composition theorem. "
+           "The exact optimum (KOV Thm 3.3, solid blue) is far below basic composition (dotted); "
+           "explore it in *Composition curves*.")
 
 st.subheader("The views")
 ui.page_link("pages/1_Privacy_regions.py", label="Privacy regions", icon=":material/square:")

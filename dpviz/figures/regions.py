@@ -28,7 +28,7 @@ def thin(boundary: Boundary, max_points: int = MAX_DRAWN_VERTICES) -> Boundary:
 
 
 def region_figure(regions: Mapping[str, Boundary], *, title: str,
-                  labels: Mapping[str, str] | None = None, fill: bool = True) -> go.Figure:
+                  labels: Mapping[str, str] | None = None, fill: bool = True, height: int = 620) -> go.Figure:
     """Overlay of privacy regions, largest first so smaller ones stay visible."""
     fig = go.Figure()
     labels = labels or {}
@@ -47,7 +47,7 @@ def region_figure(regions: Mapping[str, Boundary], *, title: str,
     base_layout(fig, title=title, x_title="P_FA (false alarm)", y_title="P_MD (missed detection)")
     fig.update_xaxes(range=[0, 1], constrain="domain")
     fig.update_yaxes(range=[0, 1], scaleanchor="x", scaleratio=1, constrain="domain")
-    fig.update_layout(height=620)
+    fig.update_layout(height=height)  # the square plot fills the width; less height for narrow columns
     return fig
 
 

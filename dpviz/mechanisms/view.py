@@ -156,7 +156,8 @@ def build(spec: MechanismSpec, *, k: int, delta: float) -> View:
         "delta": delta_band_figure(eps, band[:, 0], band[:, 1], lines, k=k),
         "region": region_figure(regions, title=f"Trade-off region after k = {k:,} runs",
                                 labels={"pld": "This mechanism (PLD, sound)",
-                                        "optimal": "Any mechanism with the same per-step (ε0, δ0)"}),
+                                        "optimal": "Any mechanism with the same per-step (ε0, δ0)"},
+                                height=480),  # shown in a half-width column beside the histogram
         "epsilon_vs_k": epsilon_vs_k_figure(np.array(ks, dtype=float), np.array(kl), np.array(ku), k_lines,
                                             delta=delta),
     }
