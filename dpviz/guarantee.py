@@ -43,8 +43,8 @@ class Guarantee:
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict; non-finite numbers become ``None``."""
         out: dict[str, Any] = {
-            "epsilon": _finite_or_none(self.epsilon),
-            "delta": _finite_or_none(self.delta),
+            "epsilon": finite_or_none(self.epsilon),
+            "delta": finite_or_none(self.delta),
             "kind": self.kind.value,
             "source": self.source,
         }
@@ -53,7 +53,8 @@ class Guarantee:
         return out
 
 
-def _finite_or_none(x: float | None) -> float | None:
+def finite_or_none(x: float | None) -> float | None:
+    """A float for JSON: ``None`` for no value, ±inf or NaN."""
     if x is None or not math.isfinite(x):
         return None
     return float(x)

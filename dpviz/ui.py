@@ -18,7 +18,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 from dpviz.composition.levels import parse_levels
 from dpviz.figures.style import export_config
 from dpviz.figures.tables import format_number, guarantee_rows
-from dpviz.guarantee import Guarantee
+from dpviz.guarantee import Guarantee, finite_or_none
 from dpviz.params import Param
 from dpviz.validation import ParameterError
 
@@ -177,7 +177,7 @@ def _json_default(obj: Any) -> Any:
     if isinstance(obj, Guarantee):
         return obj.to_json()
     if isinstance(obj, np.ndarray):
-        return [None if not np.isfinite(v) else float(v) for v in obj.ravel()]
+        return [finite_or_none(float(v)) for v in obj.ravel()]
     if isinstance(obj, np.floating | np.integer):
         return obj.item()
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")

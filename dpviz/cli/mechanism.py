@@ -8,9 +8,9 @@ else the certified PLD interval (method ``pld``). ``--compare`` adds every other
 from __future__ import annotations
 
 import argparse
-import math
 from typing import Any
 
+from dpviz.guarantee import finite_or_none
 from dpviz.mechanisms.spec import MechanismSpec, analytic_interval, pld_interval, report
 from dpviz.validation import check_count, check_delta, check_positive, check_probability
 
@@ -59,19 +59,15 @@ def spec_from_args(args: argparse.Namespace) -> MechanismSpec:
     return MechanismSpec(args.kind, eps0=eps0, **common)
 
 
-def _num(x: float | None) -> float | None:
-    return None if x is None or not math.isfinite(x) else float(x)
-
-
 def run(args: argparse.Namespace) -> dict[str, Any]:
     spec = spec_from_args(args)
     k = check_count(args.k, field="k")
     delta = check_delta(args.delta, field="delta", positive=True)
     h = None if args.h is None else check_positive(args.h, field="h")
     iv = analytic_interval(spec, k=k, delta=delta) or pld_interval(spec, k=k, delta=delta, h=h)
-    out: dict[str, Any] = {"epsilon": _num(iv.upper), "epsilon_lower": _num(iv.lower),
-                           "epsilon_upper": _num(iv.upper), "method": iv.method,
-                           "width": _num(iv.width), "seconds": iv.seconds, "detail": iv.detail}
+    out: dict[str, Any] = {"epsilon": finite_or_none(iv.upper), "epsilon_lower": finite_or_none(iv.lower),
+                           "epsilon_upper": finite_or_none(iv.upper), "method": iv.method,
+                           "width": finite_or_none(iv.width), "seconds": iv.seconds, "detail": iv.detail}
     if iv.upper is None:
         out["reason"] = "δ is below the probability mass at infinite privacy loss"
     if args.compare:

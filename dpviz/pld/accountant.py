@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dpviz.guarantee import finite_or_none
 from dpviz.pld import discretize
 from dpviz.pld.grid import DEFAULT_TAIL, MAX_BINS, GridPLD, composed_bins
 from dpviz.pld.law import LossLaw
@@ -63,12 +64,10 @@ class Interval:
         return w / self.upper if self.upper > 0 else 0.0
 
     def to_json(self) -> dict[str, Any]:
-        def f(x: float | None) -> float | None:
-            return None if x is None or not math.isfinite(x) else float(x)
-        out = {"lower": f(self.lower), "upper": f(self.upper), "width": f(self.width),
-               "method": self.method, "seconds": self.seconds}
+        out = {"lower": finite_or_none(self.lower), "upper": finite_or_none(self.upper),
+               "width": finite_or_none(self.width), "method": self.method, "seconds": self.seconds}
         if self.exact is not None:
-            out["exact"] = f(self.exact)
+            out["exact"] = finite_or_none(self.exact)
         if self.detail:
             out["detail"] = self.detail
         return out
