@@ -6,8 +6,10 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
@@ -27,11 +29,13 @@ T = TypeVar("T")
 __all__ = [
     "cached",
     "choice_input",
+    "code",
     "download_csv",
     "download_json",
     "format_number",
     "guarantee_rows",
     "levels_editor",
+    "notice",
     "page_link",
     "page_setup",
     "param_input",
@@ -49,6 +53,69 @@ def cached(fn: Callable[..., T]) -> Callable[..., T]:
     return st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)(fn)
 
 
+# --- Text from a visitor is shown, never formatted ---------------------------------------
+# Alert bodies, captions, headers and table cells are Markdown in Streamlit: an image, a link,
+# a :red[...] directive, LaTeX or an icon shortcode in a shared URL would be rendered (and an
+# image fetched from any host). Every message that echoes user text puts that text in a code
+# span (``code``): CommonMark shows a code span's content literally, and Streamlit's directive,
+# emoji, math and autolink plugins leave it alone. Backslash escapes are not enough: GFM still
+# turns an escaped http\://host into a link. The rest of a message (field names, ranges,
+# defaults) is text written in this repository.
+
+SHOWN_CHARS = 200
+"""Longest echo of a rejected value; beyond it the message gives the length instead."""
+
+_WARNING = ":material/warning:"  # drawn from the icon font bundled with Streamlit's frontend
+
+
+def code(text: str) -> str:
+    """``text`` as a Markdown code span: shown verbatim, never formatted.
+
+    The fence is one backtick longer than any run of backticks inside; a space pads each side
+    when the text starts or ends with a backtick or a space (CommonMark strips exactly that
+    padding). Line breaks become spaces (a blank line would end the span). Streamlit's frontend
+    rewrites ``:material/`` everywhere, code included, so a zero-width space breaks that one
+    sequence; the text still reads the same.
+    """
+    text = re.sub(r"[\r\n]", " ", text).replace(":material/", ":material\u200b/")
+    if not text:
+        return "` `"
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text[0] in "` " or text[-1] in "` " else ""
+    if not text.strip(" "):
+        pad = ""  # an all-space span keeps its spaces
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def shown_value(value: object) -> str:
+    """``repr(value)`` as inert Markdown (cut at ``SHOWN_CHARS``, then its length is given)."""
+    text = repr(value)
+    if len(text) <= SHOWN_CHARS:
+        return code(text)
+    return f"{code(text[:SHOWN_CHARS] + '…')} ({len(text):,} characters)"
+
+
+def notice_text(exc: Exception, *, default: str | None = None) -> str:
+    """The one-line message for a rejected input, as Markdown whose user part is inert.
+
+    A ``ParameterError`` reads ``field must be allowed, got field=`'value'```, the same sentence
+    as the CLI's with the value in a code span; any other error shows its text in a code span.
+    """
+    if isinstance(exc, ParameterError):
+        text = f"{exc.field} must be {exc.allowed}, got {exc.field}={shown_value(exc.value)}."
+    else:
+        text = f"This input cannot be used: {code(str(exc))}."
+    if default is not None:
+        text += f" Showing the default {default} instead."
+    return text
+
+
+def notice(exc: Exception, *, default: str | None = None, container: Any = None) -> None:
+    """Show a rejected input as one error box (see ``notice_text``)."""
+    box = container if container is not None else st
+    box.error(notice_text(exc, default=default), icon=_WARNING)
+
+
 def param_input(p: Param, container: Any = None) -> Any:
     """A text input bound to the URL query string (``?key=value``), validated by the core.
 
@@ -57,15 +124,31 @@ def param_input(p: Param, container: Any = None) -> Any:
     """
     box = container if container is not None else st
     if isinstance(p.default, bool):
-        return bool(box.toggle(p.label, value=p.default, key=p.key, help=p.help or None,
-                               bind="query-params"))
+        return toggle_input(p, box)
     raw = box.text_input(p.label, value=str(p.default), key=p.key, help=p.help or None,
                          bind="query-params")
     try:
         return p.check(raw)
     except ParameterError as exc:
-        box.error(f"{exc}. Showing the default {p.label} = {p.default} instead.", icon=":material/warning:")
+        notice(exc, default=f"{p.label} = {p.default}", container=box)
         return p.check(p.default)
+
+
+TOGGLE_VALUES = ("true", "false")
+"""The spellings a URL-bound toggle accepts (Streamlit reads them case-insensitively)."""
+
+
+def toggle_input(p: Param, container: Any = None) -> bool:
+    """A URL-bound switch. Streamlit silently drops a URL value other than true/false; the raw
+    value is still readable before the widget is drawn, so say so and name the field."""
+    box = container if container is not None else st
+    raw = st.query_params.get(p.key)
+    value = bool(box.toggle(p.label, value=p.default, key=p.key, help=p.help or None,
+                            bind="query-params"))
+    if raw is not None and raw.lower() not in TOGGLE_VALUES:
+        notice(ParameterError(p.label, raw, " or ".join(TOGGLE_VALUES)),
+               default=f"{p.label} = {str(p.default).lower()}", container=box)
+    return value
 
 
 def slider_input(p: Param, options: Sequence[Any], container: Any = None) -> Any:
@@ -77,8 +160,7 @@ def slider_input(p: Param, options: Sequence[Any], container: Any = None) -> Any
                               help=p.help or None, bind="query-params")
     if raw is not None and raw not in {str(o) for o in options}:
         allowed = f"one of the slider's values {options[0]}, {options[1]}, …, {options[-1]}"
-        box.error(f"{ParameterError(p.key, raw, allowed)}. Showing the default {p.label} = {p.default} "
-                  "instead.", icon=":material/warning:")
+        notice(ParameterError(p.key, raw, allowed), default=f"{p.label} = {p.default}", container=box)
     return value
 
 
@@ -104,7 +186,7 @@ def levels_editor(*, key: str, default: str, container: Any = None) -> list[dict
     try:
         levels = parse_levels(text)
     except ParameterError as exc:
-        box.error(f"{exc}. Showing the default rows instead.", icon=":material/warning:")
+        notice(exc, default="rows", container=box)
         levels = parse_levels(default)
     initial = [{"ε": lv.epsilon, "δ": lv.delta, "count": lv.count} for lv in levels]
     rows = box.data_editor(initial, num_rows="dynamic", key=f"{key}_editor")
@@ -116,10 +198,16 @@ def levels_editor(*, key: str, default: str, container: Any = None) -> list[dict
 
 def choice_input(label: str, options: Sequence[str], *, key: str, default: str,
                  container: Any = None, horizontal: bool = True, help: str | None = None) -> str:
-    """A URL-bound radio choice."""
+    """A URL-bound radio choice. Streamlit silently drops a URL value that is not an option;
+    the raw value is still readable before the widget is drawn, so say so and name the field."""
     box = container if container is not None else st
-    return box.radio(label, list(options), index=list(options).index(default), key=key,
-                     horizontal=horizontal, bind="query-params", help=help)
+    raw = st.query_params.get(key)
+    value = box.radio(label, list(options), index=list(options).index(default), key=key,
+                      horizontal=horizontal, bind="query-params", help=help)
+    if raw is not None and raw not in options:
+        notice(ParameterError(label, raw, "one of " + ", ".join(options)),
+               default=f"{label} = {default}", container=box)
+    return value
 
 
 def show_figure(fig: go.Figure, *, filename: str, key: str) -> None:
@@ -183,6 +271,10 @@ def _json_default(obj: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
 
 
+FAVICON = Path(__file__).resolve().parents[1] / "static" / "favicon.png"
+"""The tab icon, served by this server: a ``:material/…:`` page icon makes every visitor's
+browser fetch an SVG from fonts.gstatic.com (the icons inside the page come from a bundled font)."""
+
 VIEWS: tuple[tuple[str, str, str], ...] = (
     ("app.py", "Home", ":material/home:"),
     ("pages/1_Privacy_regions.py", "Privacy regions", ":material/square:"),
@@ -196,7 +288,7 @@ VIEWS: tuple[tuple[str, str, str], ...] = (
 def page_setup(title: str) -> None:
     """Wide layout, the browser tab's title, and the sidebar navigation (Streamlit's automatic
     list is off in .streamlit/config.toml: it would label the home page after its file, "app")."""
-    st.set_page_config(page_title=f"{title} — dpviz", page_icon=":material/shield_lock:", layout="wide")
+    st.set_page_config(page_title=f"{title} — dpviz", page_icon=str(FAVICON), layout="wide")
     with st.sidebar:
         st.markdown("**dpviz**")
         for page, label, icon in VIEWS:

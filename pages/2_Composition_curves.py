@@ -51,7 +51,7 @@ values.update(ui.param_inputs((HETERO_LEVELS, HETERO_DELTA), per_row=2))
 try:
     view = ui.cached(SPEC.build)(**values)
 except ValueError as exc:  # e.g. too many loss atoms for the exact heterogeneous sum
-    st.error(str(exc))
+    ui.notice(exc)
     st.stop()
 st.table(view.tables["heterogeneous"])
 

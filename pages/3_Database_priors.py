@@ -92,7 +92,7 @@ try:
     q = Question(kind=kind, k=k, **values, **extra)
     view = ui.cached(build_question)(q)
 except ParameterError as exc:
-    st.error(str(exc), icon=":material/warning:")
+    ui.notice(exc)
     st.stop()
 
 st.subheader(f"ε at total δ ≤ {values['delta']:g}, k = {q.databases:,}")

@@ -51,7 +51,7 @@ try:
     with st.spinner("Composing…"):
         result = ui.cached(mv.build)(spec, k=k, delta=delta)
 except ParameterError as exc:
-    st.error(f"{exc}.", icon=":material/warning:")
+    ui.notice(exc)
     st.stop()
 
 tag = f"{kind}_k{k}_q{values['rate'] or 0:g}"
@@ -84,4 +84,4 @@ rows = ui.levels_editor(key="het_rows", default="0.13:0:40,0.71:1e-6:5")
 try:
     st.table(ui.cached(mv.heterogeneous)(list(rows), delta=hdelta))
 except ParameterError as exc:
-    st.error(f"{exc}.", icon=":material/warning:")
+    ui.notice(exc)
