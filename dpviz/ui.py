@@ -3,8 +3,6 @@ downloads. The only module under ``dpviz`` that imports Streamlit."""
 
 from __future__ import annotations
 
-import io
-import json
 import os
 import re
 import shutil
@@ -17,10 +15,10 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
+from dpviz import export
 from dpviz.composition.levels import parse_levels
 from dpviz.figures.style import export_config
 from dpviz.figures.tables import format_number, guarantee_rows
-from dpviz.guarantee import Guarantee, finite_or_none
 from dpviz.params import Param
 from dpviz.validation import ParameterError
 
@@ -234,41 +232,21 @@ def figure_svg(fig: go.Figure) -> bytes:
 
 
 def columns_csv(columns: Mapping[str, Sequence[Any] | np.ndarray]) -> bytes:
-    """CSV of equal-length columns (NaN written as empty: no value)."""
-    names = list(columns)
-    rows = zip(*(np.asarray(columns[n], dtype=object) for n in names), strict=True)
-    buf = io.StringIO()
-    buf.write(",".join(names) + "\n")
-    for row in rows:
-        buf.write(",".join(_csv_cell(v) for v in row) + "\n")
-    return buf.getvalue().encode()
-
-
-def _csv_cell(v: Any) -> str:
-    if isinstance(v, float | np.floating):
-        return "" if not np.isfinite(v) else repr(float(v))
-    return str(v)
+    """CSV of equal-length columns (written by ``dpviz.export.columns_csv``)."""
+    return export.columns_csv(columns)
 
 
 def download_csv(columns: Mapping[str, Sequence[Any] | np.ndarray], *, filename: str, key: str,
                  label: str = "Download data (CSV)") -> None:
-    st.download_button(label, columns_csv(columns), file_name=filename, mime="text/csv", key=key)
+    """The bytes ``python -m dpviz figure … --out x.csv`` writes for the same table."""
+    st.download_button(label, export.columns_csv(columns), file_name=filename, mime="text/csv", key=key)
 
 
 def download_json(payload: Mapping[str, Any], *, filename: str, key: str,
                   label: str = "Download parameters and results (JSON)") -> None:
-    st.download_button(label, json.dumps(payload, indent=2, allow_nan=False, default=_json_default),
-                       file_name=filename, mime="application/json", key=key)
-
-
-def _json_default(obj: Any) -> Any:
-    if isinstance(obj, Guarantee):
-        return obj.to_json()
-    if isinstance(obj, np.ndarray):
-        return [finite_or_none(float(v)) for v in obj.ravel()]
-    if isinstance(obj, np.floating | np.integer):
-        return obj.item()
-    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+    """The bytes ``python -m dpviz figure … --out x.json`` writes for the same view."""
+    st.download_button(label, export.payload_json(payload).encode("utf-8"), file_name=filename,
+                       mime="application/json", key=key)
 
 
 FAVICON = Path(__file__).resolve().parents[1] / "static" / "favicon.png"

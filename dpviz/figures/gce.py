@@ -34,6 +34,18 @@ def bound_rows(bounds: Mapping[str, GceBound], labels: Mapping[str, str]) -> lis
     return rows
 
 
+def bound_columns(bounds: Mapping[str, GceBound], labels: Mapping[str, str]) -> dict[str, list]:
+    """The bounds table for CSV: ε and δ at full precision (never rounded: an upper bound read
+    from a download must not come out below the computed one), None where there is no value."""
+    rows = bound_rows(bounds, labels)
+    return {"bound": [r["bound"] for r in rows],
+            "epsilon": [b.epsilon if b.feasible else None for b in bounds.values()],
+            "delta": [b.delta if b.feasible else None for b in bounds.values()],
+            "kind": [r["kind"] for r in rows],
+            "proved for": [r["proved for"] for r in rows],
+            "source / note": [r["source / note"] for r in rows]}
+
+
 def epsilon_vs_k_figure(ks: np.ndarray, series: Mapping[str, np.ndarray], *, delta: float,
                         what: str) -> go.Figure:
     """ε at δ against k: classic composition against the exact answer under ``what``."""

@@ -6,7 +6,7 @@ from dataclasses import asdict, replace
 from functools import partial
 from typing import Any
 
-from dpviz.figures.gce import bound_rows, epsilon_vs_k_figure, prior_region_figure
+from dpviz.figures.gce import bound_columns, bound_rows, epsilon_vs_k_figure, prior_region_figure
 from dpviz.gce import constraints
 from dpviz.gce.presets import KINDS, LABELS, PRESETS, Question, bounds, epsilon_series, regions
 from dpviz.gce.specs import CAP, COMMON, DELTA, DELTA0, EPS0, FREE_ONLY, K2, PAID_ONLY, K
@@ -54,7 +54,7 @@ def build_question(q: Question, *, tag: str = "gce") -> View:
     region_map, note = regions(q)
     what = describe(q)
     rows = bound_rows(results, LABELS)
-    table_csv = {col: [r[col] for r in rows] for col in rows[0]} if rows else {}
+    table_csv = bound_columns(results, LABELS)  # full precision, not the rounded display rows
     payload = {"view": "database_priors", "parameters": asdict(q),
                "bounds": {key: {**b.guarantee.to_json(), "directions": b.directions, "note": b.note}
                           for key, b in results.items()},
