@@ -196,7 +196,8 @@ async def heavy(browser: Browser, base: str, seed: int, until: float, tally: Tal
 async def run(args: argparse.Namespace) -> dict:
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
-    log = open(ROOT / "benchmarks" / "results" / "load-streamlit.log", "w")  # noqa: SIM115
+    (ROOT / "test-artifacts").mkdir(exist_ok=True)
+    log = open(ROOT / "test-artifacts" / "load-streamlit.log", "w")  # noqa: SIM115
     server = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true"],
