@@ -96,11 +96,11 @@ def shown_value(value: object) -> str:
 def notice_text(exc: Exception, *, default: str | None = None) -> str:
     """The one-line message for a rejected input, as Markdown whose user part is inert.
 
-    A ``ParameterError`` reads ``field must be allowed, got field=`'value'```, the same sentence
-    as the CLI's with the value in a code span; any other error shows its text in a code span.
+    A ``ParameterError`` reads ``field must be allowed, got `'value'```: the CLI's sentence, with
+    the value in a code span; any other error shows its text in a code span.
     """
     if isinstance(exc, ParameterError):
-        text = f"{exc.field} must be {exc.allowed}, got {exc.field}={shown_value(exc.value)}."
+        text = f"{exc.field} must be {exc.allowed}, got {shown_value(exc.value)}."
     else:
         text = f"This input cannot be used: {code(str(exc))}."
     if default is not None:
