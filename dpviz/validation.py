@@ -35,7 +35,18 @@ def _real(value: object, field: str, allowed: str) -> float:
         raise ParameterError(field, value, allowed) from None
     if math.isnan(x):
         raise ParameterError(field, value, allowed)
-    return x
+    if x == 0.0 and _nonzero(value):  # e.g. "1e-400": below the smallest float, it would read as 0
+        raise ParameterError(field, value, f"{allowed}, and 0 or at least 5e-324 in size "
+                                           "(smaller numbers round to 0)")
+    return x + 0.0  # −0.0 → 0.0
+
+
+def _nonzero(value: object) -> bool:
+    """Whether ``value`` names a nonzero number (exactly, before rounding to float)."""
+    if isinstance(value, str):  # a valid float literal (float() accepted it): check its digits
+        mantissa = value.lower().split("e")[0]
+        return any(c in "123456789" for c in mantissa)
+    return value != 0
 
 
 def check_epsilon(value: object, *, field: str = "epsilon", maximum: float = EPSILON_MAX) -> float:

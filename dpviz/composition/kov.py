@@ -8,12 +8,15 @@ T = Σ ε_i (e^{ε_i} − 1)/(e^{ε_i} + 1) = Σ ε_i tanh(ε_i/2), and
 from __future__ import annotations
 
 import math
+import sys
 
-from dpviz.composition.levels import Levels, log_no_delta, sum_epsilon, sum_epsilon_sq
+from dpviz.composition.levels import Levels, describe_floor, log_no_delta, sum_epsilon, sum_epsilon_sq
 from dpviz.guarantee import Guarantee, Kind
 
 SOURCE_HOMOGENEOUS = "KOV Thm 3.4"
 SOURCE_HETEROGENEOUS = "KOV Thm 3.5"
+
+_LOG_FLOAT_MAX = math.log(sys.float_info.max)
 
 
 def _source(levels: Levels) -> str:
@@ -26,8 +29,15 @@ def drift(levels: Levels) -> float:
 
 
 def slack_for_delta(levels: Levels, delta: float) -> float:
-    """δ~ with 1 − (1 − δ~) Π(1 − δ_i) = δ (negative when δ is below the floor)."""
-    return -math.expm1(math.log1p(-delta) - log_no_delta(levels))
+    """δ~ with 1 − (1 − δ~) Π(1 − δ_i) = δ (negative when δ is below the floor).
+
+    δ~ = 1 − e^x with x = ln(1 − δ) − ln Π(1 − δ_i); x > 0 means δ is below the floor, and
+    once x passes ln(float max) the exact δ~ is below −1.8e308, returned as −inf.
+    """
+    x = math.log1p(-delta) - log_no_delta(levels)
+    if x > _LOG_FLOAT_MAX:
+        return -math.inf
+    return -math.expm1(x)
 
 
 def total_delta(levels: Levels, slack: float) -> float:
@@ -49,9 +59,8 @@ def epsilon_at_slack(levels: Levels, *, slack: float) -> float:
 def epsilon_for_delta(levels: Levels, *, delta: float) -> Guarantee:
     slack = slack_for_delta(levels, delta)
     if slack < 0:
-        floor = total_delta(levels, 0.0)
-        return Guarantee.infeasible(
-            source=_source(levels), reason=f"needs δ ≥ 1 − Π(1 − δ_i) = {floor:.6g}")
+        floor = describe_floor(log_no_delta(levels))
+        return Guarantee.infeasible(source=_source(levels), reason=f"needs δ ≥ 1 − Π(1 − δ_i) = {floor}")
     return Guarantee(epsilon=epsilon_at_slack(levels, slack=slack), delta=delta,
                      kind=Kind.UPPER, source=_source(levels))
 

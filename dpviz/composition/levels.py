@@ -78,3 +78,17 @@ def sum_delta(levels: Levels) -> float:
 def log_no_delta(levels: Levels) -> float:
     """ln Π_l (1 − δ_l): the log-probability that no mechanism hits its δ event."""
     return math.fsum(lv.count * math.log1p(-lv.delta) for lv in levels)
+
+
+def describe_floor(log_free: float) -> str:
+    """1 − e^{log_free} for a message: ``"1 − 3.2e-435"`` when it rounds to 1 in floating point,
+    so that a floor just below 1 is not printed as 1 (which no δ < 1 could reach)."""
+    floor = -math.expm1(log_free)
+    if floor < 0.999_999:
+        return f"{floor:.6g}"
+    log10_gap = log_free / math.log(10.0)  # ≤ −6
+    exponent = math.floor(log10_gap)
+    mantissa = 10.0 ** (log10_gap - exponent)
+    if mantissa >= 9.995:  # would print as "10e…"
+        mantissa, exponent = 1.0, exponent + 1
+    return f"1 − {mantissa:.3g}e{exponent}"
