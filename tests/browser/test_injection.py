@@ -20,9 +20,10 @@ from tests.app.test_url_fuzz import PAGES
 from tests.browser.conftest import ARTIFACTS
 from tests.browser.test_app_in_browser import TIMEOUT_MS, open_page, settle
 
-BROWSER_PAYLOADS = (" ".join(PAYLOADS[0:2]), " ".join(PAYLOADS[2:5]), " ".join(PAYLOADS[5:7]))
-"""Markdown image, colour directive and link | <img>, <script> and <a> | autolinks and LaTeX: three
-values, each short enough to be echoed whole, so three loads give every key every payload."""
+BROWSER_PAYLOADS = (" ".join(PAYLOADS[0:2]), " ".join(PAYLOADS[2:5]), " ".join(PAYLOADS[5:8]))
+"""Markdown image, colour directive and link | <img>, <script> and <a> | autolinks, LaTeX, icon and
+emoji shortcodes: three values, each short enough to be echoed whole, so three loads give every
+key every payload."""
 KEYS = {p.path: p.keys for p in PAGES}
 ROUTES = {"app.py": "", "pages/1_Privacy_regions.py": "Privacy_regions",
           "pages/2_Composition_curves.py": "Composition_curves",
@@ -61,6 +62,13 @@ FIND_INJECTED = """(markers) => {
       bad.push(`text outside code in <${n.parentElement.tagName.toLowerCase()}>: ${text.slice(0, 120)}`);
     }
   }
+  // an error notice is a paragraph of text and code spans: no icon, emoji, colour, link, image
+  const notice = '[data-testid=stAlertContentError] [data-testid=stMarkdownContainer] *';
+  for (const el of document.querySelectorAll(notice)) {
+    if (!['P', 'CODE'].includes(el.tagName)) {
+      bad.push(`<${el.tagName.toLowerCase()}> in a notice: ${el.outerHTML.slice(0, 120)}`);
+    }
+  }
   return bad;
 }"""
 
@@ -91,6 +99,11 @@ class Watch:
         dialog.dismiss()
 
     def check(self, page: Page, where: str) -> None:
+        # Markdown is drawn by a lazily loaded component: on a loaded machine a notice can still
+        # be a loading skeleton when the script is already idle.
+        page.wait_for_function("() => !document.querySelector("
+                               "'[data-testid=stAlertContainer] [data-testid=stSkeleton]')",
+                               timeout=TIMEOUT_MS)
         assert not self.foreign, f"{where}: requests left the app's server: {self.foreign}"
         assert not self.dialogs, f"{where}: a script opened dialogs: {self.dialogs}"
         assert page.title() != "pwned", f"{where}: a payload script ran"
