@@ -209,13 +209,19 @@ def choice_input(label: str, options: Sequence[str], *, key: str, default: str,
 
 
 def show_figure(fig: go.Figure, *, filename: str, key: str) -> None:
-    """Render the figure; the modebar's camera saves a 3× PNG named after the view, and a
-    button below saves the same figure as SVG (rendered by kaleido only when clicked)."""
-    st.plotly_chart(fig, width="stretch", config=export_config(filename), key=key)
+    """Render the figure in its own template (``theme=None``: Streamlit's theme would restyle the
+    screen but not the exports, so the screen, the modebar's 3× PNG, the SVG button and
+    ``python -m dpviz figure`` all look alike; the figure is a white card in dark mode too).
+    The SVG is rendered only when clicked, by the server's one export browser, one at a time:
+    the button spins while the export waits its turn."""
+    st.plotly_chart(fig, width="stretch", theme=None, config=export_config(filename), key=key)
     if svg_export_available():
         st.download_button("SVG", data=lambda: figure_svg(fig), file_name=f"{filename}.svg",
                            mime="image/svg+xml", on_click="ignore", key=f"{key}_svg",
-                           icon=":material/download:", help="The figure as a vector image for reports")
+                           icon=":material/download:",
+                           help="The figure as a vector image for reports. The server renders one export "
+                                "at a time: the button spins while yours waits, and asks you to try again "
+                                "if many are queued.")
 
 
 def svg_export_available() -> bool:
@@ -225,7 +231,9 @@ def svg_export_available() -> bool:
 
 
 def figure_svg(fig: go.Figure) -> bytes:
-    """The figure as the page shows it, as SVG (dpviz.cli.figure sets up the browser path)."""
+    """The figure as the page shows it, as SVG, through the process-wide export queue
+    (``dpviz.cli.figure.render``: one Chromium, reused; a full queue raises ``RenderBusyError``,
+    which the button shows as a failed download instead of starting another browser)."""
     from dpviz.cli.figure import render
 
     return render(fig, fmt="svg")

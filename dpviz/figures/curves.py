@@ -7,13 +7,14 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from dpviz.figures.style import base_layout, style
+from dpviz.figures.style import AXIS_COLOR, base_layout, hover, style
 
 
 def series_figure(x: np.ndarray, series: Mapping[str, np.ndarray], *, title: str, x_title: str,
                   y_title: str, log_x: bool = False, log_y: bool = False,
-                  labels: Mapping[str, str] | None = None, hover: str = "%{x:.4g}, %{y:.6g}") -> go.Figure:
-    """Lines per method (NaN points, i.e. infeasible, are left as gaps)."""
+                  labels: Mapping[str, str] | None = None, hover_x: str = "x = %{x:.4g}",
+                  hover_y: str = "y = %{y:.6g}") -> go.Figure:
+    """Lines per method (NaN points, i.e. infeasible, are left as gaps); hover names the curve."""
     fig = go.Figure()
     labels = labels or {}
     for key, y in series.items():
@@ -22,7 +23,7 @@ def series_figure(x: np.ndarray, series: Mapping[str, np.ndarray], *, title: str
             x=x, y=y, mode="lines+markers" if x.size <= 40 else "lines",
             name=labels.get(key, s.label),
             line={"color": s.color, "dash": s.dash, "width": s.width}, marker={"size": 5},
-            hovertemplate=f"{hover}<extra>%{{fullData.name}}</extra>",
+            hovertemplate=hover(hover_x, hover_y),
         ))
     base_layout(fig, title=title, x_title=x_title, y_title=y_title)
     fig.update_xaxes(type="log" if log_x else "linear")
@@ -35,10 +36,36 @@ def epsilon_vs_k_figure(ks: np.ndarray, series: Mapping[str, np.ndarray], *, del
                         log_x: bool) -> go.Figure:
     return series_figure(ks, series, title=f"Total ε against k at total δ = {delta:.3g}",
                          x_title="k (number of composed mechanisms)", y_title="total ε",
-                         log_x=log_x, hover="k=%{x:.0f}: ε=%{y:.6g}")
+                         log_x=log_x, hover_x="k = %{x:,.0f}", hover_y="ε = %{y:.6g}")
 
 
-def delta_vs_epsilon_figure(eps: np.ndarray, series: Mapping[str, np.ndarray], *, k: int) -> go.Figure:
-    return series_figure(eps, series, title=f"Total δ against total ε, k = {k:,}",
-                         x_title="total ε", y_title="total δ", log_y=True,
-                         hover="ε=%{x:.4g}: δ=%{y:.4g}")
+def delta_vs_epsilon_figure(eps: np.ndarray, series: Mapping[str, np.ndarray], *, k: int,
+                            target_delta: float | None = None,
+                            answers: Mapping[str, float | None] | None = None,
+                            labels: Mapping[str, str] | None = None) -> go.Figure:
+    """δ against ε per method; with ``target_delta``, the target δ line and each method's answer ε
+    there (``answers``: ε by method, None where the method proves nothing)."""
+    fig = series_figure(eps, series, title=f"Total δ against total ε, k = {k:,}",
+                        x_title="total ε", y_title="total δ", log_y=True, labels=labels,
+                        hover_x="ε = %{x:.4g}", hover_y="δ = %{y:.4g}")
+    if target_delta is not None:
+        mark_target(fig, target_delta=target_delta, answers=answers or {}, labels=labels or {})
+    return fig
+
+
+def mark_target(fig: go.Figure, *, target_delta: float, answers: Mapping[str, float | None],
+                labels: Mapping[str, str], answer_name: str = "ε at the target δ") -> go.Figure:
+    """A dotted line at the target δ and a marker at each method's answer ε on it (a δ(ε) plot)."""
+    fig.add_hline(y=target_delta, line={"color": AXIS_COLOR, "dash": "dot", "width": 1.5},
+                  annotation_text=f"target δ = {target_delta:.3g}", annotation_position="top left",
+                  annotation_font_color=AXIS_COLOR)
+    found = {key: eps for key, eps in answers.items() if eps is not None and np.isfinite(eps)}
+    if found:
+        fig.add_trace(go.Scatter(
+            x=list(found.values()), y=[target_delta] * len(found), mode="markers",
+            name=answer_name,
+            text=[labels.get(key, style(key).label) for key in found],
+            marker={"size": 11, "symbol": "diamond", "color": [style(key).color for key in found],
+                    "line": {"color": "white", "width": 1.5}},
+            hovertemplate=hover("%{text}: ε = %{x:.6g}", "δ = %{y:.3g}")))
+    return fig

@@ -52,7 +52,7 @@ def epsilon_vs_k_figure(ks: np.ndarray, series: Mapping[str, np.ndarray], *, del
     styled = {("optimal" if key == "classic" else key): y for key, y in series.items()}
     return series_figure(ks, styled, title=f"Total ε against k at δ = {delta:.3g}: {what}",
                          x_title="k (number of databases)", y_title="total ε", log_x=bool(ks.size > 1),
-                         labels=SERIES_LABELS, hover="k=%{x:.0f}: ε=%{y:.6g}")
+                         labels=SERIES_LABELS, hover_x="k = %{x:,.0f}", hover_y="ε = %{y:.6g}")
 
 
 def prior_region_figure(regions: Mapping[str, Boundary], *, k: int, what: str) -> go.Figure:

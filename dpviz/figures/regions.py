@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from dpviz.figures.style import base_layout, rgba, style
+from dpviz.figures.style import AXIS_COLOR, TEXT_COLOR, base_layout, hover, rgba, style, wrap
 from dpviz.regions.boundary import Boundary, region_polygon
 
 MAX_DRAWN_VERTICES = 4000
@@ -27,27 +27,56 @@ def thin(boundary: Boundary, max_points: int = MAX_DRAWN_VERTICES) -> Boundary:
     return Boundary(p_fa=x[keep], p_md=y[keep])
 
 
+VACUOUS_AREA = 1e-3
+"""A region whose complement (the tests it rules out) covers less of the square than this is drawn
+as the full square: the figure says so in words."""
+
+
+def excluded_area(boundary: Boundary) -> float:
+    """Area of the square the region rules out: twice the area under its lower boundary (the region
+    is symmetric about P_FA = P_MD)."""
+    return 2.0 * float(np.trapezoid(boundary.p_md, boundary.p_fa))
+
+
 def region_figure(regions: Mapping[str, Boundary], *, title: str,
                   labels: Mapping[str, str] | None = None, fill: bool = True, height: int = 620) -> go.Figure:
-    """Overlay of privacy regions, largest first so smaller ones stay visible."""
+    """Overlay of privacy regions, largest first so smaller ones stay visible. Hover reads
+    (P_FA, P_MD) on the boundary of the region under the pointer (``hoveron="points"``: a fill never
+    answers for another region). A region that fills the square is named in a note on the figure."""
     fig = go.Figure()
     labels = labels or {}
+    vacuous: list[str] = []
     for key, boundary in regions.items():
         s = style(key)
+        name = labels.get(key, s.label)
         x, y = region_polygon(thin(boundary))
         fig.add_trace(go.Scatter(
-            x=x, y=y, mode="lines", name=labels.get(key, s.label),
+            x=x, y=y, mode="lines", name=name,
             line={"color": s.color, "dash": s.dash, "width": s.width},
-            fill="toself" if fill else None, fillcolor=rgba(s.color, 0.12),
-            hovertemplate="P_FA=%{x:.4f}<br>P_MD=%{y:.4f}<extra>%{fullData.name}</extra>",
+            fill="toself" if fill else None, fillcolor=rgba(s.color, 0.12), hoveron="points",
+            hovertemplate=hover("P_FA = %{x:.4g}", "P_MD = %{y:.4g}"),
         ))
+        if excluded_area(boundary) < VACUOUS_AREA:
+            vacuous.append(name)
     fig.add_trace(go.Scatter(x=[0, 1], y=[1, 0], mode="lines", name="No privacy loss (P_FA + P_MD = 1)",
                              line={"color": "rgba(128,128,128,0.6)", "width": 1, "dash": "dot"},
-                             hoverinfo="skip"))
+                             hovertemplate=hover("P_FA = %{x:.4g}", "P_MD = %{y:.4g}")))
     base_layout(fig, title=title, x_title="P_FA (false alarm)", y_title="P_MD (missed detection)")
     fig.update_xaxes(range=[0, 1], constrain="domain")
     fig.update_yaxes(range=[0, 1], scaleanchor="x", scaleratio=1, constrain="domain")
     fig.update_layout(height=height)  # the square plot fills the width; less height for narrow columns
+    if vacuous:
+        note_vacuous(fig, vacuous)
+    return fig
+
+
+def note_vacuous(fig: go.Figure, names: list[str]) -> go.Figure:
+    """Say on the figure that a guarantee is vacuous: its region is (almost) the whole square."""
+    who = "; ".join(n.replace("<br>", " ") for n in names)
+    text = wrap(f"Vacuous: every test is possible (δ ≥ 1 or ε very large) — {who}", 34)
+    fig.add_annotation(x=0.5, y=0.5, xref="x domain", yref="y domain", text=text, showarrow=False,
+                       font={"size": 15, "color": TEXT_COLOR}, align="center",
+                       bgcolor="rgba(255,255,255,0.85)", bordercolor=AXIS_COLOR, borderwidth=1, borderpad=6)
     return fig
 
 

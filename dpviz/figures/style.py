@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import plotly.graph_objects as go
+import plotly.io as pio
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,51 @@ STYLES: dict[str, Style] = {
 
 FONT_SIZE = 16
 """Large enough to read on a projector."""
+LEGEND_FONT_SIZE = 14
+FONT_FAMILY = 'Arial, "Liberation Sans", Helvetica, sans-serif'
+"""Arial or its metric twin (Liberation Sans, which fontconfig substitutes for Arial on Linux): the
+same text widths on screen and in kaleido's Chromium, so an export is laid out as the screen is."""
+TEXT_COLOR = "#262730"
+GRID_COLOR = "#E1E4EA"
+AXIS_COLOR = "#8C8F99"
+TEMPLATE_NAME = "dpviz"
+"""The Plotly template of every figure (``plotly.io.templates["dpviz"]``)."""
+
+LABEL_WRAP = 30
+"""Legend labels longer than this wrap onto a second line (a 390 px phone-width export fits)."""
+TITLE_WRAP = 42
+"""Titles longer than this wrap at a word boundary."""
+
+
+def _template() -> go.layout.Template:
+    """plotly_white with the app's font, colours, title and legend placement."""
+    t = go.layout.Template(pio.templates["plotly_white"])
+    axis = {"gridcolor": GRID_COLOR, "linecolor": AXIS_COLOR, "showline": True, "ticks": "outside",
+            "tickcolor": AXIS_COLOR, "zerolinecolor": GRID_COLOR, "automargin": True,
+            "title": {"standoff": 8}}
+    t.layout.update(
+        font={"family": FONT_FAMILY, "size": FONT_SIZE, "color": TEXT_COLOR},
+        colorway=[s.color for s in STYLES.values()],
+        paper_bgcolor="white",
+        plot_bgcolor="white",
+        # above the plot area, pushing the top margin as far as a wrapped title needs
+        title={"x": 0.0, "xref": "container", "xanchor": "left", "pad": {"l": 12},
+               "y": 1.0, "yref": "paper", "yanchor": "bottom", "automargin": True,
+               "font": {"size": FONT_SIZE + 2}},
+        # below the x-axis title, from the figure's left edge: a legend row can use the full width
+        legend={"orientation": "h", "xref": "container", "x": 0.0, "xanchor": "left",
+                "yref": "container", "y": 0.0, "yanchor": "bottom",
+                "font": {"size": LEGEND_FONT_SIZE}, "itemwidth": 30, "bgcolor": "rgba(255,255,255,0)"},
+        margin={"l": 12, "r": 16, "t": 16, "b": 12, "autoexpand": True},
+        hovermode="closest",
+        hoverlabel={"font": {"family": FONT_FAMILY, "size": LEGEND_FONT_SIZE}, "namelength": -1},
+        xaxis=axis,
+        yaxis=axis,
+    )
+    return t
+
+
+pio.templates[TEMPLATE_NAME] = _template()
 
 
 def style(key: str) -> Style:
@@ -48,19 +94,41 @@ def rgba(color: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha})"
 
 
+def wrap(text: str, width: int) -> str:
+    """``text`` broken with ``<br>`` at spaces so that no line is much longer than ``width``."""
+    if len(text) <= width or "<br>" in text:
+        return text
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(line)
+    return "<br>".join(lines)
+
+
 def base_layout(fig: go.Figure, *, title: str, x_title: str, y_title: str) -> go.Figure:
-    """Common layout: Unicode labels (no MathJax needed offline), legible fonts."""
+    """The dpviz template (screen and every export alike), Unicode labels (no MathJax needed
+    offline), wrapped title and legend labels."""
     fig.update_layout(
-        template="plotly_white",  # white for reports; Streamlit applies its own theme on the page
-        title={"text": title, "x": 0.0, "xanchor": "left"},
-        font={"size": FONT_SIZE},
+        template=TEMPLATE_NAME,
+        title_text=wrap(title, TITLE_WRAP),
         xaxis_title=x_title,
         yaxis_title=y_title,
-        legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0.0},
-        margin={"l": 70, "r": 20, "t": 60, "b": 40},
-        hovermode="closest",
     )
+    for trace in fig.data:
+        if trace.name:
+            trace.name = wrap(trace.name, LABEL_WRAP)
     return fig
+
+
+def hover(x: str, y: str) -> str:
+    """A hovertemplate: the trace's own name and both coordinates (``x``, ``y``: the text with
+    ``%{x…}``, ``%{y…}`` placeholders)."""
+    return f"%{{fullData.name}}<br>{x}<br>{y}<extra></extra>"
 
 
 def export_config(filename: str) -> dict:

@@ -153,7 +153,8 @@ def build(spec: MechanismSpec, *, k: int, delta: float) -> View:
     figs = {
         "histogram": pld_histogram_figure(single.losses, single.mass, p_inf=single.p_inf,
                                           title=f"Privacy loss of one run: {law.name}"),
-        "delta": delta_band_figure(eps, band[:, 0], band[:, 1], lines, k=k),
+        "delta": delta_band_figure(eps, band[:, 0], band[:, 1], lines, k=k, target_delta=delta,
+                                   answer=(lo, up)),
         "region": region_figure(regions, title=f"Trade-off region after k = {k:,} runs",
                                 labels={"pld": "This mechanism (PLD, sound)",
                                         "optimal": "Any mechanism with the same per-step (ε0, δ0)"},

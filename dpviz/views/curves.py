@@ -39,7 +39,9 @@ def build(*, eps0: float, delta0: float, delta: float, k_max: int, k: int, log_k
                "epsilon_vs_k": csv["epsilon_vs_k"], "delta_vs_epsilon": csv["delta_vs_epsilon"]}
     return View(
         figures={"epsilon_vs_k": epsilon_vs_k_figure(curve.x, curve.y, delta=delta, log_x=log_k),
-                 "delta_vs_epsilon": delta_vs_epsilon_figure(dcurve.x, dcurve.y, k=k)},
+                 "delta_vs_epsilon": delta_vs_epsilon_figure(
+                     dcurve.x, dcurve.y, k=k, target_delta=delta, labels=LABELS,
+                     answers={m: g.epsilon if g.feasible else None for m, g in results.items()})},
         csv=csv, payload=payload,
         tables={"at_k": guarantee_rows(results, LABELS), "heterogeneous": guarantee_rows(hetero, LABELS)},
         summary={"best_closed_form": best_closed_form(results)})

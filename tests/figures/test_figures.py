@@ -1,0 +1,115 @@
+"""Every figure of every view: one registered template (screen = export), hover that names the
+curve and gives both coordinates, target δ and answer ε marked on δ(ε) plots, vacuous regions
+said in words (issue 10 items 4-6)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import plotly.io as pio
+import pytest
+
+from dpviz.figures.regions import region_figure
+from dpviz.figures.style import FONT_FAMILY, TEMPLATE_NAME
+from dpviz.regions import intersection_boundary
+from dpviz.regions.boundary import Boundary
+from dpviz.views import registry
+from tests.export.cases import CASES, case_id, values, view
+
+FIGURES = [(case, name) for case in CASES for name in view(*case).figures]
+IDS = [f"{case_id(c)}:{n}" for c, n in FIGURES]
+
+
+def _fig(case, name):
+    return view(*case).figures[name]
+
+
+@pytest.mark.parametrize("case,name", FIGURES, ids=IDS)
+def test_every_figure_carries_the_dpviz_template(case, name):
+    fig = _fig(case, name)
+    registered = pio.templates[TEMPLATE_NAME]
+    assert fig.layout.template.to_plotly_json() == registered.to_plotly_json()
+    assert fig.layout.template.layout.font.family == FONT_FAMILY
+    # what kaleido receives: the template travels inside the figure, not by name
+    assert fig.to_dict()["layout"]["template"]["layout"]["font"]["family"] == FONT_FAMILY
+
+
+def _has_data(trace) -> bool:
+    x = np.asarray(trace.x if trace.x is not None else [], dtype=float)
+    return x.size > 0
+
+
+@pytest.mark.parametrize("case,name", FIGURES, ids=IDS)
+def test_hover_names_the_curve_and_gives_its_coordinates(case, name):
+    fig = _fig(case, name)
+    assert fig.layout.template.layout.hoverlabel.namelength == -1  # names are never cut to 15 characters
+    for trace in fig.data:
+        if trace.visible is False or not _has_data(trace):
+            continue
+        label = f"{case_id(case)}:{name}:{trace.name}"
+        assert trace.hoverinfo != "skip", f"{label}: no hover at all"
+        template = trace.hovertemplate or ""
+        assert "%{fullData.name}" in template or (trace.name and trace.name in template), label
+        assert re.search(r"%\{x[:}]", template) and re.search(r"%\{y[:}]", template), label
+        if getattr(trace, "fill", None) not in (None, "none"):
+            # a filled region answers on its boundary points, never for the whole fill
+            assert trace.hoveron == "points", f"{label}: the fill steals the hover"
+
+
+def test_curves_delta_plot_marks_the_target_and_the_answers():
+    v = registry()["curves"]
+    params = v.defaults()
+    built = view("curves")
+    fig = built.figures["delta_vs_epsilon"]
+    target = params["delta"]
+    assert any(s.y0 == target and s.y1 == target for s in fig.layout.shapes), "no target δ line"
+    assert any(f"target δ = {target:.3g}" in (a.text or "") for a in fig.layout.annotations)
+    marks = [t for t in fig.data if t.mode == "markers"]
+    assert len(marks) == 1
+    answers = {row["method"]: float(row["ε"]) for row in built.tables["at_k"] if row["ε"] != "—"}
+    assert answers, "the defaults should give at least one answer"
+    marked = dict(zip(marks[0].text, marks[0].x, strict=True))
+    for method, eps in answers.items():
+        assert marked[method] == pytest.approx(eps, rel=1e-5)  # table rows carry 6 digits
+    assert set(marks[0].y) == {target}
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "laplace"])
+def test_mechanism_delta_plot_marks_the_target_and_the_certified_answer(kind):
+    built = view("mechanisms", (("mechanism", kind),))
+    fig = built.figures["delta"]
+    target = values("mechanisms", (("mechanism", kind),))["mech_delta"]
+    assert any(s.y0 == target for s in fig.layout.shapes)
+    marks = [t for t in fig.data if t.mode == "markers"]
+    assert len(marks) == 1
+    pld = built.payload["results"]["pld"]
+    marked = dict(zip(marks[0].text, marks[0].x, strict=True))
+    assert marked["PLD: ε ≤"] == pld["upper"]
+    assert fig.layout.yaxis.range[0] < np.log10(target)  # the target line is in view
+
+
+def _notes(fig) -> list[str]:
+    return [a.text.replace("<br>", " ") for a in fig.layout.annotations if "Vacuous" in (a.text or "")]
+
+
+@pytest.mark.parametrize("params", [{"eps0": 0.1, "delta0": 1e-3, "k": 10_000},
+                                    {"eps0": 5.0, "delta0": 1e-3, "k": 30}])
+def test_a_vacuous_region_is_said_on_the_figure(params):
+    fig = registry()["regions"].build(**params).figures["methods"]
+    notes = _notes(fig)
+    assert len(notes) == 1 and "every test is possible" in notes[0]
+    assert "Optimal (KOV Thm 3.3)" in notes[0]
+
+
+def test_an_informative_region_has_no_vacuous_note():
+    for name, fig in view("regions").figures.items():
+        assert _notes(fig) == [], name
+
+
+def test_region_figure_notes_a_full_square_anywhere_it_is_used():
+    full = Boundary(p_fa=np.array([0.0, 1.0]), p_md=np.array([0.0, 0.0]))
+    fig = region_figure({"optimal": full, "single": intersection_boundary([0.1], [0.0])}, title="t",
+                        labels={"optimal": "Everything", "single": "One"})
+    notes = _notes(fig)
+    assert len(notes) == 1 and "Everything" in notes[0] and "One" not in notes[0]
