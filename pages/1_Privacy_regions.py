@@ -31,16 +31,16 @@ eps0_box, delta0_box = st.columns(2)
 values = {"eps0": ui.param_input(EPS0, eps0_box), "delta0": ui.param_input(DELTA0, delta0_box),
           "k": ui.slider_input(K, K_SLIDER)}
 view = ui.cached(SPEC.build)(**values)
-tag = "eps{eps0:g}_delta{delta0:g}_k{k}".format(**values)
+tag = ui.export.file_stem("regions", values)  # every input: scenarios never overwrite each other
 
 st.subheader(f"One mechanism and its {values['k']}-fold composition")
-ui.show_figure(view.figures["single"], filename=f"dpviz_region_{tag}", key="fig_single")
+ui.show_figure(view.figures["single"], filename=f"{tag}_single", key="fig_single")
 st.subheader("What each composition theorem guarantees")
-ui.show_figure(view.figures["methods"], filename=f"dpviz_regions_methods_{tag}", key="fig_methods")
+ui.show_figure(view.figures["methods"], filename=f"{tag}_methods", key="fig_methods")
 st.caption(
     "Advanced (DRV) and KOV Thm 3.4 give one (ε, δ) pair per slack δ'; their region is the "
     "intersection over a sweep of δ' from 1e-300 to 1, itself a valid guarantee. The optimal region "
     "is the trade-off curve of the composed canonical pairs (KOV eq. 16), exact."
 )
-ui.download_csv(view.csv["regions"], filename=f"dpviz_regions_{tag}.csv", key="csv_regions")
-ui.download_json(view.payload, filename=f"dpviz_regions_{tag}.json", key="json_regions")
+ui.download_csv(view.csv["regions"], filename=f"{tag}_regions.csv", key="csv_regions")
+ui.download_json(view.payload, filename=f"{tag}.json", key="json_regions")

@@ -55,11 +55,11 @@ except ValueError as exc:  # e.g. too many loss atoms for the exact heterogeneou
     st.stop()
 st.table(view.tables["heterogeneous"])
 
-tag = "eps{eps0:g}_delta0{delta0:g}_delta{delta:g}".format(**values)
+tag = ui.export.file_stem("curves", values)  # every input: scenarios never overwrite each other
 with homogeneous_area:
-    ui.show_figure(view.figures["epsilon_vs_k"], filename=f"dpviz_epsilon_vs_k_{tag}", key="fig_eps_k")
+    ui.show_figure(view.figures["epsilon_vs_k"], filename=f"{tag}_epsilon_vs_k", key="fig_eps_k")
     ui.show_figure(view.figures["delta_vs_epsilon"],
-                   filename=f"dpviz_delta_vs_epsilon_{tag}_k{values['k']}", key="fig_delta_eps")
+                   filename=f"{tag}_delta_vs_epsilon", key="fig_delta_eps")
     st.subheader(f"Values at k = {values['k']:,}, total δ = {values['delta']:g}")
     st.table(view.tables["at_k"])
     best = view.summary["best_closed_form"]
@@ -67,8 +67,8 @@ with homogeneous_area:
         gap = 100 * (best[0] / best[1] - 1)
         st.markdown(f"Best of the closed-form theorems: ε = **{best[0]:.6g}**; exact optimum "
                     f"ε = **{best[1]:.6g}** (the best theorem is {gap:.1f}% higher).")
-    ui.download_csv(view.csv["epsilon_vs_k"], filename=f"dpviz_epsilon_vs_k_{tag}.csv", key="csv_eps_k",
+    ui.download_csv(view.csv["epsilon_vs_k"], filename=f"{tag}_epsilon_vs_k.csv", key="csv_eps_k",
                     label="Download ε against k (CSV)")
-    ui.download_csv(view.csv["delta_vs_epsilon"], filename=f"dpviz_delta_vs_epsilon_{tag}.csv",
+    ui.download_csv(view.csv["delta_vs_epsilon"], filename=f"{tag}_delta_vs_epsilon.csv",
                     key="csv_delta_eps", label="Download δ against ε (CSV)")
-    ui.download_json(view.payload, filename=f"dpviz_curves_{tag}.json", key="json_curves")
+    ui.download_json(view.payload, filename=f"{tag}.json", key="json_curves")

@@ -108,16 +108,16 @@ st.caption(
     "proves both directions; with different δ̂_i only the forward direction follows."
 )
 
-tag = f"{preset.key}_eps{values['eps0']:g}_delta{values['delta']:g}_k{q.databases}"
-ui.show_figure(view.figures["epsilon_vs_k"], filename=f"dpviz_gce_eps_k_{tag}", key="fig_gce_k")
+tag = ui.export.file_stem("priors", {"preset": preset.key, **vars(q)})  # every input
+ui.show_figure(view.figures["epsilon_vs_k"], filename=f"{tag}_epsilon_vs_k", key="fig_gce_k")
 for row in view.tables["region_note"]:
     st.warning(row["note"])
-ui.show_figure(view.figures["region"], filename=f"dpviz_gce_region_{tag}", key="fig_gce_region")
-ui.download_csv(view.csv["bounds"], filename=f"dpviz_gce_bounds_{tag}.csv", key="csv_gce_bounds",
+ui.show_figure(view.figures["region"], filename=f"{tag}_region", key="fig_gce_region")
+ui.download_csv(view.csv["bounds"], filename=f"{tag}_bounds.csv", key="csv_gce_bounds",
                 label="Download the bounds (CSV)")
-ui.download_csv(view.csv["epsilon_vs_k"], filename=f"dpviz_gce_eps_k_{tag}.csv", key="csv_gce_k",
+ui.download_csv(view.csv["epsilon_vs_k"], filename=f"{tag}_epsilon_vs_k.csv", key="csv_gce_k",
                 label="Download ε against k (CSV)")
-ui.download_json(view.payload, filename=f"dpviz_gce_{tag}.json", key="json_gce")
+ui.download_json(view.payload, filename=f"{tag}.json", key="json_gce")
 
 with st.expander("Why the prior helps, and what subsampling has to do with it"):
     st.markdown(

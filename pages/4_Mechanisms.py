@@ -54,7 +54,7 @@ except ParameterError as exc:
     ui.notice(exc)
     st.stop()
 
-tag = f"{kind}_k{k}_q{values['rate'] or 0:g}"
+tag = ui.export.file_stem("mechanisms", {"mechanism": kind, **values})  # every input
 st.subheader(f"ε at total δ = {delta:g} after k = {k:,} runs")
 st.table(result.tables["comparison"])
 pld = result.payload["results"]["pld"]
@@ -66,14 +66,14 @@ if pld["upper"] is not None and gen["upper"]:
 
 left, right = st.columns(2)
 with left:
-    ui.show_figure(result.figures["histogram"], filename=f"dpviz_pld_{tag}", key="fig_pld")
+    ui.show_figure(result.figures["histogram"], filename=f"{tag}_histogram", key="fig_pld")
 with right:
-    ui.show_figure(result.figures["region"], filename=f"dpviz_region_{tag}", key="fig_region")
-ui.show_figure(result.figures["delta"], filename=f"dpviz_delta_band_{tag}", key="fig_delta")
-ui.show_figure(result.figures["epsilon_vs_k"], filename=f"dpviz_eps_vs_k_{tag}", key="fig_eps_k")
-ui.download_csv(result.csv["delta_vs_epsilon"], filename=f"dpviz_delta_band_{tag}.csv", key="csv_delta",
+    ui.show_figure(result.figures["region"], filename=f"{tag}_region", key="fig_region")
+ui.show_figure(result.figures["delta"], filename=f"{tag}_delta", key="fig_delta")
+ui.show_figure(result.figures["epsilon_vs_k"], filename=f"{tag}_epsilon_vs_k", key="fig_eps_k")
+ui.download_csv(result.csv["delta_vs_epsilon"], filename=f"{tag}_delta_vs_epsilon.csv", key="csv_delta",
                 label="Download δ(ε) band (CSV)")
-ui.download_json(result.payload, filename=f"dpviz_mechanism_{tag}.json", key="json_mech")
+ui.download_json(result.payload, filename=f"{tag}.json", key="json_mech")
 
 st.header("Heterogeneous composition")
 st.markdown("Mechanisms with different (ε_i, δ_i): one row per kind with its count. The exact optimum "

@@ -1,30 +1,73 @@
-"""``python -m dpviz figure VIEW [view parameters] --out FILE.svg|png|pdf``.
+"""``python -m dpviz figure VIEW [view parameters] --out FILE.svg|png|pdf|csv|json``.
 
 Renders the same figure the page shows (both call ``dpviz.views``), through kaleido
-and the system Chromium (``BROWSER_PATH``, default ``/usr/bin/chromium``). Labels
-are Unicode, so no MathJax or other network resource is needed.
+and the system Chromium (``BROWSER_PATH``, default ``/usr/bin/chromium``); ``.csv`` and
+``.json`` write the bytes of the page's download buttons (``dpviz.export``). Labels are
+Unicode and MathJax is off, so no network resource is needed.
+
+Every render in the process goes through one queue: one Chromium, started on first use and
+reused, renders one figure at a time; a render that would wait too long is refused
+(:class:`RenderBusyError`) instead of starting another browser.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import atexit
+import concurrent.futures
+import contextlib
+import math
 import os
 import shutil
+import tempfile
+import threading
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
 import plotly.graph_objects as go
 
+from dpviz import export
 from dpviz.validation import ParameterError
 
 FORMATS = ("svg", "png", "pdf")
+DATA_FORMATS = ("csv", "json")
+OUT_ALLOWED = "a file name ending in .svg, .png, .pdf, .csv or .json, or an existing directory"
+
+SIZE_RANGE = (100, 8000)
+"""Width and height in CSS pixels."""
+SCALE_RANGE = (0.1, 10.0)
+"""PNG resolution factor."""
+MAX_PIXELS = 64_000_000
+"""Largest PNG, width·height·scale² (Chromium returns a blank image for much larger ones)."""
+MIN_BYTES = 100
+"""A render shorter than this is a failed render, never a figure."""
+
+QUEUE_LIMIT = 16
+"""Renders allowed to wait behind the running one; more are refused at once."""
+WAIT_SECONDS = 20.0
+"""Longest wait for the render slot before a render is refused."""
+START_SECONDS = 60.0
+"""Longest wait for Chromium to start."""
+RENDER_SECONDS = 60.0
+"""Longest wait for one render."""
+
+
+class RenderError(RuntimeError):
+    """Chromium could not render the figure (missing browser, crash, timeout, empty image)."""
+
+
+class RenderBusyError(RenderError):
+    """Another export is running and the queue is full, or the wait limit passed."""
 
 
 def register(subs: argparse._SubParsersAction) -> None:
     from dpviz.views import registry
 
-    p = subs.add_parser("figure", help="export a page's figure to SVG, PNG or PDF",
-                        description="Render a view's figure headlessly, as the page shows it.")
+    p = subs.add_parser("figure", help="export a page's figure (SVG, PNG, PDF) or its data (CSV, JSON)",
+                        description="Render a view's figure headlessly, as the page shows it, or write "
+                                    "the tables and payload its download buttons give.")
     views = p.add_subparsers(dest="view", required=True, parser_class=type(p))
     for spec in registry().values():
         v = views.add_parser(spec.name, help=spec.title)
@@ -34,11 +77,20 @@ def register(subs: argparse._SubParsersAction) -> None:
         v.add_argument("--which", default=None,
                        help="which figure of the view (default: the first); --list-figures lists them")
         v.add_argument("--list-figures", action="store_true", help="print the figure names and exit")
-        v.add_argument("--out", help="output file: .svg, .png or .pdf")
-        v.add_argument("--width", type=int, default=1000, help="width in CSS pixels (default 1000)")
-        v.add_argument("--height", type=int, default=None, help="height in CSS pixels (default: the page's)")
-        v.add_argument("--png-scale", dest="png_scale", type=float, default=2.0,
-                       help="PNG resolution factor (default 2)")
+        v.add_argument("--table", default=None,
+                       help="which table for --out x.csv (default: the first); --list-tables lists them")
+        v.add_argument("--list-tables", action="store_true", help="print the CSV table names and exit")
+        v.add_argument("--out", help="output file: .svg, .png, .pdf (figure), .csv (table) or .json "
+                                     "(parameters and results); a directory gets a name carrying every "
+                                     "input, in --format")
+        v.add_argument("--format", dest="fmt", default="svg",
+                       help="format when --out is a directory (svg, png, pdf, csv or json; default svg)")
+        v.add_argument("--width", default="1000", help="width in CSS pixels, 100 to 8000 (default 1000)")
+        v.add_argument("--height", default=None,
+                       help="height in CSS pixels, 100 to 8000 (default: the page's)")
+        v.add_argument("--png-scale", dest="png_scale", default="2",
+                       help="PNG resolution factor, 0.1 to 10 (default 2); width·height·scale² is at most "
+                            f"{MAX_PIXELS // 1_000_000} million pixels")
         v.set_defaults(handler=run, spec=spec)
 
 
@@ -46,35 +98,211 @@ def run(args: argparse.Namespace) -> dict[str, Any] | None:
     spec = args.spec
     values = {p.key: p.check(p.default if getattr(args, p.key) is None else getattr(args, p.key))
               for p in spec.params}
+    width = _whole(args.width, "width", SIZE_RANGE)
+    height = None if args.height is None else _whole(args.height, "height", SIZE_RANGE)
+    scale = _number(args.png_scale, "png-scale", SCALE_RANGE)
+    if not args.list_figures and not args.list_tables:
+        _output_kind(args)  # a bad --out is named before the view is computed
     view = spec.build(**values)
-    names = list(view.figures)
+    names, tables = list(view.figures), list(view.csv)
     if args.list_figures:
         return {"view": spec.name, "figures": names}
+    if args.list_tables:
+        return {"view": spec.name, "tables": tables}
     which = args.which or names[0]
     if which not in view.figures:
         raise ParameterError("which", which, f"one of {', '.join(names)}")
+    fmt, out = _output_kind(args)
+    table = None
+    if fmt == "csv":
+        if not tables:
+            raise ParameterError("out", args.out, "not .csv: this view has no table")
+        table = args.table or tables[0]
+        if table not in view.csv:
+            raise ParameterError("table", table, f"one of {', '.join(tables)}")
+    if out.is_dir():  # the name the page's button gives (pages/*.py): every input, then the artefact
+        artefact = {"csv": f"_{table}", "json": ""}.get(fmt, f"_{which}")
+        out = out / f"{export.file_stem(spec.name, values)}{artefact}.{fmt}"
+    _check_writable(out, args.out)
+    result: dict[str, Any] = {"view": spec.name, "out": str(out), "format": fmt}
+    if fmt == "csv":
+        data = export.columns_csv(view.csv[table])
+        result["table"], result["tables"] = table, tables
+    elif fmt == "json":
+        data = export.payload_json(view.payload).encode("utf-8")
+    else:
+        fig = view.figures[which]
+        h = height or int(fig.layout.height or 700)
+        if fmt == "png" and width * h * scale * scale > MAX_PIXELS:
+            raise ParameterError("png-scale", args.png_scale,
+                                 f"small enough that width·height·scale² ≤ {MAX_PIXELS:,} pixels "
+                                 f"(here {width}·{h}·{scale:g}² = {width * h * scale * scale:,.0f})")
+        try:
+            data = render(fig, fmt=fmt, width=width, height=h, scale=scale)
+        except RenderError as exc:
+            raise ParameterError("out", args.out, f"a file Chromium can render ({exc})") from None
+        result["figure"] = which
+    try:
+        out.write_bytes(data)
+    except OSError as exc:
+        raise ParameterError("out", args.out, f"a writable file ({exc.strerror or exc})") from None
+    result["bytes"] = len(data)
+    result["parameters"] = view.payload.get("parameters", {})
+    return result
+
+
+def _whole(text: object, field: str, bounds: tuple[int, int]) -> int:
+    allowed = f"a whole number in [{bounds[0]}, {bounds[1]}]"
+    try:
+        x = float(str(text))
+    except ValueError:
+        raise ParameterError(field, text, allowed) from None
+    if not (math.isfinite(x) and x == int(x) and bounds[0] <= x <= bounds[1]):
+        raise ParameterError(field, text, allowed)
+    return int(x)
+
+
+def _number(text: object, field: str, bounds: tuple[float, float]) -> float:
+    allowed = f"a number in [{bounds[0]:g}, {bounds[1]:g}]"
+    try:
+        x = float(str(text))
+    except ValueError:
+        raise ParameterError(field, text, allowed) from None
+    if not (math.isfinite(x) and bounds[0] <= x <= bounds[1]):
+        raise ParameterError(field, text, allowed)
+    return x
+
+
+def _output_kind(args: argparse.Namespace) -> tuple[str, Path]:
+    """(format, path) from --out (and --format when --out is a directory)."""
     if not args.out:
-        raise ParameterError("out", None, "a file name ending in .svg, .png or .pdf")
+        raise ParameterError("out", None, OUT_ALLOWED)
     out = Path(args.out)
+    if out.is_dir():
+        fmt = str(args.fmt).lower()
+        if fmt not in FORMATS + DATA_FORMATS:
+            raise ParameterError("format", args.fmt, "one of " + ", ".join(FORMATS + DATA_FORMATS))
+        return fmt, out
     fmt = out.suffix.lower().lstrip(".")
-    if fmt not in FORMATS:
-        raise ParameterError("out", args.out, "a file name ending in .svg, .png or .pdf")
-    if not 100 <= args.width <= 8000:
-        raise ParameterError("width", args.width, "a whole number in [100, 8000]")
-    if not 0.1 <= args.png_scale <= 10:
-        raise ParameterError("png-scale", args.png_scale, "a number in [0.1, 10]")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(render(view.figures[which], fmt=fmt, width=args.width, height=args.height,
-                           scale=args.png_scale))
-    return {"view": spec.name, "figure": which, "out": str(out), "format": fmt,
-            "parameters": view.payload.get("parameters", {})}
+    if fmt not in FORMATS + DATA_FORMATS:
+        raise ParameterError("out", args.out, OUT_ALLOWED)
+    return fmt, out
+
+
+def _check_writable(out: Path, given: str) -> None:
+    """The parent directory exists or can be created, and a file can be written there."""
+    parent = out.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        if out.is_dir():
+            raise ParameterError("out", given, "a file name, not a directory")
+        with tempfile.NamedTemporaryFile(dir=parent, prefix=".dpviz-", delete=True):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise ParameterError("out", given, f"a path in a writable directory ({reason})") from None
 
 
 def render(fig: go.Figure, *, fmt: str, width: int = 1000, height: int | None = None,
            scale: float = 2.0) -> bytes:
-    """The figure as SVG, PNG or PDF bytes through kaleido and the system Chromium."""
-    _use_system_chromium()
-    return fig.to_image(format=fmt, width=width, height=height or fig.layout.height or 700, scale=scale)
+    """The figure as SVG, PNG or PDF bytes, rendered by the process's one Chromium.
+
+    Raises :class:`RenderBusyError` when the export queue is full, :class:`RenderError` when
+    Chromium fails or returns fewer than ``MIN_BYTES`` bytes.
+    """
+    opts = {"format": fmt, "width": width, "height": height or fig.layout.height or 700,
+            "scale": scale if fmt == "png" else 1}  # vector formats: the size is the layout's
+    data = RENDERER.render(fig.to_dict(), opts)
+    if not isinstance(data, bytes) or len(data) < MIN_BYTES:
+        raise RenderError(f"the {fmt.upper()} came back with {len(data or b'')} bytes: "
+                          "try a smaller --width, --height or --png-scale")
+    return data
+
+
+class Renderer:
+    """One Chromium (a kaleido ≥ 1 ``Kaleido`` on its own event-loop thread), reused between
+    renders, started on first use and restarted after a failure. ``render`` holds a bounded
+    semaphore: one render at a time, at most ``queue_limit`` waiting, each at most
+    ``wait_seconds``."""
+
+    def __init__(self, *, queue_limit: int = QUEUE_LIMIT, wait_seconds: float = WAIT_SECONDS) -> None:
+        self.queue_limit = queue_limit
+        self.wait_seconds = wait_seconds
+        self._slot = threading.BoundedSemaphore(1)
+        self._count_lock = threading.Lock()
+        self._waiting = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._kaleido: Any = None
+        self.browsers_started = 0
+        """How many Chromiums this renderer has started (for tests and measurements)."""
+
+    def render(self, fig_dict: dict, opts: dict[str, Any]) -> bytes:
+        with self._count_lock:
+            if self._waiting >= self.queue_limit:
+                raise RenderBusyError(f"{self._waiting} exports are already waiting; try again in a moment")
+            self._waiting += 1
+        try:
+            got = self._slot.acquire(timeout=self.wait_seconds)
+        finally:
+            with self._count_lock:
+                self._waiting -= 1
+        if not got:
+            raise RenderBusyError(f"another export took longer than {self.wait_seconds:g} s; "
+                                  "try again in a moment")
+        try:
+            return self._render(fig_dict, opts)
+        finally:
+            self._slot.release()
+
+    def _render(self, fig_dict: dict, opts: dict[str, Any]) -> bytes:
+        try:
+            if self._kaleido is None:
+                self._kaleido = self._run(self._open(), START_SECONDS)
+            return self._run(self._kaleido.calc_fig(fig_dict, opts=opts), RENDER_SECONDS)
+        except Exception as exc:  # a crashed or hung Chromium: start a fresh one next time
+            self._discard()
+            if isinstance(exc, RenderError):
+                raise
+            raise RenderError(f"Chromium failed: {type(exc).__name__}: {exc}".strip().rstrip(":")) from None
+
+    def _run(self, coro: Coroutine[Any, Any, Any], timeout: float) -> Any:
+        if self._loop is None or self._loop.is_closed():
+            self._loop = asyncio.new_event_loop()
+            threading.Thread(target=self._loop.run_forever, name="dpviz-kaleido", daemon=True).start()
+        future = asyncio.run_coroutine_threadsafe(coro, self._loop)
+        try:
+            return future.result(timeout=timeout)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise RenderError(f"no answer from Chromium within {timeout:g} s") from None
+
+    async def _open(self) -> Any:
+        import kaleido
+
+        _use_system_chromium()
+        k = kaleido.Kaleido(n=1, timeout=RENDER_SECONDS, mathjax=False)
+        await k.open()
+        self.browsers_started += 1
+        return k
+
+    def _discard(self) -> None:
+        k, self._kaleido = self._kaleido, None
+        if k is not None and self._loop is not None:
+            with contextlib.suppress(Exception):  # already dead: nothing left to close
+                asyncio.run_coroutine_threadsafe(k.close(), self._loop).result(timeout=10)
+
+    def close(self) -> None:
+        """Close the browser (at exit; the next render starts a new one)."""
+        if self._slot.acquire(timeout=5):
+            try:
+                self._discard()
+            finally:
+                self._slot.release()
+
+
+RENDERER = Renderer()
+"""The process-wide export queue (the Streamlit server and the CLI each have one)."""
+atexit.register(RENDERER.close)
 
 
 def _use_system_chromium() -> None:
