@@ -46,6 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 from scipy import fft as sfft
+from scipy.special import logsumexp
 
 from dpviz.pld.law import LossLaw
 from dpviz.validation import ParameterError, check_count, check_positive
@@ -53,16 +54,15 @@ from dpviz.validation import ParameterError, check_count, check_positive
 MAX_BUCKETS = 4_000_001
 """Largest 2n + 1 accepted (the FFT buffers are ≈ 4× that)."""
 
-
-def _either(q1: float, q2: float) -> float:
-    """1 − (1 − q1)(1 − q2) without cancellation (q = e^−100 must not vanish); 1 if either is."""
-    if q1 >= 1.0 or q2 >= 1.0:
-        return 1.0
-    return -math.expm1(math.log1p(-q1) + math.log1p(-q2))
-
-
 _ULPS = 8 * np.finfo(float).eps
 """Relative slack for atoms on a bucket boundary up to floating-point rounding."""
+
+_Q_PRECISE = 1e-290
+"""B-masses below this (near the subnormal range) are treated as lost to underflow."""
+
+MAX_LOG_F = 300.0
+"""Largest bucket factor ln f any node may reach: tilted masses are ≤ f·(A-mass), and their
+FFT products must stay far from float overflow (f² ≪ 1e308)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,7 +75,9 @@ class Buckets:
     a_inf: float
     q_real: NDArray[np.float64]
     q_virt: NDArray[np.float64]
-    q_virt_inf: float
+    log_q_virt_inf: float
+    """ln of an over-statement of the ∞ bucket's B-mass (log: e^{−n ln f}-sized masses must not
+    underflow to 0, which would let the lower bound count them as infinite loss)."""
     slack: float
     floor_empty: bool = False
     """True when bucket −n holds no A- and no B-mass (known only at leaves)."""
@@ -90,7 +92,7 @@ class Buckets:
     @classmethod
     def from_law(cls, law: LossLaw, *, log_f: float, n: int) -> Buckets:
         """Leaf l(A, B, f, n) of a composition tree (Definition 4), from an exact loss law."""
-        log_f = check_positive(log_f, field="log_f")
+        log_f = check_positive(log_f, field="log_f", maximum=MAX_LOG_F)
         n = check_count(n, field="n", maximum=(MAX_BUCKETS - 1) // 2)
         idx = np.arange(-n, n + 1)
         a = np.zeros(2 * n + 1)
@@ -121,13 +123,29 @@ class Buckets:
             q[0] += float(c.cdf_q(lo)[0])
             a_inf += float(c.sf_p(hi)[0])
             q_inf += float(c.sf_q(hi)[0])
+        # events above the top bucket have finite loss > n ln f (B < A f^{−n}) or B = 0
+        above = a_inf - law.p_inf
+        if q_inf >= _Q_PRECISE or above <= 0:
+            log_q_inf = math.log(q_inf) if q_inf > 0 else -math.inf
+        else:  # underflowed: over-state by the ratio bound
+            log_q_inf = math.log(above) - n * log_f
         floor_empty = bool(a[0] == 0 and q[0] == 0)
-        qt = q * np.exp(idx * log_f)
-        q_real = qt.copy()
+        # tilted B-masses q·f^i in log space: f^i overflows for i ln f > 709 where q underflows.
+        # A bucket's events have f^{i−1} < A/B ≤ f^i, so a ≤ q·f^i ≤ f·a; where q carries no
+        # precision (underflow) use f·a for the over-stated virtual masses and a for the
+        # under-stated real ones (module docstring: both directions stay sound).
+        precise = q >= _Q_PRECISE
+        log_q = np.log(q, out=np.full_like(q, -np.inf), where=precise)
+        tilt = idx * log_f
+        small = tilt <= 700.0
+        qt = np.where(small, q * np.exp(np.minimum(tilt, 700.0)), np.exp(np.minimum(log_q + tilt, 700.0)))
+        lost = ~precise & (a > 0)
+        q_real = np.where(lost, a * (1.0 - 1e-9), qt)
+        qt = np.where(lost, a * math.exp(log_f), qt)
         q_real[0] = 0.0  # bucket −n forgets its B-mass (module docstring)
         qt[0] = math.exp(-n * log_f)  # cap B(−n) ≤ 1 (module docstring)
-        return cls(log_f=log_f, n=n, a=a, a_inf=a_inf, q_real=q_real, q_virt=qt, q_virt_inf=q_inf,
-                   slack=1.0, floor_empty=floor_empty)
+        return cls(log_f=log_f, n=n, a=a, a_inf=a_inf, q_real=q_real, q_virt=qt,
+                   log_q_virt_inf=log_q_inf, slack=1.0, floor_empty=floor_empty)
 
     # ------------------------------------------------------------- tree nodes
     def compose(self, other: Buckets) -> Buckets:
@@ -141,14 +159,17 @@ class Buckets:
         full_v = _conv(self.q_virt, other.q_virt, same)
         qv, _ = _clip(full_v, n)
         over = full_v[3 * n + 1:]
-        qv_over = float(over @ np.exp(-(np.arange(over.size) + n + 1) * self.log_f))  # untilt
+        pos = np.flatnonzero(over > 0)
+        log_over = (float(logsumexp(np.log(over[pos]) - (pos + n + 1) * self.log_f))  # untilt
+                    if pos.size else -math.inf)
         a_tot1, a_tot2 = float(self.a.sum()), float(other.a.sum())
         a_inf = self.a_inf * (a_tot2 + other.a_inf) + a_tot1 * other.a_inf + a_over
-        q_inf = min(1.0, _either(self.q_virt_inf, other.q_virt_inf) + qv_over)
+        # B(either ∞) ≤ B1(∞) + B2(∞) (over-stated, as the lower bound needs), plus the overflow
+        log_q_inf = min(0.0, float(logsumexp([self.log_q_virt_inf, other.log_q_virt_inf, log_over])))
         qr[0] = 0.0  # module docstring
         qv[0] = math.exp(-n * self.log_f)  # cap B(−n) ≤ 1
         return Buckets(log_f=self.log_f, n=n, a=a, a_inf=a_inf, q_real=qr, q_virt=qv,
-                       q_virt_inf=q_inf, slack=self.slack + other.slack,
+                       log_q_virt_inf=log_q_inf, slack=self.slack + other.slack,
                        err=_product_err(self, other))
 
     def squared(self) -> Buckets:
@@ -164,8 +185,21 @@ class Buckets:
             out.append(b)
         out[2][0] = math.exp(-n * 2.0 * self.log_f)
         return Buckets(log_f=2.0 * self.log_f, n=n, a=out[0], a_inf=self.a_inf, q_real=out[1],
-                       q_virt=out[2], q_virt_inf=self.q_virt_inf, slack=(1.0 + self.slack) / 2.0,
-                       err=self.err * math.exp(self.log_f))  # re-tilting scales by ≤ f
+                       q_virt=out[2], log_q_virt_inf=self.log_q_virt_inf, slack=(1.0 + self.slack) / 2.0,
+                       err=_times_f(self.err, self.log_f))  # re-tilting scales by ≤ f
+
+    @property
+    def swamped(self) -> bool:
+        """True once the round-off bound ``err`` is ≥ 1: both δ bounds are then trivial (1 and 0),
+        so further nodes are not computed (their tilted masses could overflow)."""
+        return not self.err < 1.0
+
+    def _trivial(self) -> Buckets:
+        """The same node with every bound trivial (err = ∞), arrays dropped."""
+        z = np.zeros(2 * self.n + 1)
+        return Buckets(log_f=self.log_f, n=self.n, a=z, a_inf=1.0, q_real=z, q_virt=z,
+                       log_q_virt_inf=-math.inf,
+                       slack=self.slack, err=math.inf)
 
     def self_compose(self, k: int, *, squaring: bool = False) -> Buckets:
         """k-fold tree: a chain of k − 1 products, or (``squaring``) binary powering where each
@@ -178,6 +212,8 @@ class Buckets:
             out = self
             for _ in range(k - 1):
                 out = out.compose(self)
+                if out.swamped:
+                    return out._trivial()
             return out
         acc: Buckets | None = None
         base = self
@@ -187,11 +223,13 @@ class Buckets:
             k >>= 1
             if not k:
                 break
+            if base.swamped or (acc is not None and acc.swamped) or 2.0 * base.log_f > MAX_LOG_F:
+                return base._trivial() if acc is None else acc._trivial()
             base = base.squared().compose(base.squared())
             if acc is not None:
                 acc = acc.squared()
         assert acc is not None
-        return acc
+        return acc._trivial() if acc.swamped else acc
 
     def _power_without_clipping(self, k: int) -> Buckets | None:
         """The chain T × T × … × T when no partial sum of indices can leave −n + 1..n.
@@ -199,7 +237,7 @@ class Buckets:
         Then no node clips, every product node is a plain convolution and the chain equals the
         k-th convolution power, computed with one forward and one inverse FFT per array.
         """
-        if not self.floor_empty or self.a_inf > 0 or self.q_virt_inf > 0:
+        if not self.floor_empty or self.a_inf > 0 or self.log_q_virt_inf > -math.inf:
             return None
         body = (self.a > 0) | (self.q_virt > 0) | (self.q_real > 0)
         body[0] = False
@@ -209,6 +247,10 @@ class Buckets:
         i_min, i_max = int(nz[0]) - self.n, int(nz[-1]) - self.n
         if k * i_max > self.n or k * i_min <= -self.n:
             return None
+        for arr in (self.a, self.q_real, self.q_virt):
+            total = float(arr[nz[0]:nz[-1] + 1].sum())
+            if total > 0 and k * math.log(total) > 600.0:  # the k-th power could overflow
+                return None
         width = i_max - i_min + 1
         length = k * (width - 1) + 1
         nfft = sfft.next_fast_len(length, real=True)
@@ -222,7 +264,7 @@ class Buckets:
             out.append(b)
         out[2][0] = math.exp(-self.n * self.log_f)  # cap B(−n) ≤ 1
         return Buckets(log_f=self.log_f, n=self.n, a=out[0], a_inf=0.0, q_real=out[1], q_virt=out[2],
-                       q_virt_inf=0.0, slack=k * self.slack,
+                       log_q_virt_inf=-math.inf, slack=k * self.slack,
                        err=k * (self.err + _fft_err(nfft, _norm(self.a), _norm(self.q_virt[1:]))))
 
     # ------------------------------------------------------------- bounds
@@ -245,10 +287,18 @@ class Buckets:
         above = above[above > 0]  # bucket −n left out
         factor = np.exp(epsilon - i[above] * self.log_f)  # < 1: round-off is not amplified
         body = float(np.maximum(self.a[above] - factor * self.q_virt[above], 0.0).sum())
-        if self.q_virt_inf == 0:
+        if self.log_q_virt_inf == -math.inf:
             return max(0.0, body + self.a_inf - self.err)
-        inf_term = max(0.0, self.a_inf - math.exp(min(epsilon, 700.0)) * self.q_virt_inf)
+        log_b = epsilon + self.log_q_virt_inf  # e^ε·B(∞) in log space (e^ε overflows)
+        inf_term = 0.0 if log_b > 1.0 else max(0.0, self.a_inf - math.exp(log_b))
         return max(0.0, body + inf_term - self.err)
+
+
+def _times_f(err: float, log_f: float) -> float:
+    """err·f without overflow (∞ when it would overflow, 0 stays 0)."""
+    if err == 0.0:
+        return 0.0
+    return math.exp(math.log(err) + log_f) if math.log(err) + log_f < 700.0 else math.inf
 
 
 def _norm(x: NDArray[np.float64]) -> float:
@@ -298,8 +348,8 @@ def epsilon_from_delta_curve(delta_fn, *, delta: float, hi: float = 200.0, tol: 
     lo = 0.0
     while delta_fn(hi) > delta:
         lo, hi = hi, 2.0 * hi
-        if hi > 1e7:
-            return None
+        if hi > 1e7:  # a lower curve still above δ here: ε > lo is what is certified
+            return lo if lower else None
     while hi - lo > tol * max(1.0, hi):
         mid = 0.5 * (lo + hi)
         if delta_fn(mid) > delta:

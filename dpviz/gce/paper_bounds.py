@@ -84,6 +84,7 @@ def combine(log_w: np.ndarray, eps: np.ndarray, dlt: np.ndarray) -> tuple[float,
 
 def _directed(eps_f: float, delta_f: float, eps_r: float, delta_r: float, *, source: str,
               note: str = "") -> GceBound:
+    eps_f = max(0.0, eps_f)  # ln Σ w_i e^{ε_i} ≥ 0; rounding gave −4e-16 (raising an upper bound is sound)
     both = eps_r <= eps_f and delta_r <= delta_f
     extra = "" if both else (f"reverse direction proved only for (ε, δ) = ({eps_r:.6g}, {delta_r:.6g})")
     return GceBound(Guarantee(epsilon=eps_f, delta=min(delta_f, 1.0), kind=Kind.UPPER, source=source),
@@ -110,7 +111,7 @@ def corollary7(*, k: int, eps0: float, delta0: float) -> GceBound:
     """
     k, eps0, delta0 = _check(k, eps0, delta0)
     a = k * float(softplus(eps0))
-    eps = a + float(log1mexp(-a)) - log_norm(k)
+    eps = max(0.0, a + float(log1mexp(-a)) - log_norm(k))  # ≥ 0 up to rounding: raise, never lower
     delta = k * delta0 / (2.0 * -math.expm1(-k * LN2))  # 2^{k−1} k δ0 / (2^k − 1)
     return GceBound(Guarantee(epsilon=eps, delta=min(delta, 1.0), kind=Kind.UPPER, source=SOURCE_COR7))
 

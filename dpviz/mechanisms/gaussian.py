@@ -17,14 +17,25 @@ from scipy.special import log_ndtr, ndtr
 
 from dpviz.numerics import log1mexp
 from dpviz.pld.law import ContinuousPart, LossLaw
-from dpviz.validation import check_count, check_positive
+from dpviz.validation import ParameterError, check_count, check_positive
 
 SOURCE = "Steinke Cor. 8/10 (Gaussian, exact)"
 
 
+MU_MAX = 1e6
+"""Largest μ = Δ/σ accepted: the loss then has mean μ²/2 = 5e11 (no privacy left), and μ²·k
+stays far from float overflow."""
+
+
 def mu(*, sigma: float, sensitivity: float = 1.0) -> float:
-    """μ = Δ/σ, validated."""
-    return check_positive(sensitivity, field="sensitivity") / check_positive(sigma, field="sigma")
+    """μ = Δ/σ, at most ``MU_MAX`` (a tiny σ is refused, naming ``sigma``)."""
+    sens = check_positive(sensitivity, field="sensitivity")
+    s = check_positive(sigma, field="sigma")
+    m = sens / s
+    if not m <= MU_MAX:
+        raise ParameterError("sigma", sigma, f"at least sensitivity/{MU_MAX:g} = {sens / MU_MAX:.3g} "
+                                             f"(μ = Δ/σ ≤ {MU_MAX:g})")
+    return m
 
 
 def loss_law(*, sigma: float, sensitivity: float = 1.0) -> LossLaw:
@@ -33,7 +44,8 @@ def loss_law(*, sigma: float, sensitivity: float = 1.0) -> LossLaw:
     a = m * m / 2.0
 
     def z(x, shift):
-        return (np.asarray(x, dtype=float) - shift) / m
+        with np.errstate(over="ignore"):  # ±inf for tiny μ: ndtr(±inf) is the exact limit 1 or 0
+            return (np.asarray(x, dtype=float) - shift) / m
 
     part = ContinuousPart(lo=-math.inf, hi=math.inf,
                           sf_p=lambda x: ndtr(-z(x, a)), cdf_p=lambda x: ndtr(z(x, a)),
@@ -62,9 +74,12 @@ def epsilon_bracket(*, delta: float, sigma: float, sensitivity: float = 1.0, k: 
     """A certified bracket [lo, hi] around the exact ε(δ): δ(lo) > δ ≥ δ(hi) (or lo = hi = 0).
 
     δ(ε) is strictly decreasing, so bisection on the exact closed form gives a bracket
-    whose width is only the stopping tolerance.
+    whose width is only the stopping tolerance. δ = 0 (e.g. δ/(2k) underflowed) has ε = ∞:
+    the Gaussian is not ε-DP for any finite ε.
     """
     m = mu(sigma=sigma, sensitivity=sensitivity) * math.sqrt(check_count(k, field="k"))
+    if not delta > 0:
+        return math.inf, math.inf
     log_t = math.log(delta)
     if log_delta_mu(0.0, m) <= log_t:
         return 0.0, 0.0

@@ -29,5 +29,5 @@ def loss_law(*, eps0: float, sensitivity: float = 1) -> LossLaw:
     xs = np.arange(1, d)
     loss = np.concatenate([[d * e0], e0 * (d - 2.0 * xs), [-d * e0]])
     p = np.concatenate([[1.0 / (1.0 + a)], norm * a**xs, [a**d / (1.0 + a)]])
-    q = p * np.exp(-loss)
+    q = p[::-1].copy()  # Q = Z + Δ mirrors P about Δ/2: Q-mass at loss ℓ = P-mass at −ℓ (no e^{−ℓ} overflow)
     return LossLaw.from_atoms(f"Geometric ε0={e0:g}, Δ={d}", loss, p, q, symmetric=True)

@@ -5,6 +5,8 @@ an atom at −ε0 (x ≥ Δ) and a continuous part on (−ε0, ε0) (Steinke, se
 Laplace PLD is supported on [−ε0, ε0]). Tails, derived from the Laplace CDF:
 P(L = ε0) = 1/2, P(L = −ε0) = e^{−ε0}/2, P(ℓ < L < ε0) = (1 − e^{−(ε0−ℓ)/2})/2,
 Q(L = ε0) = e^{−ε0}/2, Q(L = −ε0) = 1/2, Q(ℓ < L < ε0) = (e^{−(ε0+ℓ)/2} − e^{−ε0})/2.
+Each tail is written as e^{−(…)/2}·(1 − e^{−(…)/2}) with both exponents ≤ 0, so nothing
+overflows for large ε0 (e^{−ε0} underflows to 0 beyond ε0 ≈ 745, which only drops the atom at −ε0).
 """
 
 from __future__ import annotations
@@ -12,11 +14,22 @@ from __future__ import annotations
 import numpy as np
 
 from dpviz.pld.law import ContinuousPart, LossLaw
-from dpviz.validation import check_positive
+from dpviz.validation import ParameterError, check_positive
+
+EPSILON0_MAX = 1e6
+"""Largest ε0 = Δ/b accepted: beyond it P(L = ε0) ≥ 1/2 hides any privacy, and k·ε0 must stay
+far from float overflow on the PLD grid."""
 
 
 def epsilon0(*, scale: float, sensitivity: float = 1.0) -> float:
-    return check_positive(sensitivity, field="sensitivity") / check_positive(scale, field="scale")
+    """ε0 = Δ/b, at most ``EPSILON0_MAX`` (a tiny scale is refused, naming ``scale``)."""
+    sens = check_positive(sensitivity, field="sensitivity")
+    b = check_positive(scale, field="scale")
+    e0 = sens / b
+    if not e0 <= EPSILON0_MAX:
+        raise ParameterError("scale", scale, f"at least sensitivity/{EPSILON0_MAX:g} = "
+                                             f"{sens / EPSILON0_MAX:.3g} (ε0 = Δ/b ≤ {EPSILON0_MAX:g})")
+    return e0
 
 
 def loss_law(*, scale: float, sensitivity: float = 1.0) -> LossLaw:
@@ -26,11 +39,12 @@ def loss_law(*, scale: float, sensitivity: float = 1.0) -> LossLaw:
     def x_(v):
         return np.clip(np.asarray(v, dtype=float), -e0, e0)
 
+    # e^{−ε0}(e^{(ε0 ± ℓ)/2} − 1)/2 = −e^{−(ε0 ∓ ℓ)/2} expm1(−(ε0 ± ℓ)/2)/2: no overflow
     part = ContinuousPart(
         lo=-e0, hi=e0,
         sf_p=lambda v: -0.5 * np.expm1(-(e0 - x_(v)) / 2.0),
-        cdf_p=lambda v: half_tail * np.expm1((e0 + x_(v)) / 2.0),
-        sf_q=lambda v: half_tail * np.expm1((e0 - x_(v)) / 2.0),
+        cdf_p=lambda v: -0.5 * np.exp(-(e0 - x_(v)) / 2.0) * np.expm1(-(e0 + x_(v)) / 2.0),
+        sf_q=lambda v: -0.5 * np.exp(-(e0 + x_(v)) / 2.0) * np.expm1(-(e0 - x_(v)) / 2.0),
         cdf_q=lambda v: -0.5 * np.expm1(-(e0 + x_(v)) / 2.0),
     )
     return LossLaw(name=f"Laplace ε0={e0:g}", loss=np.array([e0, -e0]), p=np.array([0.5, half_tail]),

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpviz.buckets import Buckets, epsilon_from_delta_curve
+from dpviz.buckets import MAX_LOG_F, Buckets, epsilon_from_delta_curve
 from dpviz.composition import Levels, homogeneous, optimal
 from dpviz.guarantee import Guarantee, Kind
 from dpviz.mechanisms import canonical, gaussian, geometric, laplace, randomized_response
@@ -209,17 +209,26 @@ def buckets_interval(spec: MechanismSpec, *, k: int, delta: float, n: int = BUCK
     log_f = max(reach / n, 1e-12)
     if unit is not None:
         log_f = unit / max(1, math.floor(unit / log_f))
+    detail = f"{2 * n + 1:,} buckets, ln f={log_f:.3g}, {'squaring' if squaring else 'chain'}"
+    final = log_f * 2 ** math.ceil(math.log2(k)) if squaring else log_f
+    if final > MAX_LOG_F:  # the tilted masses scale with f: past e^300 their products overflow
+        return Interval(lower=None, upper=None, method="buckets", seconds=time.perf_counter() - t0,
+                        detail=detail + f"; not computed: the losses reach {reach:.3g}, so the bucket "
+                                        f"factor would reach ln f ≈ {final:.3g} > {MAX_LOG_F:g}")
     upper = lower = 0.0
     for d in law.both_directions():
         b = Buckets.from_law(d, log_f=log_f, n=n).self_compose(k, squaring=squaring)
+        if b.swamped:
+            return Interval(lower=None, upper=None, method="buckets", seconds=time.perf_counter() - t0,
+                            detail=detail + f"; no bounds: the FFT round-off bound of the tilted masses "
+                                            f"exceeds 1 (or ln f would exceed {MAX_LOG_F:g}; final ln f "
+                                            f"≈ {final:.3g})")
         u = epsilon_from_delta_curve(b.delta_upper, delta=delta)
         lw = epsilon_from_delta_curve(b.delta_lower, delta=delta, lower=True)
         upper = math.inf if u is None else max(upper, u)
         lower = math.inf if lw is None else max(lower, lw)
-    detail = f"{2 * n + 1:,} buckets, ln f={log_f:.3g}, {'squaring' if squaring else 'chain'}"
     if not math.isfinite(upper):
         # each squaring node coarsens f → f² (Meiser-Mohammadi §5): say why no upper bound is shown
-        final = log_f * 2 ** math.ceil(math.log2(k)) if squaring else log_f
         detail += (f"; no certified upper ε at this δ: the sound δ bound stays above δ "
                    f"(final ln f ≈ {final:.3g})")
     return Interval(lower=lower, upper=upper if math.isfinite(upper) else None, method="buckets",
@@ -238,7 +247,12 @@ def generic_levels(spec: MechanismSpec, *, k: int, delta: float) -> Levels | Non
 def generic_interval(spec: MechanismSpec, *, k: int, delta: float) -> Interval:
     """KOV Thm 3.3 for the per-step (ε0, δ0); for the Gaussian δ0 = δ/(2k) is spent per step."""
     t0 = time.perf_counter()
-    step = spec.step_guarantee(delta_step=delta / (2.0 * k))
+    delta_step = delta / (2.0 * k)
+    if spec.kind == "gaussian" and delta_step == 0:
+        return Interval(lower=None, upper=None, method="generic", seconds=time.perf_counter() - t0,
+                        detail=f"per-step δ0 = δ/(2k) underflows to 0 at δ = {delta:.3g}, k = {k}: "
+                               "not computed")
+    step = spec.step_guarantee(delta_step=delta_step)
     levels = generic_levels(spec, k=k, delta=delta)
     if levels is None:
         return Interval(lower=None, upper=None, method="generic", seconds=time.perf_counter() - t0,

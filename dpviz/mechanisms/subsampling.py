@@ -26,11 +26,14 @@ SOURCE_THM29 = "Steinke Thm 29 (subsampling, tight)"
 
 def amplify(*, epsilon: float, delta: float, rate: float) -> Guarantee:
     """(ε, δ) → (ln(1 + q(e^ε − 1)), qδ) (Steinke Thm 29)."""
-    e = check_epsilon(epsilon, field="epsilon", maximum=700.0)
+    e = check_epsilon(epsilon, field="epsilon", maximum=math.inf)
     d = check_delta(delta, field="delta")
     q = check_probability(rate, field="sampling_rate")
-    return Guarantee(epsilon=math.log1p(q * math.expm1(e)), delta=q * d, kind=Kind.UPPER,
-                     source=SOURCE_THM29)
+    if e <= 700.0 or q == 1.0:
+        eps = math.log1p(q * math.expm1(e)) if q < 1.0 else e
+    else:  # ln(1 − q + q e^ε) in log space: e^ε overflows past ε ≈ 709
+        eps = float(np.logaddexp(math.log1p(-q), math.log(q) + e))
+    return Guarantee(epsilon=eps, delta=q * d, kind=Kind.UPPER, source=SOURCE_THM29)
 
 
 def _g(x: np.ndarray, q: float) -> np.ndarray:

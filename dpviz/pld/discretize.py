@@ -47,9 +47,26 @@ _SPLIT_MARGIN = 1e-10
 split, so that round-off in the split cannot act in the unsound direction."""
 
 
+_Q_RELIABLE = 1e-290
+"""Cell Q-masses below this (near the subnormal range) carry no relative precision: such a cell
+is split the sound first-order way (all P-mass up, or all down) instead of by the exact chord."""
+
+_ALPHA_RANGE = 700.0
+"""The lowered-chord construction works with α = e^ε: on grids reaching |ε| > 700 (e^ε near
+overflow) the optimistic grid rounds every loss down instead (first order in h, still sound)."""
+
+_H_FINE = 1e-9
+"""Below this h the grid points α_i = e^{ih} differ only in their last digits: the optimistic
+grid rounds losses down instead (its first-order error, ≈ h per step, is negligible there)."""
+
+
 def grid_range(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL) -> tuple[int, int]:
     lo, hi = law.support(tail)
-    return math.floor(lo / h) - 1, math.ceil(hi / h) + 1
+    a, b = lo / h, hi / h
+    if not (math.isfinite(a) and math.isfinite(b)) or b - a > MAX_BINS:
+        raise ParameterError("h", h, f"coarse enough for at most {MAX_BINS:,} grid points "
+                                     f"(this law spans losses {lo:.4g} to {hi:.4g})")
+    return math.floor(a) - 1, math.ceil(b) + 1
 
 
 def _cells(law: LossLaw, h: float, i_lo: int, i_hi: int, margin: float):
@@ -66,8 +83,17 @@ def _cells(law: LossLaw, h: float, i_lo: int, i_hi: int, margin: float):
     if c is not None:
         pc += c.mass(eps[:-1], eps[1:], side="p")
         qc += c.mass(eps[:-1], eps[1:], side="q")
-        num = pc - np.exp(eps[:-1]) * qc  # ∫_cell (1 − e^{ε_i − ℓ}) dP ∈ [0, P_c(1 − e^{−h})]
-        split_b += np.clip(num / -math.expm1(-h) + margin * pc, 0.0, pc)
+        # ∫_cell (1 − e^{ε_i − ℓ}) dP = P_c − e^{ε_i} Q_c ∈ [0, P_c(1 − e^{−h})]; e^{ε_i} Q_c in log
+        # space (e^{ε_i} overflows past 709 where Q_c underflows), and only where Q_c is precise
+        reliable = qc >= _Q_RELIABLE
+        log_qc = np.log(qc, out=np.full_like(qc, -np.inf), where=reliable)
+        num = pc - np.exp(np.minimum(eps[:-1] + log_qc, 700.0))
+        m = _margin(margin, h, 2e-14)  # round-off in num is ~1e-14·P_c, divided by 1 − e^{−h}
+        if abs(m) < 1.0:
+            exact_b = np.clip(num / -math.expm1(-h) + m * pc, 0.0, pc)
+            split_b += np.where(reliable | (pc == 0), exact_b, pc if margin > 0 else 0.0)
+        elif margin > 0:  # h too fine for the chord split to mean anything: first order
+            split_b += pc
         below += float(c.cdf_p(np.array([eps[0]]))[0])
         above += float(c.sf_p(np.array([eps[-1]]))[0])
     t = law.loss / h
@@ -84,11 +110,22 @@ def _cells(law: LossLaw, h: float, i_lo: int, i_hi: int, margin: float):
     if np.any(off):
         cell = np.floor(t[off]).astype(np.int64) - i_lo
         p_off = law.p[off]
-        frac = np.clip(-np.expm1(cell * h + i_lo * h - law.loss[off]) / -math.expm1(-h), 0.0, 1.0)
         np.add.at(pc, cell, p_off)
         np.add.at(qc, cell, law.q[off])
-        np.add.at(split_b, cell, np.clip(frac * p_off + margin * p_off, 0.0, p_off))
+        # the lower grid point (cell + i_lo)·h is rounded by ~u·|L|, which the split divides by h
+        m = _margin(margin, h, 4e-16 * (1.0 + float(np.abs(law.loss[off]).max())))
+        if abs(m) < 1.0:
+            frac = np.clip(-np.expm1(cell * h + i_lo * h - law.loss[off]) / -math.expm1(-h), 0.0, 1.0)
+            np.add.at(split_b, cell, np.clip(frac * p_off + m * p_off, 0.0, p_off))
+        elif margin > 0:
+            np.add.at(split_b, cell, p_off)
     return eps, pc, qc, split_b, on_p, below, above
+
+
+def _margin(margin: float, h: float, round_off: float) -> float:
+    """The split margin, widened to cover ``round_off`` (an error in units of the cell's P-mass
+    before division by 1 − e^{−h}); ≥ 1 in size means the exact split is meaningless at this h."""
+    return math.copysign(max(abs(margin), round_off / -math.expm1(-h)), margin)
 
 
 def pessimistic(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL) -> GridPLD:
@@ -105,6 +142,8 @@ def pessimistic(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL) -> GridPL
 def optimistic(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL) -> GridPLD:
     """Lowered-chord lower bound (module docstring)."""
     i_lo, i_hi = _checked_range(law, h, tail)
+    if max(-i_lo, i_hi) * h > _ALPHA_RANGE or h < _H_FINE:
+        return rounded_down(law, h=h, tail=tail)
     eps, pc, qc, b, on_p, _below, above = _cells(law, h, i_lo, i_hi, -_SPLIT_MARGIN)
     mass = on_p.copy()
     mass[:-1] += pc - b
@@ -148,6 +187,18 @@ def optimistic(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL) -> GridPLD
     jumps = jumps_ext[1:]
     mass_opt = np.maximum(jumps, 0.0) * alpha
     return GridPLD(h=h, lo=i_lo, mass=mass_opt, p_inf=law.p_inf, pessimistic=False)
+
+
+def rounded_down(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL) -> GridPLD:
+    """Every loss rounded down to the grid point at or below it: a lower bound, since δ(ε) =
+    E_P[(1 − e^{ε−L})_+] grows with each loss (error first order in h; used where α = e^ε
+    would overflow). Mass below the grid is dropped, mass above it goes to the top point."""
+    i_lo, i_hi = _checked_range(law, h, tail)
+    _eps, pc, _qc, _b, on_p, _below, above = _cells(law, h, i_lo, i_hi, -_SPLIT_MARGIN)
+    mass = on_p.copy()
+    mass[:-1] += pc
+    mass[-1] += above
+    return GridPLD(h=h, lo=i_lo, mass=mass, p_inf=law.p_inf, pessimistic=False)
 
 
 def _checked_range(law: LossLaw, h: float, tail: float) -> tuple[int, int]:
