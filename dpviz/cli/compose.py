@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from dpviz.budget import from_seconds
 from dpviz.composition import METHODS, homogeneous, parse_levels
 from dpviz.validation import ParameterError, check_count, check_delta, check_epsilon
 
@@ -19,6 +20,8 @@ def register(subs: argparse._SubParsersAction) -> None:
     target = p.add_mutually_exclusive_group(required=True)
     target.add_argument("--delta", help="target total δ, in [0, 1)")
     target.add_argument("--epsilon", help="target total ε, ≥ 0")
+    p.add_argument("--budget", help="seconds of work allowed for the exact optimum (default 60); beyond it "
+                                    "the best closed form answers, with the reason")
     p.set_defaults(handler=run)
 
 
@@ -33,8 +36,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         levels = homogeneous(k=check_count(args.k, field="k"),
                              eps0=check_epsilon(args.eps0, field="eps0"),
                              delta0=check_delta(args.delta0, field="delta0"))
+    budget = None if args.budget is None else from_seconds(args.budget)
     if args.delta is not None:
         delta = check_delta(args.delta, field="delta")
-        return {key: m.epsilon_for_delta(levels, delta=delta).to_json() for key, m in METHODS.items()}
+        return {key: m.epsilon_for_delta(levels, delta=delta, budget=budget).to_json()
+                for key, m in METHODS.items()}
     epsilon = check_epsilon(args.epsilon, field="epsilon", maximum=1e9)
-    return {key: m.delta_for_epsilon(levels, epsilon=epsilon).to_json() for key, m in METHODS.items()}
+    return {key: m.delta_for_epsilon(levels, epsilon=epsilon, budget=budget).to_json()
+            for key, m in METHODS.items()}

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from dpviz.budget import Budget
 from dpviz.composition import METHODS
 from dpviz.composition.levels import Levels, homogeneous
-from dpviz.guarantee import Guarantee
+from dpviz.guarantee import Guarantee, Kind
 
 
 @dataclass(frozen=True)
@@ -36,27 +37,36 @@ def _value(g: Guarantee, attr: str) -> float:
     return float(v) if g.feasible and v is not None else float("nan")
 
 
+def _plotted(g: Guarantee, attr: str, method: str) -> float:
+    """A curve point: the method's own value only (a closed form standing in for an
+    over-budget optimum is not drawn as the optimum)."""
+    if method == "optimal" and g.kind is not Kind.EXACT:
+        return float("nan")
+    return _value(g, attr)
+
+
 def epsilon_vs_k(*, eps0: float, delta0: float, delta: float, ks: Iterable[int],
-                 methods: Sequence[str] = tuple(METHODS)) -> Series:
-    """ε at total δ for each k (homogeneous (ε0, δ0))."""
+                 methods: Sequence[str] = tuple(METHODS), budget: Budget | None = None) -> Series:
+    """ε at total δ for each k (homogeneous (ε0, δ0)); ``budget`` applies to each exact point."""
     ks = np.asarray(list(ks), dtype=np.int64)
     out = {m: np.empty(ks.size) for m in methods}
     for i, k in enumerate(ks):
         levels = homogeneous(k=int(k), eps0=eps0, delta0=delta0)
         for m in methods:
-            out[m][i] = _value(METHODS[m].epsilon_for_delta(levels, delta=delta), "epsilon")
+            g = METHODS[m].epsilon_for_delta(levels, delta=delta, budget=budget)
+            out[m][i] = _plotted(g, "epsilon", m)
     return Series(x=ks.astype(float), y=out)
 
 
 def delta_vs_epsilon(levels: Levels, *, epsilons: Iterable[float],
-                     methods: Sequence[str] = tuple(METHODS)) -> Series:
+                     methods: Sequence[str] = tuple(METHODS), budget: Budget | None = None) -> Series:
     """δ at each total ε for a fixed composition."""
     eps = np.asarray(list(epsilons), dtype=float)
-    out = {m: np.array([_value(METHODS[m].delta_for_epsilon(levels, epsilon=float(e)), "delta")
-                        for e in eps]) for m in methods}
+    out = {m: np.array([_plotted(METHODS[m].delta_for_epsilon(levels, epsilon=float(e), budget=budget),
+                                 "delta", m) for e in eps]) for m in methods}
     return Series(x=eps, y=out)
 
 
-def comparison(levels: Levels, *, delta: float) -> dict[str, Guarantee]:
+def comparison(levels: Levels, *, delta: float, budget: Budget | None = None) -> dict[str, Guarantee]:
     """Every method's ε at total δ (the value table)."""
-    return {m: METHODS[m].epsilon_for_delta(levels, delta=delta) for m in METHODS}
+    return {m: METHODS[m].epsilon_for_delta(levels, delta=delta, budget=budget) for m in METHODS}

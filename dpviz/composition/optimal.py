@@ -7,6 +7,12 @@ many atoms (``LossAtoms``): binomial for one level, a product of binomials for a
 few distinct levels (exact; the general problem is #P-hard, Murtagh-Vadhan).
 
 ``δ_opt(ε) = 1 − Π(1−δ_i) (1 − Σ_l C(k,l) max(0, e^{(k−l)ε0} − e^{ε+lε0}) / (1+e^{ε0})^k)``
+
+Cost. Each binomial keeps ≈ 40√k atoms (negligible tails lumped soundly, ``atoms.py``),
+so one level costs O(√k) even at k = 10^7; a product of levels costs the product of
+those counts (times a log for the sort). ``cost`` estimates this before anything is built;
+above the ``Budget`` the exact sum is not attempted and the row shows the best closed form
+(basic, advanced, KOV Thm 3.4/3.5) as an upper bound, with the reason.
 """
 
 from __future__ import annotations
@@ -16,7 +22,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from dpviz.composition.atoms import LossAtoms, away_from_zero, binomial_log_weights
+from dpviz import budget as budgets
+from dpviz.budget import Budget, Cost, cost_of
+from dpviz.composition import advanced, basic, kov
+from dpviz.composition.atoms import LossAtoms, binomial_atom_count, binomial_atoms
 from dpviz.composition.levels import Level, Levels, log_no_delta
 from dpviz.guarantee import Guarantee, Kind
 from dpviz.validation import ParameterError
@@ -25,12 +34,28 @@ SOURCE_HOMOGENEOUS = "KOV Thm 3.3 (exact)"
 SOURCE_HETEROGENEOUS = "KOV Thm 3.3, product of canonical pairs (exact)"
 
 MAX_ATOMS = 4_000_000
-"""Largest number of loss atoms for the exact heterogeneous sum (≈100 MB of arrays)."""
+"""Largest number of loss atoms for the exact heterogeneous sum (≈500 MB of arrays), whatever
+the budget: ``loss_atoms`` refuses more."""
+
+CLOSED_FORMS = (basic, advanced, kov)
+"""The cheap sound routes shown in place of the optimum when it is over budget."""
 
 
 def atom_count(levels: Levels) -> int:
-    """Number of loss atoms Π(count_i + 1) the exact method has to sum over."""
-    return math.prod(lv.count + 1 for lv in levels if lv.epsilon > 0)
+    """Number of loss atoms the exact method sums over: Π over levels with ε > 0 of the atoms
+    each binomial keeps (count_i + 1 up to ≈ 40√count_i, ``binomial_atom_count``)."""
+    if len(levels) == 1:
+        return binomial_atom_count(levels[0].count, levels[0].epsilon)
+    return math.prod(binomial_atom_count(lv.count, lv.epsilon) for lv in levels if lv.epsilon > 0)
+
+
+def cost(levels: Levels) -> Cost:
+    """Estimated time and memory of the exact sum (``dpviz.budget`` units)."""
+    n = atom_count(levels)
+    if len(levels) == 1:
+        return cost_of("binomial_atom", n, what=f"{n:,} loss atoms")
+    return cost_of("product_atom", n * max(1.0, math.log2(max(n, 2))), memory_units=n,
+                   what=f"{n:,} loss atoms of {len(levels)} levels")
 
 
 @lru_cache(maxsize=32)
@@ -43,53 +68,71 @@ def loss_atoms(levels: Levels) -> LossAtoms:
     if n > MAX_ATOMS:
         raise ParameterError(
             "levels", f"{len(levels)} levels with {n:,} loss atoms",
-            f"at most {MAX_ATOMS:,} atoms Π(count_i + 1) for the exact heterogeneous optimum "
+            f"at most {MAX_ATOMS:,} atoms for the exact heterogeneous optimum "
             "(use fewer distinct levels, or the PLD accountant)")
     loss = np.zeros(1)
     log_p = np.zeros(1)
+    terms = 1
     for lv in levels:
         if lv.epsilon == 0:
             continue
-        loss_l, log_p_l = _level_atoms(lv)
+        loss_l, log_p_l = binomial_atoms(lv.count, lv.epsilon)  # tails lumped soundly
         loss = np.add.outer(loss, loss_l).ravel()
         log_p = np.add.outer(log_p, log_p_l).ravel()
+        terms *= lv.count + 1
     log_free = log_no_delta(levels)
-    return LossAtoms.from_masses(loss, log_p + log_free, p_inf=-math.expm1(log_free))
-
-
-def _level_atoms(lv: Level) -> tuple[np.ndarray, np.ndarray]:
-    """Binomial atoms of one level, rounded away from zero like ``LossAtoms.binomial``."""
-    l_idx = np.arange(lv.count + 1, dtype=float)
-    loss = (lv.count - 2.0 * l_idx) * lv.epsilon
-    return away_from_zero(loss), binomial_log_weights(lv.count, lv.epsilon)
+    atoms = LossAtoms.from_masses(loss, log_p + log_free, p_inf=-math.expm1(log_free))
+    return LossAtoms(loss=atoms.loss, log_p=atoms.log_p, p_inf=atoms.p_inf, terms=terms)
 
 
 def _source(levels: Levels) -> str:
     return SOURCE_HOMOGENEOUS if len(levels) == 1 else SOURCE_HETEROGENEOUS
 
 
-def _atoms_or_reason(levels: Levels) -> LossAtoms | Guarantee:
-    """The loss atoms, or a Guarantee saying why the exact sum is not attempted."""
+def _atoms_or_reason(levels: Levels, budget: Budget | None) -> LossAtoms | str | Guarantee:
+    """The loss atoms; the reason the exact sum is over budget (a closed form answers
+    instead); or an infeasible Guarantee beyond the hard size limit ``MAX_ATOMS``."""
+    c = cost(levels)
+    b = budgets.resolve(budget)
+    if not b.admits(c):
+        return b.reason(c)
     try:
         return loss_atoms(levels)
     except ParameterError as exc:
         return Guarantee.infeasible(source=_source(levels), reason=f"too large for the exact sum: {exc}")
 
 
-def delta_for_epsilon(levels: Levels, *, epsilon: float) -> Guarantee:
+def _fallback(levels: Levels, reason: str, results: list[Guarantee], value: str) -> Guarantee:
+    """The smallest ``value`` ("epsilon" or "delta") among the closed forms, as the upper bound
+    it is, with the reason the optimum was not computed; infeasible if none applies."""
+    ok = [g for g in results if g.feasible]
+    if not ok:
+        return Guarantee.infeasible(source=_source(levels), reason=f"{reason}; no closed form applies either")
+    best = min(ok, key=lambda g: getattr(g, value))
+    return Guarantee(epsilon=best.epsilon, delta=best.delta, kind=Kind.UPPER, source=best.source,
+                     reason=f"exact optimum {reason}; best closed form shown")
+
+
+def delta_for_epsilon(levels: Levels, *, epsilon: float, budget: Budget | None = None) -> Guarantee:
     """δ_opt(ε): exact for every ε ≥ 0, not only the Thm 3.3 grid points."""
-    atoms = _atoms_or_reason(levels)
+    atoms = _atoms_or_reason(levels, budget)
     if isinstance(atoms, Guarantee):
         return atoms
+    if isinstance(atoms, str):
+        return _fallback(levels, atoms, [m.delta_for_epsilon(levels, epsilon=epsilon) for m in CLOSED_FORMS],
+                         "delta")
     return Guarantee(epsilon=epsilon, delta=min(atoms.delta(epsilon), 1.0),
                      kind=Kind.EXACT, source=_source(levels))
 
 
-def epsilon_for_delta(levels: Levels, *, delta: float) -> Guarantee:
+def epsilon_for_delta(levels: Levels, *, delta: float, budget: Budget | None = None) -> Guarantee:
     """Smallest ε with δ_opt(ε) ≤ δ; infeasible below the floor 1 − Π(1 − δ_i)."""
-    atoms = _atoms_or_reason(levels)
+    atoms = _atoms_or_reason(levels, budget)
     if isinstance(atoms, Guarantee):
         return atoms
+    if isinstance(atoms, str):
+        return _fallback(levels, atoms, [m.epsilon_for_delta(levels, delta=delta) for m in CLOSED_FORMS],
+                         "epsilon")
     eps = atoms.epsilon(delta)
     if eps is None:
         return Guarantee.infeasible(

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from dpviz import budget as budgets
+from dpviz.budget import Budget
 from dpviz.composition import advanced, kov, optimal
 from dpviz.composition.levels import Levels, sum_delta, sum_epsilon
 from dpviz.regions.boundary import Boundary, intersection_boundary
@@ -21,11 +23,14 @@ SLACK_SWEEP = 400
 """Slack values δ' swept (log-spaced) for the advanced and KOV-3.4 regions."""
 
 
-def method_region(method: str, levels: Levels) -> Boundary:
-    """Lower boundary of the region that ``method`` proves for the composition."""
+def method_region(method: str, levels: Levels, *, budget: Budget | None = None) -> Boundary:
+    """Lower boundary of the region that ``method`` proves for the composition. The optimal
+    region raises :class:`~dpviz.budget.OverBudget` when its atoms cost more than ``budget``
+    (``None``: the CLI default); the closed forms cost little."""
     if method == "basic":
         return intersection_boundary([sum_epsilon(levels)], [min(sum_delta(levels), 1.0)])
     if method == "optimal":
+        budgets.check(optimal.cost(levels), budget)
         return atoms_boundary(optimal.loss_atoms(levels))
     slacks = np.logspace(-300, 0, SLACK_SWEEP, endpoint=False)  # δ' ∈ [1e-300, 1)
     if method == "advanced":

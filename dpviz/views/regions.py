@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dpviz import budget as budgets
+from dpviz.budget import Budget
 from dpviz.composition.levels import homogeneous
 from dpviz.figures.regions import region_figure, region_values
 from dpviz.figures.style import style
@@ -12,10 +14,12 @@ from dpviz.views import View, ViewSpec
 METHODS = ("basic", "advanced", "kov", "optimal")
 
 
-def build(*, eps0: float, delta0: float, k: int) -> View:
-    """R(ε0, δ0) with its optimal k-fold region, and the four methods' regions."""
+def build(*, eps0: float, delta0: float, k: int, budget: Budget = budgets.PAGE) -> View:
+    """R(ε0, δ0) with its optimal k-fold region, and the four methods' regions. The optimal region
+    keeps O(√k) atoms (``composition/atoms.py``), far inside ``budget`` (default: the page's) for
+    every k the page accepts; beyond it the view is refused with the reason (``OverBudget``)."""
     levels = homogeneous(k=k, eps0=eps0, delta0=delta0)
-    regions = {m: method_region(m, levels) for m in METHODS}
+    regions = {m: method_region(m, levels, budget=budget) for m in METHODS}
     single = region_figure(
         {"single": intersection_boundary([eps0], [delta0]), "optimal": regions["optimal"]},
         title=f"R({eps0:g}, {delta0:g}) and the optimal {k}-fold region",
