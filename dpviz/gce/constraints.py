@@ -22,6 +22,7 @@ from typing import Literal
 
 import numpy as np
 
+from dpviz.budget import Budget
 from dpviz.composition import METHODS, homogeneous
 from dpviz.gce.result import GceBound, infeasible
 from dpviz.guarantee import Guarantee, Kind
@@ -82,8 +83,9 @@ def feature_compositions(*, common: int, free_only: int, paid_only: int, neighbo
 
 
 def composed_bounds(*, d: int, eps0: float, delta0: float, delta: float,
-                    context: str = SOURCE_CAP) -> dict[str, GceBound]:
-    """Every classic method applied to the d mechanisms that remain (optimal = exact)."""
+                    context: str = SOURCE_CAP, budget: Budget | None = None) -> dict[str, GceBound]:
+    """Every classic method applied to the d mechanisms that remain (optimal = exact; over
+    ``budget`` it shows the best closed form as an upper bound, with the reason)."""
     eps0 = check_epsilon(eps0, field="eps0")
     delta0 = check_delta(delta0, field="delta0")
     delta = check_delta(delta, field="delta")
@@ -93,10 +95,10 @@ def composed_bounds(*, d: int, eps0: float, delta0: float, delta: float,
         return {key: GceBound(g) for key in METHODS}
     levels = homogeneous(k=d, eps0=eps0, delta0=delta0)
     for key, method in METHODS.items():
-        g = method.epsilon_for_delta(levels, delta=delta)
+        g = method.epsilon_for_delta(levels, delta=delta, budget=budget)
         out[key] = GceBound(Guarantee(epsilon=g.epsilon, delta=g.delta, kind=g.kind,
                                       source=f"{context} with {d} of the mechanisms: {g.source}",
-                                      reason=g.reason))
+                                      reason=g.reason), note=(g.reason or "") if g.feasible else "")
     return out
 
 

@@ -22,6 +22,11 @@ p0 = 0⃗: only n_A = 0 (Q~ has no A), the prior's mass on n_A > 0 goes to the
 infinite-loss atom in closed form: Σ_j w_j (1 − (1 − δ0)^j). Otherwise all
 (n_A, n_B, n_C) (~k³/6 classes). Explicit priors (k ≤ 16) group coordinates by
 their column pattern across the support; coordinates in a group are exchangeable.
+
+Cost. ``cost`` counts classes, recursion cells and threshold terms before anything is
+built, and ``exact_pair`` refuses (:class:`TooLargeError`, with the reason in words) when
+that estimate is above the ``Budget`` (``dpviz.budget``); the callers then answer with the
+best bound that applies.
 """
 
 from __future__ import annotations
@@ -35,32 +40,24 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import gammaln
 
+from dpviz import budget as budgets
+from dpviz.budget import Budget, Cost, OverBudget, cost_of
 from dpviz.composition.atoms import LossAtoms
 from dpviz.gce.hypotheses import Exchangeable, Explicit, Hypothesis, to_explicit
 from dpviz.numerics import log1mexp, log_comb, logsumexp, softplus
 from dpviz.regions.boundary import Boundary
 from dpviz.validation import ParameterError, check_delta, check_epsilon
 
-MAX_CLASSES = 4_000_000
-"""Largest number of outcome-count classes (loss atoms) built for one pair."""
-
-MAX_RECURSION_CELLS = 80_000_000
-"""Largest number of log-space recursion cells (~k³/6 per general prior; ~60 ns each)."""
-
-MAX_EXPLICIT_CELLS = 40_000_000
-"""Largest classes × support-size table for explicit priors."""
-
 SOURCE = "Exact worst case: canonical pair (KOV eq. 16) mixed over the prior (HBW Def. 3)"
 
 
-class TooLargeError(ParameterError):
-    """The exact method would need more memory or time than allowed."""
+class TooLargeError(OverBudget):
+    """The exact method would need more time or memory than the budget allows (``reason``)."""
 
-    def __init__(self, what: str, size: float, limit: float) -> None:
-        super().__init__("k", what, f"small enough for the exact method ({size:,.0f} > {limit:,.0f} "
-                         "cells); use the paper bounds")
-        self.size = size
-        self.limit = limit
+    def __init__(self, cost: Cost, budget: Budget, size: float) -> None:
+        super().__init__(cost, budget)
+        self.size = size  # classes + recursion cells + terms: the work counted
+        self.limit = budget.seconds
 
 
 @dataclass(frozen=True, eq=False)
@@ -128,27 +125,56 @@ class ExactPair:
         return _lower_hull(xs, ys)
 
 
-def exact_pair(p0: Hypothesis, p1: Hypothesis, *, eps0: float, delta0: float) -> ExactPair:
+def exact_pair(p0: Hypothesis, p1: Hypothesis, *, eps0: float, delta0: float,
+               budget: Budget | None = None, region: bool = False) -> ExactPair:
     """The exact worst case of (p0, p1) for (ε0, δ0)-DP mechanisms; raises
-    :class:`TooLargeError` rather than running for minutes."""
+    :class:`TooLargeError` rather than running beyond ``budget`` (``region``: the estimate
+    includes the region's convex hull, for callers that will draw it)."""
     eps0 = check_epsilon(eps0, field="eps0")
     delta0 = check_delta(delta0, field="delta0")
     if p0.k != p1.k:
         raise ParameterError("k", f"{p0.k} vs {p1.k}", "the same k for both hypotheses")
+    c, size = _cost_and_size(p0, p1, delta0=delta0, region=region)
+    b = budgets.resolve(budget)
+    if not b.admits(c):
+        raise TooLargeError(c, b, size)
     if isinstance(p0, Exchangeable) and isinstance(p1, Exchangeable):
         return ExactPair(_exchangeable_table(p0, p1, eps0, delta0))
     return ExactPair(_explicit_table(to_explicit(p0), to_explicit(p1), eps0, delta0))
 
 
-def work_estimate(p0: Hypothesis, p1: Hypothesis, *, delta0: float) -> tuple[float, float, float]:
-    """(classes, recursion cells, limit-scaled load ≥ 1 means too large) for exchangeable pairs."""
-    if not (isinstance(p0, Exchangeable) and isinstance(p1, Exchangeable)):
-        return (0.0, 0.0, 0.0)
-    k = p0.k
-    classes = _class_count(k, delta0, anchored=p0.is_zero or p1.is_zero)
-    generic = sum(1 for p in (p0, p1) if not _closed_form(p, top=delta0 == 0))
-    cells = generic * (k + 1.0) * (k + 2.0) * (k + 3.0) / 6.0
-    return classes, cells, max(classes / MAX_CLASSES, cells / MAX_RECURSION_CELLS)
+def cost(p0: Hypothesis, p1: Hypothesis, *, delta0: float, region: bool = False) -> Cost:
+    """Estimated time and memory of ``exact_pair`` (and of its region), from the counts of
+    classes, recursion cells and threshold terms (``dpviz.budget`` units)."""
+    return _cost_and_size(p0, p1, delta0=delta0, region=region)[0]
+
+
+def _cost_and_size(p0: Hypothesis, p1: Hypothesis, *, delta0: float, region: bool) -> tuple[Cost, float]:
+    if isinstance(p0, Exchangeable) and isinstance(p1, Exchangeable):
+        k = p0.k
+        classes = _class_count(k, delta0, anchored=p0.is_zero or p1.is_zero)
+        top = delta0 == 0
+        generic = sum(1 for p in (p0, p1) if not _closed_form(p, top=top))
+        threshold = sum(1 for p in (p0, p1) if top and p.family in ("at-least", "below") and not p.is_zero)
+        cells = generic * (k + 1.0) * (k + 2.0) * (k + 3.0) / 6.0
+        terms = threshold * (k + 1.0) * (k + 2.0) / 2.0
+        widest = (k + 2.0) ** 2 / 4.0 if generic else 0.0  # cells of the widest recursion layer
+        work = (cost_of("gce_class", classes) + cost_of("gce_cell", cells, memory_units=2 * widest)
+                + cost_of("gce_threshold_term", terms, memory_units=0))
+        what = f"{classes:,.0f} count classes" + (f", {cells:,.0f} recursion cells" if cells else "") \
+            + (f", {terms:,.0f} threshold terms" if terms else "")
+        size = classes + cells + terms
+    else:
+        e0, e1 = to_explicit(p0), to_explicit(p1)
+        support = len({b for b, _ in e0.support} | {b for b, _ in e1.support})
+        classes = float(np.prod([_group_count(n, delta0) for n in _patterns(e0, e1).values()]))
+        work = cost_of("gce_class", classes) + cost_of("gce_cell", 3.0 * classes * support,
+                                                       memory_units=classes * support)
+        what = f"{classes:,.0f} count classes × {support} support vectors"
+        size = classes * support
+    if region:
+        work = work + cost_of("gce_hull_point", 2.0 * classes, memory_units=0)
+    return Cost(work.seconds, work.bytes, what), size
 
 
 # ---------------------------------------------------------------- exchangeable priors
@@ -166,12 +192,6 @@ def _closed_form(p: Exchangeable, *, top: bool) -> bool:
 
 
 def _exchangeable_table(p0: Exchangeable, p1: Exchangeable, eps0: float, delta0: float) -> ClassTable:
-    classes, cells, load = work_estimate(p0, p1, delta0=delta0)
-    if load > 1.0:
-        what = f"k = {p0.k} with δ0 = {delta0:g} ({p0.label} vs {p1.label})"
-        if classes > MAX_CLASSES:
-            raise TooLargeError(what, classes, MAX_CLASSES)
-        raise TooLargeError(what, cells, MAX_RECURSION_CELLS)
     k = p0.k
     if delta0 == 0:
         n_b = np.arange(k + 1, dtype=float)
@@ -247,7 +267,7 @@ def _log_g(p: Exchangeable, eps0: float, n_b: NDArray[np.float64], n_c: NDArray[
         return last[:, 0].copy()
     parts = []
     for g in _recursion(p, eps0):
-        parts.append(g[:, 0] if mode == "r0" else g.ravel())
+        parts.append(g[:, 0].copy() if mode == "r0" else g.ravel())  # a copy: a view keeps the layer alive
     return np.concatenate(parts)
 
 
@@ -296,24 +316,30 @@ def _assemble(k: int, eps0: float, delta0: float, n_a: NDArray[np.float64], n_b:
 
 # ---------------------------------------------------------------- explicit priors
 
+def _patterns(p0: Explicit, p1: Explicit) -> dict[tuple[bool, ...], int]:
+    """Coordinates grouped by their column across the joint support: pattern → group size."""
+    vectors = sorted({b for b, _ in p0.support} | {b for b, _ in p1.support})
+    bits = np.array(vectors, dtype=bool)  # [support, coordinate]
+    patterns: dict[tuple[bool, ...], int] = {}
+    for i in range(p0.k):
+        key = tuple(bits[:, i])
+        patterns[key] = patterns.get(key, 0) + 1
+    return patterns
+
+
+def _group_count(n: int, delta0: float) -> float:
+    """Number of (n_A, n_B, n_C, n_D) tuples ``_group_tuples`` lists for a group of n."""
+    return n + 1.0 if delta0 == 0 else (n + 1.0) * (n + 2.0) * (n + 3.0) / 6.0
+
+
 def _explicit_table(p0: Explicit, p1: Explicit, eps0: float, delta0: float) -> ClassTable:
-    k = p0.k
     vectors = sorted({b for b, _ in p0.support} | {b for b, _ in p1.support})
     index = {b: i for i, b in enumerate(vectors)}
     log_pi = np.full((2, len(vectors)), -np.inf)
     for row, p in enumerate((p0, p1)):
         for b, w in p.support:
             log_pi[row, index[b]] = math.log(w)
-    bits = np.array(vectors, dtype=bool)  # [support, coordinate]
-    patterns: dict[tuple[bool, ...], int] = {}
-    for i in range(k):
-        key = tuple(bits[:, i])
-        patterns[key] = patterns.get(key, 0) + 1
-    sizes = [_group_tuples(n, delta0).shape[0] for n in patterns.values()]
-    n_classes = float(np.prod(sizes))
-    if n_classes > MAX_CLASSES or n_classes * len(vectors) > MAX_EXPLICIT_CELLS:
-        raise TooLargeError(f"k = {k} explicit prior, {len(patterns)} column patterns",
-                            n_classes * len(vectors), MAX_EXPLICIT_CELLS)
+    patterns = _patterns(p0, p1)
     log_p = _canonical_logs(eps0, delta0)
     ll = np.zeros((1, len(vectors)))
     log_mult = np.zeros(1)

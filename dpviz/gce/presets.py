@@ -3,6 +3,10 @@
 A :class:`Question` is one GCE setting (a membership constraint or an adversary prior);
 ``bounds`` answers it with every applicable bound, ``regions`` gives the privacy regions
 of the exact answer and of classic composition, ``epsilon_series`` ε against k.
+
+Each takes a ``budget`` (``dpviz.budget``; ``None`` = the CLI default): ``bounds`` and
+``regions`` apply it to their exact route, ``epsilon_series`` to the sum of its exact points
+(estimated before any is computed; points beyond it are left out of the curve).
 """
 
 from __future__ import annotations
@@ -11,10 +15,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from dpviz.composition import homogeneous
-from dpviz.gce import constraints, hypotheses, summary
+from dpviz import budget as budgets
+from dpviz.budget import Budget, Cost
+from dpviz.composition import homogeneous, optimal
+from dpviz.gce import constraints, exact, hypotheses, summary
 from dpviz.gce.exact import TooLargeError, exact_pair
 from dpviz.gce.result import GceBound
+from dpviz.guarantee import Guarantee, Kind
 from dpviz.regions import method_region
 from dpviz.regions.boundary import Boundary
 from dpviz.validation import ParameterError, check_count
@@ -110,9 +117,9 @@ class Question:
         return None
 
 
-def bounds(q: Question) -> dict[str, GceBound]:
+def bounds(q: Question, *, budget: Budget | None = None) -> dict[str, GceBound]:
     """Every applicable bound: ε at total δ ≤ q.delta, with kind, source and directions."""
-    common = {"eps0": q.eps0, "delta0": q.delta0, "delta": q.delta}
+    common = {"eps0": q.eps0, "delta0": q.delta0, "delta": q.delta, "budget": budget}
     if q.kind == "cap":
         return summary.capped(k=q.k, cap=q.cap, neighbouring=q.neighbouring, **common)
     if q.kind == "features":
@@ -124,26 +131,44 @@ def bounds(q: Question) -> dict[str, GceBound]:
     return summary.at_least(k=q.k, k2=q.k2, **common)
 
 
-def regions(q: Question) -> tuple[dict[str, Boundary], str]:
-    """Regions {"optimal": classic k-fold, "exact": the answer}; a note if exact is too large."""
+def regions(q: Question, *, budget: Budget | None = None) -> tuple[dict[str, Boundary], str]:
+    """Regions {"optimal": classic k-fold, "exact": the answer}; a note where one is not computed."""
     k = q.databases
-    out = {"optimal": method_region("optimal", homogeneous(k=k, eps0=q.eps0, delta0=q.delta0))}
+    notes = []
+    out: dict[str, Boundary] = {}
+    for key, levels in (("optimal", homogeneous(k=k, eps0=q.eps0, delta0=q.delta0)),
+                        ("exact", _exact_levels(q))):
+        if levels is None:
+            continue
+        if levels == ():  # d = 0: no mechanism can tell, the region of perfect privacy
+            out[key] = Boundary(p_fa=np.array([0.0, 1.0]), p_md=np.array([1.0, 0.0]))
+            continue
+        c, b = optimal.cost(levels), budgets.resolve(budget)
+        if not b.admits(c):
+            notes.append(f"The {'classic' if key == 'optimal' else 'exact'} region is {b.reason(c)}.")
+            continue
+        out[key] = method_region("optimal", levels)
+    if q.compositions() is None:
+        p0, p1 = q.hypotheses()  # type: ignore[misc]
+        try:
+            pair = exact_pair(p0, p1, eps0=q.eps0, delta0=q.delta0, budget=budget, region=True)
+            out["exact"] = pair.region()
+        except TooLargeError as exc:
+            notes.append(f"The exact region is too large to compute here: {exc.reason}.")
+    return out, " ".join(notes)
+
+
+def _exact_levels(q: Question) -> tuple | None:
+    """The d remaining mechanisms of a constraint (``()`` when d = 0); None for priors."""
     d = q.compositions()
-    if d is not None:
-        out["exact"] = method_region("optimal", homogeneous(k=max(d, 1), eps0=q.eps0, delta0=q.delta0)) \
-            if d > 0 else Boundary(p_fa=np.array([0.0, 1.0]), p_md=np.array([1.0, 0.0]))
-        return out, ""
-    p0, p1 = q.hypotheses()  # type: ignore[misc]
-    try:
-        out["exact"] = exact_pair(p0, p1, eps0=q.eps0, delta0=q.delta0).region()
-    except TooLargeError as exc:
-        return out, f"The exact region is too large to compute here ({exc.value})."
-    return out, ""
+    if d is None:
+        return None
+    return homogeneous(k=d, eps0=q.eps0, delta0=q.delta0) if d > 0 else ()
 
 
-def classic_and_exact(q: Question) -> dict[str, GceBound]:
+def classic_and_exact(q: Question, *, budget: Budget | None = None) -> dict[str, GceBound]:
     """Only the two headline numbers (cheaper than :func:`bounds`)."""
-    common = {"eps0": q.eps0, "delta0": q.delta0, "delta": q.delta}
+    common = {"eps0": q.eps0, "delta0": q.delta0, "delta": q.delta, "budget": budget}
     out = {"classic": summary.classic(k=q.databases, **common)}
     d = q.compositions()
     if d is not None:
@@ -154,21 +179,47 @@ def classic_and_exact(q: Question) -> dict[str, GceBound]:
     return out
 
 
-def epsilon_series(q: Question, *, points: int = 24) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """ε at q.delta against k ∈ [1, q.k] (log-spaced): classic and the exact answer."""
+def exact_cost(q: Question) -> Cost:
+    """Estimated cost of :func:`classic_and_exact` (``dpviz.budget`` units)."""
+    classic = optimal.cost(homogeneous(k=q.databases, eps0=q.eps0, delta0=q.delta0))
+    levels = _exact_levels(q)
+    if levels is not None:
+        return classic + (optimal.cost(levels) if levels else budgets.ZERO)
+    p0, p1 = q.hypotheses()  # type: ignore[misc]
+    return classic + exact.cost(p0, p1, delta0=q.delta0)
+
+
+def epsilon_series(q: Question, *, points: int = 24,
+                   budget: Budget | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """ε at q.delta against k ∈ [1, q.k] (log-spaced): classic and the exact answer. The
+    points' estimated costs are summed from the smallest k; points past ``budget`` are NaN
+    (not drawn), as are exact points the budget replaced by a bound."""
     if q.kind == "features":
-        res = classic_and_exact(q)
-        return np.array([q.databases]), {key: np.array([_eps(b)]) for key, b in res.items()}
+        res = classic_and_exact(q, budget=budget)
+        return np.array([q.databases]), {key: np.array([_eps(b, key)]) for key, b in res.items()}
     lo = q.k2 if q.kind == "at-least" else 1
     n = points if q.kind != "at-least" else min(points, 12 if q.delta0 == 0 else 8)
     ks = np.unique(np.geomspace(lo, q.k, num=n).round().astype(int))
+    b = budgets.resolve(budget)
+    spent = 0.0
     series: dict[str, list[float]] = {"classic": [], "exact": []}
     for k in ks:
-        res = classic_and_exact(replace(q, k=int(k), cap=min(q.cap, int(k))))
+        qk = replace(q, k=int(k), cap=min(q.cap, int(k)))
+        c = exact_cost(qk)
+        spent += c.seconds
+        if b.allows(spent, c.bytes):
+            res = classic_and_exact(qk, budget=budget)
+        else:  # the exact point is past the budget; the classic one costs little
+            res = {"classic": summary.classic(k=qk.databases, eps0=q.eps0, delta0=q.delta0, delta=q.delta,
+                                              budget=budget)}
+            res["exact"] = GceBound(Guarantee.infeasible(source="", reason=b.reason(c)))
         for key in series:
-            series[key].append(_eps(res[key]))
+            series[key].append(_eps(res[key], key))
     return ks, {key: np.asarray(v) for key, v in series.items()}
 
 
-def _eps(b: GceBound) -> float:
+def _eps(b: GceBound, key: str = "") -> float:
+    """A curve point: NaN without a value, and for an exact row that shows a stand-in bound."""
+    if key == "exact" and b.kind is not Kind.EXACT:
+        return float("nan")
     return float(b.epsilon) if b.feasible and b.epsilon is not None else float("nan")

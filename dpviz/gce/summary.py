@@ -3,6 +3,10 @@
 Keys: ``classic`` (optimal composition of all k, no prior: KOV Thm 3.3), ``exact`` (the
 exact worst case for the question), then the paper's bounds that apply. Values are
 :class:`~dpviz.gce.result.GceBound` (ε at total δ ≤ the target, with directions).
+
+``budget`` (``dpviz.budget``; ``None`` = the CLI default) bounds the exact routes: beyond it
+the ``exact`` row shows the best bound proved in both directions, as the upper bound it is,
+with its own source and the reason the exact value was not computed.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from dpviz.budget import Budget
 from dpviz.composition import METHODS, homogeneous
 from dpviz.gce import constraints, hypotheses, paper_bounds
 from dpviz.gce.exact import SOURCE as SOURCE_EXACT
@@ -29,20 +34,22 @@ def _inputs(k: object, eps0: object, delta0: object, delta: object) -> tuple[int
             check_delta(delta0, field="delta0"), check_delta(delta, field="delta"))
 
 
-def classic(*, k: int, eps0: float, delta0: float, delta: float) -> GceBound:
+def classic(*, k: int, eps0: float, delta0: float, delta: float, budget: Budget | None = None) -> GceBound:
     """Compose all k mechanisms: the answer without any knowledge about the databases."""
-    g = METHODS["optimal"].epsilon_for_delta(homogeneous(k=k, eps0=eps0, delta0=delta0), delta=delta)
-    return GceBound(Guarantee(epsilon=g.epsilon, delta=g.delta, kind=g.kind, source=SOURCE_CLASSIC,
-                              reason=g.reason))
+    g = METHODS["optimal"].epsilon_for_delta(homogeneous(k=k, eps0=eps0, delta0=delta0), delta=delta,
+                                             budget=budget)
+    source = SOURCE_CLASSIC if g.kind is Kind.EXACT or not g.feasible else f"Classic composition: {g.source}"
+    return GceBound(Guarantee(epsilon=g.epsilon, delta=g.delta, kind=g.kind, source=source, reason=g.reason))
 
 
 def exact(p0: Hypothesis, p1: Hypothesis, *, eps0: float, delta0: float, delta: float,
-          fallback: dict[str, GceBound] | None = None) -> GceBound:
-    """Exact two-sided ε at δ for (p0, p1); "too large" answers name the best bound instead."""
+          fallback: dict[str, GceBound] | None = None, budget: Budget | None = None) -> GceBound:
+    """Exact two-sided ε at δ for (p0, p1). Over ``budget`` (or too large): the best bound of
+    ``fallback`` proved in both directions, kind "upper", with the reason."""
     try:
-        pair = exact_pair(p0, p1, eps0=eps0, delta0=delta0)
+        pair = exact_pair(p0, p1, eps0=eps0, delta0=delta0, budget=budget)
     except TooLargeError as exc:
-        return infeasible(source=SOURCE_EXACT, reason=_too_large(exc, fallback or {}))
+        return _too_large(exc, fallback or {}, delta)
     eps = pair.epsilon(delta)
     if eps is None:
         return infeasible(source=SOURCE_EXACT,
@@ -50,18 +57,25 @@ def exact(p0: Hypothesis, p1: Hypothesis, *, eps0: float, delta0: float, delta: 
     return GceBound(Guarantee(epsilon=eps, delta=pair.delta(eps), kind=Kind.EXACT, source=SOURCE_EXACT))
 
 
-def _too_large(exc: TooLargeError, fallback: dict[str, GceBound]) -> str:
-    best = min((b for b in fallback.values() if b.feasible), key=lambda b: b.epsilon, default=None)
-    text = f"too large for the exact method ({exc.value}); "
+def _too_large(exc: TooLargeError, fallback: dict[str, GceBound], delta: float) -> GceBound:
+    """The exact row when the exact method is not run: the smallest ε among the bounds that hold
+    in both directions at total δ ≤ the target, as an upper bound, and why."""
+    usable = [b for b in fallback.values()
+              if b.feasible and b.directions == "both" and b.delta is not None and b.delta <= delta]
+    best = min(usable, key=lambda b: b.epsilon, default=None)  # type: ignore[arg-type, return-value]
+    text = f"exact worst case {exc.reason}"
     if best is None:
-        return text + "no bound applies at this δ either"
-    return text + f"best bound here: {best.source}, ε = {best.epsilon:.6g} ({best.directions})"
+        return infeasible(source=SOURCE_EXACT, reason=text + "; no bound applies at this δ either")
+    reason = text + "; shown: the best bound that applies"
+    return GceBound(Guarantee(epsilon=best.epsilon, delta=best.delta, kind=Kind.UPPER, source=best.source,
+                              reason=reason), directions="both", note=reason)
 
 
-def uniform_nonzero(*, k: int, eps0: float, delta0: float, delta: float) -> dict[str, GceBound]:
+def uniform_nonzero(*, k: int, eps0: float, delta0: float, delta: float,
+                    budget: Budget | None = None) -> dict[str, GceBound]:
     """0⃗ against U(B∖{0⃗}) ("in at least one database", HBW §V-B)."""
     k, eps0, delta0, delta = _inputs(k, eps0, delta0, delta)
-    out: dict[str, GceBound] = {"classic": classic(k=k, eps0=eps0, delta0=delta0, delta=delta)}
+    out: dict[str, GceBound] = {"classic": classic(k=k, eps0=eps0, delta0=delta0, delta=delta, budget=budget)}
     paper = {"cor7": paper_bounds.corollary7(k=k, eps0=eps0, delta0=delta0)}
     for method in paper_bounds.THEOREM3_METHODS:
         paper[f"theorem3_{method}"] = paper_bounds.theorem3(k=k, eps0=eps0, delta0=delta0, method=method,
@@ -71,54 +85,59 @@ def uniform_nonzero(*, k: int, eps0: float, delta0: float, delta: float) -> dict
                                  note=f"its δ exceeds the target δ = {delta:g}")
     fallback = {key: b for key, b in paper.items() if key != "cor7" or b.delta <= delta}  # type: ignore[operator]
     out["exact"] = exact(hypotheses.point_zero(k=k), hypotheses.uniform_nonzero(k=k), eps0=eps0,
-                         delta0=delta0, delta=delta, fallback=fallback | {"classic": out["classic"]})
+                         delta0=delta0, delta=delta, fallback=fallback | {"classic": out["classic"]},
+                         budget=budget)
     return out | paper
 
 
-def at_least(*, k: int, k2: int, eps0: float, delta0: float, delta: float) -> dict[str, GceBound]:
+def at_least(*, k: int, k2: int, eps0: float, delta0: float, delta: float,
+             budget: Budget | None = None) -> dict[str, GceBound]:
     """U{|b| < k'} against U{|b| ≥ k'} (HBW §III-A Example 2)."""
     k, eps0, delta0, delta = _inputs(k, eps0, delta0, delta)
     p0, p1 = hypotheses.below(k=k, k2=k2), hypotheses.at_least(k=k, k2=k2)
-    out: dict[str, GceBound] = {"classic": classic(k=k, eps0=eps0, delta0=delta0, delta=delta)}
+    out: dict[str, GceBound] = {"classic": classic(k=k, eps0=eps0, delta0=delta0, delta=delta, budget=budget)}
     if k <= 12:
         out["refinement"] = refinement_bound(p0, p1, eps0=eps0, delta0=delta0, delta=delta)
-    out["exact"] = exact(p0, p1, eps0=eps0, delta0=delta0, delta=delta, fallback=dict(out))
+    out["exact"] = exact(p0, p1, eps0=eps0, delta0=delta0, delta=delta, fallback=dict(out), budget=budget)
     return out
 
 
 def capped(*, k: int, cap: int, neighbouring: str, eps0: float, delta0: float,
-           delta: float) -> dict[str, GceBound]:
+           delta: float, budget: Budget | None = None) -> dict[str, GceBound]:
     """At most ``cap`` databases per person (HBW §V-A Ex. 1-2); exact = optimal of d."""
     k, eps0, delta0, delta = _inputs(k, eps0, delta0, delta)
     d = constraints.compositions_for_cap(k=k, cap=cap, neighbouring=neighbouring)  # type: ignore[arg-type]
-    return _constrained(d=d, k=k, eps0=eps0, delta0=delta0, delta=delta)
+    return _constrained(d=d, k=k, eps0=eps0, delta0=delta0, delta=delta, budget=budget)
 
 
 def allowed_set(allowed: Sequence[Sequence[int]], *, neighbouring: str, eps0: float, delta0: float,
-                delta: float) -> dict[str, GceBound]:
+                delta: float, budget: Budget | None = None) -> dict[str, GceBound]:
     """An allowed set of membership vectors (HBW §V-A Ex. 3)."""
     k = len(allowed[0]) if allowed else 0
     k, eps0, delta0, delta = _inputs(k, eps0, delta0, delta)
     d = constraints.compositions_for_allowed(allowed, neighbouring=neighbouring)  # type: ignore[arg-type]
-    return _constrained(d=d, k=k, eps0=eps0, delta0=delta0, delta=delta)
+    return _constrained(d=d, k=k, eps0=eps0, delta0=delta0, delta=delta, budget=budget)
 
 
-def _constrained(*, d: int, k: int, eps0: float, delta0: float, delta: float) -> dict[str, GceBound]:
-    per = constraints.composed_bounds(d=d, eps0=eps0, delta0=delta0, delta=delta)
-    return {"classic": classic(k=k, eps0=eps0, delta0=delta0, delta=delta),
+def _constrained(*, d: int, k: int, eps0: float, delta0: float, delta: float,
+                 budget: Budget | None = None) -> dict[str, GceBound]:
+    per = constraints.composed_bounds(d=d, eps0=eps0, delta0=delta0, delta=delta, budget=budget)
+    return {"classic": classic(k=k, eps0=eps0, delta0=delta0, delta=delta, budget=budget),
             "exact": per["optimal"],
             "cap_basic": per["basic"], "cap_advanced": per["advanced"], "cap_kov": per["kov"],
             "parallel": constraints.parallel_composition(d=d, eps0=eps0, delta0=delta0)}
 
 
 def epsilon_vs_k(ks: Sequence[int], *, eps0: float, delta0: float, delta: float,
-                 prior: str = "uniform-nonzero") -> dict[str, np.ndarray]:
-    """ε at δ against k: classic and exact for the uniform-nonzero prior (NaN where none)."""
+                 prior: str = "uniform-nonzero", budget: Budget | None = None) -> dict[str, np.ndarray]:
+    """ε at δ against k: classic and exact for the uniform-nonzero prior (NaN where none, and
+    where the exact value was not computed)."""
     series: dict[str, list[float]] = {"classic": [], "exact": []}
     for k in ks:
-        res = uniform_nonzero(k=int(k), eps0=eps0, delta0=delta0, delta=delta) if prior == "uniform-nonzero" \
-            else {}
+        res = uniform_nonzero(k=int(k), eps0=eps0, delta0=delta0, delta=delta, budget=budget) \
+            if prior == "uniform-nonzero" else {}
         for key in series:
             b = res.get(key)
-            series[key].append(float(b.epsilon) if b is not None and b.feasible else np.nan)
+            ok = b is not None and b.feasible and (key != "exact" or b.kind is Kind.EXACT)
+            series[key].append(float(b.epsilon) if ok else np.nan)  # type: ignore[union-attr, arg-type]
     return {key: np.asarray(v) for key, v in series.items()}

@@ -6,6 +6,8 @@ from dataclasses import asdict, replace
 from functools import partial
 from typing import Any
 
+from dpviz import budget as budgets
+from dpviz.budget import Budget
 from dpviz.figures.gce import bound_columns, bound_rows, epsilon_vs_k_figure, prior_region_figure
 from dpviz.gce import constraints
 from dpviz.gce.presets import KINDS, LABELS, PRESETS, Question, bounds, epsilon_series, regions
@@ -47,11 +49,15 @@ def describe(q: Question) -> str:
             "at-least": f"|b| < {q.k2} vs |b| ≥ {q.k2}"}[q.kind]
 
 
-def build_question(q: Question, *, tag: str = "gce") -> View:
-    """Every bound for the question, ε against k (classic vs exact) and the two regions."""
-    results = bounds(q)
-    ks, series = epsilon_series(q)
-    region_map, note = regions(q)
+def build_question(q: Question, *, tag: str = "gce", budget: Budget = budgets.PAGE) -> View:
+    """Every bound for the question, ε against k (classic vs exact) and the two regions.
+
+    ``budget`` (default: the page's) is shared: half for the table's exact route, a quarter for
+    the ε-against-k points, a quarter for the exact region; beyond it each says what it shows.
+    """
+    results = bounds(q, budget=budget.share(0.5))
+    ks, series = epsilon_series(q, budget=budget.share(0.25))
+    region_map, note = regions(q, budget=budget.share(0.25))
     what = describe(q)
     rows = bound_rows(results, LABELS)
     table_csv = bound_columns(results, LABELS)  # full precision, not the rounded display rows
@@ -68,13 +74,14 @@ def build_question(q: Question, *, tag: str = "gce") -> View:
 
 
 def build(*, preset: str, kind: str, eps0: float, delta0: float, delta: float, k: int, cap: int | None,
-          k2: int | None, neighbouring: str, common: int, free_only: int, paid_only: int) -> View:
+          k2: int | None, neighbouring: str, common: int, free_only: int, paid_only: int,
+          budget: Budget = budgets.PAGE) -> View:
     """The view for a preset (its constraint kind, cap and k' unless given) or a custom question."""
     p = PRESETS[preset]
     q = Question(kind=kind if preset == "custom" else p.kind, k=k, eps0=eps0, delta0=delta0, delta=delta,
                  cap=p.cap if cap is None else cap, neighbouring=neighbouring, k2=p.k2 if k2 is None else k2,
                  common=common, free_only=free_only, paid_only=paid_only)
-    return build_question(q)
+    return build_question(q, budget=budget)
 
 
 SPEC = ViewSpec(name="priors", title="Database priors",

@@ -12,6 +12,7 @@ import pytest
 from dpviz.gce import hypotheses as H
 from dpviz.gce import summary
 from dpviz.gce.exact import TooLargeError, exact_pair
+from dpviz.guarantee import Kind
 
 # Log-space sums of ≤ 10^5 positive terms against 50-digit arithmetic: 1e-9 relative
 # leaves room for the ~1e-13 accumulated rounding and catches any wrong class.
@@ -89,11 +90,14 @@ def test_count_classes_match_explicit_column_groups(p0, p1) -> None:
 
 
 def test_too_large_is_a_clear_answer() -> None:
-    with pytest.raises(TooLargeError, match="exact method"):
+    """36 million count classes: refused before any work, by the memory part of the budget."""
+    with pytest.raises(TooLargeError, match="count classes") as info:
         exact_pair(H.below(k=600, k2=3), H.at_least(k=600, k2=3), eps0=0.1, delta0=1e-6)
+    assert "of memory, above the" in info.value.reason
     res = summary.at_least(k=600, k2=300, eps0=0.1, delta0=1e-6, delta=1e-3)
-    assert not res["exact"].feasible and "too large" in res["exact"].guarantee.reason
-    assert "Classic" in res["exact"].guarantee.reason  # names the best bound that applies
+    exact = res["exact"]
+    assert exact.kind is Kind.UPPER and "not computed" in exact.guarantee.reason
+    assert exact.source == res["classic"].source and exact.epsilon == res["classic"].epsilon  # the best bound
     assert res["classic"].feasible
 
 
