@@ -130,3 +130,13 @@ def test_bad_inputs_name_the_field() -> None:
         PB.theorem3(k=3, eps0=1.0, delta0=0.0, split=[0.1])
     with pytest.raises(ParameterError, match="eps0"):
         PB.corollary7(k=3, eps0=-1, delta0=0.0)
+
+
+@pytest.mark.parametrize("k", [2, 10, 13, 40, 64])
+@pytest.mark.parametrize("method", PB.THEOREM3_METHODS)
+def test_upper_bounds_at_eps0_zero_are_never_negative(k: int, method: str) -> None:
+    """Issue 14: ln Σ w_i e^{ε_i} with every ε_i = 0 came out as −4.4e-16 (the weights sum to 1 only up
+    to rounding) and was printed as an upper bound; ε ≥ 0, so clamping at 0 only raises the bound."""
+    bound = PB.theorem3(k=k, eps0=0.0, delta0=0.0, method=method, delta=0.1)
+    assert 0.0 <= bound.epsilon <= 1e-15  # the truth is 0; rounding may only raise it
+    assert 0.0 <= PB.corollary7(k=k, eps0=0.0, delta0=0.0).epsilon <= 1e-15
