@@ -23,7 +23,7 @@ from dpviz.guarantee import Guarantee, finite_or_none
 
 __all__ = ["STEM_MAX", "columns_csv", "file_stem", "payload_json"]
 
-STEM_MAX = 120
+STEM_MAX = 150
 """Longest file stem; a longer one is cut and ends with a hash of every parameter."""
 
 

@@ -108,7 +108,7 @@ st.caption(
     "proves both directions; with different δ̂_i only the forward direction follows."
 )
 
-tag = ui.export.file_stem("priors", {"preset": preset.key, **vars(q)})  # every input
+tag = ui.export.file_stem("priors", {"preset": preset.key, "kind": kind, "k": k, **values, **extra})
 ui.show_figure(view.figures["epsilon_vs_k"], filename=f"{tag}_epsilon_vs_k", key="fig_gce_k")
 for row in view.tables["region_note"]:
     st.warning(row["note"])

@@ -146,6 +146,6 @@ def test_svg_download_of_a_figure(page: Page, app_url: str):
     with page.expect_download(timeout=TIMEOUT_MS) as info:
         page.get_by_role("button", name="SVG").first.click()
     download = info.value
-    assert download.suggested_filename == "dpviz_region_eps0.1_delta0.001_k8.svg"
+    assert download.suggested_filename == "dpviz_regions_delta0-0.001_eps0-0.1_k-8_single.svg"  # every input
     text = Path(download.path()).read_text()
-    assert text.lstrip().startswith("<svg") and "the optimal 8-fold region" in text
+    assert text.lstrip().startswith("<svg") and "the optimal 8-fold" in text  # a long title wraps
