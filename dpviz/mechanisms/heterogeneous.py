@@ -3,7 +3,7 @@
 Three routes side by side:
 - ``exact``: the optimum over all mechanisms, i.e. the composed canonical pairs (KOV eq. 16,
   Thm 3.3 extended to products of binomials; ``dpviz.composition.optimal``), exact while the
-  number of loss atoms Π(count_i + 1) stays below ``optimal.MAX_ATOMS``;
+  number of loss atoms stays below ``optimal.MAX_ATOMS`` and its cost within the budget;
 - ``pld``: the same canonical pairs composed on a loss grid (certified [lower, upper]); it
   scales to many distinct levels;
 - ``kov``: the closed form of KOV Thm 3.5.
@@ -14,10 +14,12 @@ from __future__ import annotations
 import math
 import time
 
+from dpviz.budget import Budget, OverBudget
 from dpviz.composition import kov, optimal
 from dpviz.composition.levels import Levels
+from dpviz.guarantee import Kind
 from dpviz.mechanisms import canonical
-from dpviz.pld.accountant import DEFAULT_H, Interval, compose, plan
+from dpviz.pld.accountant import DEFAULT_H, Interval, compose, compose_within_limits, plan
 from dpviz.validation import ParameterError, check_delta
 
 DEFAULT_BUDGET = 1 << 20
@@ -53,22 +55,32 @@ def grid_width(levels: Levels, *, budget: int = DEFAULT_BUDGET) -> float:
     raise ParameterError("levels", f"{len(levels)} levels", "small enough for the PLD grid")
 
 
-def compare(levels: Levels, *, delta: float, h: float | None = None) -> dict[str, Interval]:
-    """ε at total δ by the exact, PLD and KOV Thm 3.5 routes."""
+def compare(levels: Levels, *, delta: float, h: float | None = None,
+            budget: Budget | None = None) -> dict[str, Interval]:
+    """ε at total δ by the exact, PLD and KOV Thm 3.5 routes, each within ``budget``
+    (``dpviz.budget``; ``None`` = the CLI default): the exact row is left out beyond it (KOV is
+    the closed form it would fall back on), the PLD grid coarsens to fit or says why not."""
     delta = check_delta(delta, field="delta", positive=True)
     out: dict[str, Interval] = {}
     if optimal.atom_count(levels) <= optimal.MAX_ATOMS:
         t0 = time.perf_counter()
-        g = optimal.epsilon_for_delta(levels, delta=delta)
-        e = g.epsilon if g.feasible else math.inf
-        out["exact"] = Interval(lower=e, upper=e, method="exact", seconds=time.perf_counter() - t0,
-                                exact=e, detail=g.source)
+        g = optimal.epsilon_for_delta(levels, delta=delta, budget=budget)
+        if g.kind is not Kind.UPPER:  # an upper closed form stands in over budget: KOV's row shows it
+            e = g.epsilon if g.feasible else math.inf
+            out["exact"] = Interval(lower=e, upper=e, method="exact", seconds=time.perf_counter() - t0,
+                                    exact=e, detail=g.source)
+        else:
+            out["exact"] = Interval(lower=None, upper=None, method="exact", detail=str(g.reason))
     t0 = time.perf_counter()
     hh = h if h is not None else grid_width(levels)
-    c = compose(parts(levels), h=hh)
-    lo, up = c.epsilon(delta)
-    out["pld"] = Interval(lower=math.inf if lo is None else lo, upper=up, method="pld",
-                          seconds=time.perf_counter() - t0, detail=f"h={hh:.3g}")
+    try:
+        c = compose_within_limits(parts(levels), h=hh, budget=budget) if h is None \
+            else compose(parts(levels), h=hh, budget=budget)  # a width the caller chose is kept
+        lo, up = c.epsilon(delta)
+        out["pld"] = Interval(lower=math.inf if lo is None else lo, upper=up, method="pld",
+                              seconds=time.perf_counter() - t0, detail=f"h={c.h:.3g}")
+    except OverBudget as exc:
+        out["pld"] = Interval(lower=None, upper=None, method="pld", detail=f"PLD {exc.reason}")
     t0 = time.perf_counter()
     g = kov.epsilon_for_delta(levels, delta=delta)
     out["kov"] = Interval(lower=None, upper=g.epsilon if g.feasible else None, method="kov",

@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from dpviz import budget as budgets
+from dpviz.budget import Budget, Cost, OverBudget, cost_of
 from dpviz.composition import as_levels, optimal
 from dpviz.composition.levels import Level
 from dpviz.figures.mechanisms import (
@@ -37,7 +39,8 @@ from dpviz.mechanisms.spec import (
 )
 from dpviz.params import Param
 from dpviz.pld import discretize
-from dpviz.pld.accountant import Interval, compose_within_limits
+from dpviz.pld.accountant import Interval, compose_many
+from dpviz.pld.grid import DEFAULT_TAIL
 from dpviz.regions import intersection_boundary, method_region
 from dpviz.validation import ParameterError, check_count, check_delta, check_positive, check_probability
 from dpviz.views import View, ViewSpec
@@ -96,48 +99,97 @@ def k_values(k: int) -> list[int]:
     return ks
 
 
-def build(spec: MechanismSpec, *, k: int, delta: float) -> View:
+BUCKETS_SHARE, PLD_SHARE, CURVE_SHARE = 0.2, 0.5, 0.2
+"""Shares of the view's budget: privacy buckets, the PLD compositions (all k on one grid), and the
+δ(ε) band with the trade-off region (their δ evaluations); the rest is cheap."""
+
+BAND_POINTS, REGION_POINTS = 120, 240
+"""ε grid of the δ(ε) band and of the region's envelope (thinned when over their budget share)."""
+
+
+def buckets_cost(spec: MechanismSpec, *, k: int, n: int = PAGE_BUCKETS_N) -> Cost:
+    """Estimated cost of ``buckets_interval`` (``dpviz.budget`` units): the law put into 2n + 1
+    buckets, then per direction a chain of k − 1 products (k ≤ 64) or ⌊log2 k⌋ squarings and
+    popcount(k) − 1 products, each an FFT of 4n + 2 entries, for three arrays."""
+    law = spec.law()
+    dirs = len(law.both_directions())
+    steps = k - 1 if k <= 64 else k.bit_length() - 1 + bin(k).count("1") - 1
+    size = 4 * n + 2
+    cells = cost_of("bucket_cell", dirs * (2 * n + 1))
+    return cells + cost_of("bucket_log", dirs * steps * size * math.log2(size), memory_units=size,
+                           what=f"{2 * n + 1:,} buckets, {steps} convolutions per direction")
+
+
+def _delta_points(grids: int, h: float, n: int, budget: Budget) -> int:
+    """How many δ(ε) evaluations of ``grids`` composed grids of width h fit ``budget`` (at most n,
+    at least 12): each sums the atoms within one unit of loss above ε exactly, ≈ 1/h per grid."""
+    per = cost_of("delta_eval", grids) + cost_of("delta_eval_atom", grids / h)
+    return int(min(n, max(12, budget.seconds / max(per.seconds, 1e-12))))
+
+
+def build(spec: MechanismSpec, *, k: int, delta: float, budget: Budget = budgets.PAGE) -> View:
+    """The page's view; ``budget`` (default: the page's) bounds each route (module constants):
+    the PLD grid coarsens to fit (a wider, still certified band), buckets beyond their share are
+    not computed (the table says why), the δ(ε) grids are thinned."""
     h = choose_h(spec, k=k, budget=PAGE_BUDGET)
     law = spec.law()
-    single = discretize.pessimistic(law, h=h)
-    composed = compose_within_limits([(law, k)], h=h)
-    lo, up = composed.epsilon(delta)
-    results: dict[str, Interval] = {
-        "pld": Interval(lower=math.inf if lo is None else lo, upper=up, method="pld",
-                        seconds=composed.seconds, detail=f"h={composed.h:.3g}")}
+    ks = k_values(k)
+    results: dict[str, Interval] = {}
+    try:
+        many = compose_many(law, ks, h=h, budget=budget.share(PLD_SHARE))
+    except OverBudget as exc:  # even the coarsest grid: the closed forms and RDP still answer
+        many = {}
+        results["pld"] = Interval(lower=None, upper=None, method="pld", detail=f"PLD {exc.reason}")
+    composed = many.get(k)
+    lo = up = None
+    if composed is not None:
+        lo, up = composed.epsilon(delta)
+        note = "" if composed.h == h else f" (coarsened from h={h:.3g} to fit the time budget)"
+        results["pld"] = Interval(lower=math.inf if lo is None else lo, upper=up, method="pld",
+                                  seconds=composed.seconds, detail=f"h={composed.h:.3g}{note}")
     for key, fn in (("analytic", analytic_interval), ("rdp", rdp_interval)):
         iv = fn(spec, k=k, delta=delta)
         if iv is not None:
             results[key] = iv
-    results["buckets"] = buckets_interval(spec, k=k, delta=delta, n=PAGE_BUCKETS_N)
+    b_cost, b_budget = buckets_cost(spec, k=k), budget.share(BUCKETS_SHARE)
+    if b_budget.admits(b_cost):
+        results["buckets"] = buckets_interval(spec, k=k, delta=delta, n=PAGE_BUCKETS_N)
+    else:
+        results["buckets"] = Interval(lower=None, upper=None, method="buckets",
+                                      detail=f"buckets {b_budget.reason(b_cost)}")
     results["generic"] = generic_interval(spec, k=k, delta=delta)
 
     # δ(ε) band on a grid reaching well past this mechanism's ε at the target δ (the generic
     # curve, often 100× larger, is shown only where it overlaps: there its δ is near 1)
     top = max(v for v in (up, 0.5) if v is not None and math.isfinite(v))
-    eps = np.linspace(0.0, 2.5 * top, 120)
-    band = np.array([composed.delta(float(e)) for e in eps])
+    curve_budget = budget.share(CURVE_SHARE / 3)
+    n_band = BAND_POINTS if composed is None else \
+        _delta_points(len(composed.upper) + len(composed.lower), composed.h, BAND_POINTS, curve_budget)
+    eps = np.linspace(0.0, 2.5 * top, n_band)
+    band = np.array([composed.delta(float(e)) for e in eps]) if composed is not None \
+        else np.full((eps.size, 2), np.nan)
     step = spec.step_guarantee(delta_step=delta / (2.0 * k))
     levels = generic_levels(spec, k=k, delta=delta)  # None: per-step ε0 beyond the core's range
     lines = {} if levels is None else {
-        "optimal": np.array([optimal.delta_for_epsilon(levels, epsilon=float(e)).delta for e in eps])}
+        "optimal": np.array([optimal.delta_for_epsilon(levels, epsilon=float(e), budget=budget).delta
+                             for e in eps], dtype=float)}
     if "analytic" in results:
         lines["analytic"] = np.array([gaussian.delta_for_epsilon(
             epsilon=float(e), sigma=spec.sigma, sensitivity=spec.sensitivity, k=k) for e in eps])
     lines = {key: np.where(v > 0, v, np.nan) for key, v in lines.items()}
 
     # trade-off regions: the mechanism's (outer bound from the sound δ-curve) vs generic optimal
-    eps_r = np.linspace(0.0, 2.5 * top, 240)
-    mech_region = intersection_boundary(eps_r, np.minimum([composed.delta(float(e))[1] for e in eps_r], 1.0))
-    regions = {"pld": mech_region} if levels is None else \
-        {"optimal": method_region("optimal", levels), "pld": mech_region}
+    regions = {} if levels is None else {"optimal": method_region("optimal", levels)}
+    if composed is not None:
+        n_r = _delta_points(len(composed.upper), composed.h, REGION_POINTS, budget.share(CURVE_SHARE * 2 / 3))
+        eps_r = np.linspace(0.0, 2.5 * top, n_r)
+        deltas = np.minimum([composed.delta_upper(float(e)) for e in eps_r], 1.0)
+        regions["pld"] = intersection_boundary(eps_r, deltas)
 
-    # ε against k (PLD band and the other routes)
-    ks = k_values(k)
+    # ε against k (PLD band on the same grid, and the other routes)
     kl, ku, gen, rdp, ana = [], [], [], [], []
     for kk in ks:
-        c = compose_within_limits([(law, kk)], h=choose_h(spec, k=kk, budget=PAGE_BUDGET // 4))
-        a, b = c.epsilon(delta)
+        a, b = many[kk].epsilon(delta) if kk in many else (None, None)
         kl.append(np.nan if a is None else a)
         ku.append(np.nan if b is None else b)
         g = generic_interval(spec, k=kk, delta=delta).upper
@@ -149,6 +201,11 @@ def build(spec: MechanismSpec, *, k: int, delta: float) -> View:
     k_lines = {"generic": np.array(gen), "rdp": np.array(rdp)}
     if "analytic" in results:
         k_lines["analytic"] = np.array(ana)
+    if composed is not None and composed.single is not None:
+        single = composed.single
+    else:  # a histogram on at most ~4096 cells (a fine one may be what was over budget)
+        lo_l, hi_l = law.support(DEFAULT_TAIL)
+        single = discretize.pessimistic(law, h=max(h, (hi_l - lo_l) / 4096))
 
     figs = {
         "histogram": pld_histogram_figure(single.losses, single.mass, p_inf=single.p_inf,
@@ -166,7 +223,7 @@ def build(spec: MechanismSpec, *, k: int, delta: float) -> View:
                "parameters": {"mechanism": spec.kind, "sigma": spec.sigma, "scale": spec.scale,
                               "eps0": spec.eps0, "sensitivity": spec.sensitivity, "k": k,
                               "sampling_rate": spec.sampling_rate, "delta": delta},
-               "sampling_rate": spec.sampling_rate, "grid_width": h,
+               "sampling_rate": spec.sampling_rate, "grid_width": h if composed is None else composed.h,
                "per_step": {"epsilon": step.epsilon, "delta": step.delta},
                "results": {key: iv.to_json() for key, iv in results.items()}}
     csv = {"delta_vs_epsilon": {"epsilon": eps, "delta_lower": band[:, 0], "delta_upper": band[:, 1]},
@@ -174,8 +231,10 @@ def build(spec: MechanismSpec, *, k: int, delta: float) -> View:
     return View(figures=figs, csv=csv, payload=payload, tables={"comparison": interval_rows(results)})
 
 
-def heterogeneous(rows: list[dict[str, Any]], *, delta: float) -> list[dict[str, str]]:
-    """Table for the (ε_i, δ_i, count) editor: exact (few levels), PLD, KOV Thm 3.5."""
+def heterogeneous(rows: list[dict[str, Any]], *, delta: float,
+                  budget: Budget = budgets.PAGE) -> list[dict[str, str]]:
+    """Table for the (ε_i, δ_i, count) editor: exact (few levels), PLD, KOV Thm 3.5, each within
+    ``budget`` (default: the page's)."""
     levels = []
     for i, row in enumerate(rows, start=1):
         if all(row.get(c) in (None, "") for c in ("ε", "δ", "count")):
@@ -184,7 +243,7 @@ def heterogeneous(rows: list[dict[str, Any]], *, delta: float) -> list[dict[str,
             levels.append(Level(epsilon=row.get("ε"), delta=row.get("δ"), count=row.get("count")))
         except ParameterError as exc:
             raise ParameterError(f"{exc.field} (row {i})", exc.value, exc.allowed) from None
-    return interval_rows(het.compare(as_levels(levels), delta=delta))
+    return interval_rows(het.compare(as_levels(levels), delta=delta, budget=budget))
 
 
 def _kind(value: object) -> str:
@@ -200,11 +259,11 @@ MECHANISM = Param("mechanism", "Mechanism", "gaussian", _kind, "gaussian, laplac
 
 
 def build_view(*, mechanism: str, sigma: float, scale: float, mech_eps0: float, sensitivity: float,
-               mech_k: int, rate: float | None, mech_delta: float) -> View:
+               mech_k: int, rate: float | None, mech_delta: float, budget: Budget = budgets.PAGE) -> View:
     """``ViewSpec`` entry point (headless ``python -m dpviz figure mechanisms``)."""
     values = {"sigma": sigma, "scale": scale, "mech_eps0": mech_eps0, "sensitivity": sensitivity,
               "rate": rate}
-    return build(make_spec(mechanism, values), k=mech_k, delta=mech_delta)
+    return build(make_spec(mechanism, values), k=mech_k, delta=mech_delta, budget=budget)
 
 
 SPEC = ViewSpec(name="mechanisms", title="Mechanisms",

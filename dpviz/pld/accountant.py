@@ -9,7 +9,11 @@ the two directions (Steinke Prop. 7 applied to both (P, Q) and (Q, P)), so
     lower = max_dir lower_dir ≤ truth ≤ max_dir upper_dir = upper.
 
 The cost is checked before any convolution: ``plan`` returns the a-priori grid size, and
-requests above ``MAX_BINS`` raise ``ParameterError`` with that number.
+requests above ``MAX_BINS`` raise ``ParameterError`` with that number; ``cost`` turns the
+same counts (cells discretised, bins × log2 bins of every FFT) into an estimated time and
+memory (``dpviz.budget``). ``compose`` refuses a composition above its ``Budget``
+(:class:`~dpviz.budget.OverBudget`); ``compose_within_limits`` first coarsens the grid (a
+wider interval, still certified) until it fits.
 """
 
 from __future__ import annotations
@@ -18,8 +22,11 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
+from dpviz import budget as budgets
+from dpviz.budget import Budget, Cost, OverBudget, cost_of
 from dpviz.guarantee import finite_or_none
 from dpviz.pld import discretize
 from dpviz.pld.grid import DEFAULT_TAIL, MAX_BINS, GridPLD, composed_bins
@@ -81,9 +88,15 @@ class Composed:
     lower: tuple[GridPLD, ...]
     h: float
     seconds: float
+    single: GridPLD | None = None
+    """One step of the first part, pessimistic (``compose_many`` keeps it for the histogram)."""
 
     def delta(self, epsilon: float) -> tuple[float, float]:
         return (max(g.delta(epsilon) for g in self.lower), max(g.delta(epsilon) for g in self.upper))
+
+    def delta_upper(self, epsilon: float) -> float:
+        """The upper end of ``delta`` alone (half the work)."""
+        return max(g.delta(epsilon) for g in self.upper)
 
     def epsilon(self, delta: float) -> tuple[float | None, float | None]:
         lows = [g.epsilon(delta) for g in self.lower]
@@ -97,33 +110,121 @@ def directions(parts: Parts) -> list[list[tuple[LossLaw, int]]]:
     """The parts as given and all reversed (one list when every law is symmetric)."""
     if all(law.symmetric for law, _ in parts):
         return [list(parts)]
-    return [list(parts), [(law.reversed(), k) for law, k in parts]]
+    return [list(parts), [(_reversed(law), k) for law, k in parts]]
+
+
+@lru_cache(maxsize=16)
+def _reversed(law: LossLaw) -> LossLaw:
+    """``law.reversed()``, the same object for the same law (so plans can reuse discretisations)."""
+    return law.reversed()
+
+
+@lru_cache(maxsize=32)
+def _coarse_grid(law: LossLaw, h: float, tail: float) -> GridPLD:
+    """A pessimistic discretisation for planning, reused while ``choose_h`` tries widths."""
+    return discretize.pessimistic(law, h=h, tail=tail)
+
+
+PLAN_CELLS = 1 << 16
+"""``plan`` discretises a law on at most this many cells: the spread it needs hardly depends on
+the width, while a fine discretisation is itself the expensive step (seconds for a subsampled
+law spanning 10^6 cells)."""
 
 
 def plan(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL) -> int:
     """Largest grid (bins) the composition will need; raises ``ParameterError`` above MAX_BINS.
 
-    Discretises each law once (cheap: one pass over its support) and sizes the composed grid
-    from the single-step means and variances, before any convolution is run.
+    Discretises each law once, on at most ``PLAN_CELLS`` cells, and sizes the composed grid
+    from the single-step spreads and ranges at width h, before any convolution is run.
     """
-    return _plan_grids([[(discretize.pessimistic(law, h=h, tail=tail), k) for law, k in d]
-                        for d in directions(parts)], h)
+    return _check_bins(max(_planned_bins(d, h=h, tail=tail) for d in directions(parts)), h)
+
+
+COST_CELLS = 1 << 12
+"""``cost`` sizes the composed grid from discretisations this coarse (a rough count is enough)."""
+
+
+def _planned_bins(parts: Parts, *, h: float, tail: float, cells: int = PLAN_CELLS) -> int:
+    """``composed_bins`` for the grids at width h, from discretisations at most ``cells`` wide."""
+    for law, _ in parts:
+        discretize.grid_range(law, h=h, tail=tail)  # the law fits a grid of width h at all
+    grids = []
+    for law, k in parts:
+        lo, hi = law.support(tail)
+        coarse = max(h, (hi - lo) / cells)
+        grids.append((_coarse_grid(law, coarse, tail), k))
+    if all(g.h == h for g, _ in grids):
+        return composed_bins(grids)
+    # rescale to width h: ranges in bins grow by g.h / h, spreads are the coarse grids' (a little
+    # wider than at h: the connect-the-dots split spreads mass over a wider cell)
+    z, var, spread, full, first = 12.0, 0.0, 0.0, 0, 0
+    for g, k in grids:
+        _mu, sd = g.mean_sd()
+        size = math.ceil(g.mass.size * g.h / h)
+        var += k * sd * sd
+        spread += size * h
+        full += k * size
+        first = max(first, 2 * size - 1 if k > 1 else size)
+    total = 2 * z * math.sqrt(var) + 2 * spread
+    return int(min(full, max(total / h + 1, first)))
 
 
 def _plan_grids(grids: list[list[tuple[GridPLD, int]]], h: float) -> int:
-    worst = max(composed_bins(single) for single in grids)
+    return _check_bins(max(composed_bins(single) for single in grids), h)
+
+
+def _check_bins(worst: int, h: float) -> int:
     if worst > MAX_BINS:
         raise ParameterError("h", h, f"coarse enough that the composed grid stays below {MAX_BINS:,} "
                                      f"bins (needs ≈{worst:,}; increase h or reduce k)")
     return worst
 
 
-def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL) -> Composed:
-    """Upper and lower composed grids for every direction (see module docstring)."""
+def cost(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL) -> Cost:
+    """Estimated time and memory of ``compose`` at width h (``dpviz.budget`` units): every
+    law discretised twice per direction, and per direction and bound ⌊log2 k⌋ squarings +
+    popcount(k) − 1 products per part (+ one per extra part), each an FFT of at most the
+    planned composed grid."""
+    ffts = sum(_squarings(k) + _products(k) for _, k in parts) + len(parts) - 1
+    return _cost(parts, ffts=ffts, h=h, tail=tail)
+
+
+def cell_unit(law: LossLaw) -> str:
+    """The ``dpviz.budget`` unit of one discretised cell of ``law``."""
+    if not law.symmetric:
+        return "pld_cell_asymmetric"
+    return "pld_cell" if law.continuous is not None else "pld_atom_cell"
+
+
+def _squarings(k: int) -> int:
+    return max(k.bit_length() - 1, 0)
+
+
+def _products(k: int) -> int:
+    return bin(k).count("1") - 1
+
+
+def _cost(parts: Parts, *, ffts: int, h: float, tail: float) -> Cost:
+    dirs = directions(parts)
+    bins = max(_planned_bins(d, h=h, tail=tail, cells=COST_CELLS) for d in dirs)
+    n = 2 * len(dirs)  # pessimistic and optimistic, per direction
+    work = cost_of("fft_bin_log", n * ffts * bins * math.log2(max(bins, 2)), memory_units=0) \
+        + Cost(0.0, budgets.UNIT_BYTES["fft_bin"] * bins)
+    for law, _ in parts:
+        lo, hi = law.support(tail)
+        work = work + cost_of(cell_unit(law), n * ((hi - lo) / h + 3), memory_units=(hi - lo) / h + 3)
+    return Cost(work.seconds, work.bytes, f"PLD grid of about {bins:,} bins, h = {h:.3g}")
+
+
+def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
+            budget: Budget | None = None) -> Composed:
+    """Upper and lower composed grids for every direction (see module docstring); raises
+    :class:`~dpviz.budget.OverBudget` when the estimated ``cost`` is above ``budget``."""
     if not parts:
         raise ParameterError("mechanisms", "[]", "a non-empty list")
     for _, k in parts:
         check_count(k, field="k")
+    budgets.check(cost(parts, h=h, tail=tail), budget)
     t0 = time.perf_counter()
     dirs = directions(parts)
     pess = [[(discretize.pessimistic(law, h=h, tail=tail), k) for law, k in d] for d in dirs]
@@ -141,36 +242,102 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL) -
 
 
 COARSENINGS = 4
-"""How many times ``compose_within_limits`` may double h before giving up."""
+"""How many times ``compose_within_limits`` may double h before giving up on ``MAX_BINS``."""
+
+BUDGET_COARSENINGS = 8
+"""How many more times it may double h to fit the time and memory budget (h × 256 at most)."""
 
 
-def compose_within_limits(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL) -> Composed:
+def compose_within_limits(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
+                          budget: Budget | None = None) -> Composed:
     """``compose``, doubling h (coarser grid, wider but still certified interval) when a
-    composition step would exceed ``MAX_BINS``; the h actually used is ``Composed.h``."""
-    for attempt in range(COARSENINGS + 1):
+    composition step would exceed ``MAX_BINS`` or the estimate is above ``budget``; the h
+    actually used is ``Composed.h``. Raises ``OverBudget`` when even the coarsest grid is."""
+    over_budget = False
+    attempt = 0
+    while True:
         try:
-            return compose(parts, h=h * 2**attempt, tail=tail)
-        except ParameterError as exc:
-            if exc.field != "h" or attempt == COARSENINGS:
+            return compose(parts, h=h * 2**attempt, tail=tail, budget=budget)
+        except OverBudget:
+            over_budget = True
+            if attempt >= COARSENINGS + BUDGET_COARSENINGS:
                 raise
-    raise AssertionError("unreachable")
+        except ParameterError as exc:  # MAX_BINS
+            if exc.field != "h" or attempt >= COARSENINGS + (BUDGET_COARSENINGS if over_budget else 0):
+                raise
+        attempt += 1
+
+
+def compose_many(law: LossLaw, ks: Sequence[int], *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
+                 budget: Budget | None = None) -> dict[int, Composed]:
+    """``compose([(law, k)], h=…)`` for every k in ``ks`` on one grid, sharing the work: the law
+    is discretised once per direction and bound, and the squarings are shared. Each result is
+    the one ``compose`` gives (the same products in the same order as ``GridPLD.self_compose``).
+
+    Like ``compose_within_limits``, h is doubled while the estimate is above ``budget`` (or a
+    grid above ``MAX_BINS``); every result then uses the same, coarser h.
+    """
+    ks = sorted({check_count(k, field="k") for k in ks})
+    top = ks[-1]
+    ffts = _squarings(top) + sum(_products(k) for k in ks)
+    over_budget, attempt = False, 0
+    while True:
+        hh = h * 2**attempt
+        try:
+            budgets.check(_cost([(law, top)], ffts=ffts, h=hh, tail=tail), budget)
+            return _compose_many(law, ks, h=hh, tail=tail)
+        except OverBudget:
+            over_budget = True
+            if attempt >= COARSENINGS + BUDGET_COARSENINGS:
+                raise
+        except ParameterError as exc:  # MAX_BINS
+            if exc.field != "h" or attempt >= COARSENINGS + (BUDGET_COARSENINGS if over_budget else 0):
+                raise
+        attempt += 1
+
+
+def _compose_many(law: LossLaw, ks: list[int], *, h: float, tail: float) -> dict[int, Composed]:
+    t0 = time.perf_counter()
+    dirs = [d[0][0] for d in directions([(law, 1)])]
+    pess = [discretize.pessimistic(dlaw, h=h, tail=tail) for dlaw in dirs]
+    _plan_grids([[(g, ks[-1])] for g in pess], h)  # MAX_BINS, before any convolution
+    out: dict[str, dict[int, list[GridPLD]]] = {"upper": {k: [] for k in ks}, "lower": {k: [] for k in ks}}
+    for key, bases in (("upper", pess), ("lower", [discretize.optimistic(d, h=h, tail=tail) for d in dirs])):
+        for base in bases:
+            powers = [base]  # powers[i]: the 2^i-fold grid, squared exactly as self_compose does
+            for k in ks:
+                result: GridPLD | None = None
+                i, rest = 0, k
+                while True:
+                    if rest & 1:
+                        result = powers[i] if result is None else result.compose(powers[i], tail=tail)
+                    rest >>= 1
+                    if not rest:
+                        break
+                    i += 1
+                    if i == len(powers):
+                        powers.append(powers[-1].compose(powers[-1], tail=tail))
+                out[key][k].append(result)  # type: ignore[arg-type]
+    seconds = time.perf_counter() - t0
+    return {k: Composed(upper=tuple(out["upper"][k]), lower=tuple(out["lower"][k]), h=h, seconds=seconds,
+                        single=pess[0]) for k in ks}
 
 
 def epsilon_interval(parts: Parts, *, delta: float, h: float = DEFAULT_H,
-                     tail: float = DEFAULT_TAIL) -> Interval:
+                     tail: float = DEFAULT_TAIL, budget: Budget | None = None) -> Interval:
     """ε(δ) of the composition as a certified interval."""
     t0 = time.perf_counter()
-    c = compose(parts, h=h, tail=tail)
+    c = compose(parts, h=h, tail=tail, budget=budget)
     lo, up = c.epsilon(delta)
     return Interval(lower=lo if lo is not None else math.inf, upper=up, method="pld",
                     seconds=time.perf_counter() - t0, detail=f"h={h:g}")
 
 
 def delta_interval(parts: Parts, *, epsilon: float, h: float = DEFAULT_H,
-                   tail: float = DEFAULT_TAIL) -> Interval:
+                   tail: float = DEFAULT_TAIL, budget: Budget | None = None) -> Interval:
     """δ(ε) of the composition as a certified interval."""
     t0 = time.perf_counter()
-    c = compose(parts, h=h, tail=tail)
+    c = compose(parts, h=h, tail=tail, budget=budget)
     lo, up = c.delta(epsilon)
     return Interval(lower=lo, upper=up, method="pld", seconds=time.perf_counter() - t0,
                     detail=f"h={h:g}")
