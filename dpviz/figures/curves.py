@@ -54,11 +54,15 @@ def delta_vs_epsilon_figure(eps: np.ndarray, series: Mapping[str, np.ndarray], *
 
 
 def mark_target(fig: go.Figure, *, target_delta: float, answers: Mapping[str, float | None],
-                labels: Mapping[str, str], answer_name: str = "ε at the target δ") -> go.Figure:
-    """A dotted line at the target δ and a marker at each method's answer ε on it (a δ(ε) plot)."""
-    fig.add_hline(y=target_delta, line={"color": AXIS_COLOR, "dash": "dot", "width": 1.5},
-                  annotation_text=f"target δ = {target_delta:.3g}", annotation_position="top left",
-                  annotation_font_color=AXIS_COLOR)
+                labels: Mapping[str, str], answer_name: str = "ε at the target δ",
+                log_y: bool = True) -> go.Figure:
+    """A dotted line at the target δ and a marker at each method's answer ε on it (a δ(ε) plot,
+    δ on a log axis unless ``log_y`` is false)."""
+    fig.add_hline(y=target_delta, line={"color": AXIS_COLOR, "dash": "dot", "width": 1.5})
+    # placed by hand: add_hline's own label ignores a log axis (it lands at 10^δ, the top)
+    fig.add_annotation(x=1.0, xref="x domain", xanchor="right", yanchor="bottom", showarrow=False,
+                       y=float(np.log10(target_delta)) if log_y else target_delta, yref="y",
+                       text=f"target δ = {target_delta:.3g}", font={"color": AXIS_COLOR, "size": 14})
     found = {key: eps for key, eps in answers.items() if eps is not None and np.isfinite(eps)}
     if found:
         fig.add_trace(go.Scatter(

@@ -72,8 +72,8 @@ def region_figure(regions: Mapping[str, Boundary], *, title: str,
 
 def note_vacuous(fig: go.Figure, names: list[str]) -> go.Figure:
     """Say on the figure that a guarantee is vacuous: its region is (almost) the whole square."""
-    who = "; ".join(n.replace("<br>", " ") for n in names)
-    text = wrap(f"Vacuous: every test is possible (δ ≥ 1 or ε very large) — {who}", 34)
+    who = [wrap(n.replace("<br>", " "), 34) for n in names]
+    text = "<br>".join(["Vacuous: every test is possible", "(δ ≥ 1 or ε very large) for", *who])
     fig.add_annotation(x=0.5, y=0.5, xref="x domain", yref="y domain", text=text, showarrow=False,
                        font={"size": 15, "color": TEXT_COLOR}, align="center",
                        bgcolor="rgba(255,255,255,0.85)", bordercolor=AXIS_COLOR, borderwidth=1, borderpad=6)

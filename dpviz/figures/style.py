@@ -65,7 +65,7 @@ def _template() -> go.layout.Template:
         paper_bgcolor="white",
         plot_bgcolor="white",
         # above the plot area, pushing the top margin as far as a wrapped title needs
-        title={"x": 0.0, "xref": "container", "xanchor": "left", "pad": {"l": 12},
+        title={"x": 0.0, "xref": "container", "xanchor": "left", "pad": {"l": 12, "b": 14},
                "y": 1.0, "yref": "paper", "yanchor": "bottom", "automargin": True,
                "font": {"size": FONT_SIZE + 2}},
         # below the x-axis title, from the figure's left edge: a legend row can use the full width

@@ -64,7 +64,8 @@ def test_curves_delta_plot_marks_the_target_and_the_answers():
     fig = built.figures["delta_vs_epsilon"]
     target = params["delta"]
     assert any(s.y0 == target and s.y1 == target for s in fig.layout.shapes), "no target δ line"
-    assert any(f"target δ = {target:.3g}" in (a.text or "") for a in fig.layout.annotations)
+    labels = [a for a in fig.layout.annotations if f"target δ = {target:.3g}" in (a.text or "")]
+    assert len(labels) == 1 and labels[0].y == pytest.approx(np.log10(target))  # on the line (log axis)
     marks = [t for t in fig.data if t.mode == "markers"]
     assert len(marks) == 1
     answers = {row["method"]: float(row["ε"]) for row in built.tables["at_k"] if row["ε"] != "—"}
