@@ -47,8 +47,8 @@ UNIT_SECONDS: dict[str, float] = {
     "fft_bin_log": 1.5e-9,
     # pld/grid.py via composition/atoms.py: one δ(ε) evaluation of one composed grid, and one atom
     # within a unit of loss above ε (summed exactly, ≈ 1/h of them)
-    "delta_eval": 2.0e-4,
-    "delta_eval_atom": 1.0e-7,
+    "delta_eval": 6.0e-5,
+    "delta_eval_atom": 3.0e-8,
     # buckets: one bucket of a law put into buckets (tail masses on both sides) …
     "bucket_cell": 5.0e-7,
     # … and one bucket·log2(buckets) of a bucket convolution (both bounds, error terms)

@@ -10,8 +10,17 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from dpviz.budget import OverBudget, from_seconds
 from dpviz.guarantee import finite_or_none
-from dpviz.mechanisms.spec import MechanismSpec, analytic_interval, pld_interval, report
+from dpviz.mechanisms.spec import (
+    MechanismSpec,
+    analytic_interval,
+    generic_interval,
+    pld_interval,
+    rdp_interval,
+    report,
+)
+from dpviz.pld.accountant import Interval
 from dpviz.validation import check_count, check_delta, check_positive, check_probability
 
 _KINDS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -40,6 +49,8 @@ def register(subs: argparse._SubParsersAction) -> None:
         q.add_argument("--h", default=None, help="PLD grid width (default: automatic)")
         q.add_argument("--compare", action="store_true",
                        help="also report RDP, privacy buckets and generic composition")
+        q.add_argument("--budget", help="seconds of work allowed for the PLD (default 60); beyond it the "
+                                        "grid coarsens, then the RDP bound answers, with the reason")
         q.set_defaults(handler=run)
 
 
@@ -64,15 +75,26 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     k = check_count(args.k, field="k")
     delta = check_delta(args.delta, field="delta", positive=True)
     h = None if args.h is None else check_positive(args.h, field="h")
-    routes = report(spec, k=k, delta=delta, h=h) if args.compare else None
+    budget = None if args.budget is None else from_seconds(args.budget)
+    routes = report(spec, k=k, delta=delta, h=h, cost_budget=budget) if args.compare else None
     if routes is not None:  # the headline is one of the routes: compute it once
         iv = routes.get("analytic") or routes["pld"]
     else:
-        iv = analytic_interval(spec, k=k, delta=delta) or pld_interval(spec, k=k, delta=delta, h=h)
+        try:
+            iv = analytic_interval(spec, k=k, delta=delta) or pld_interval(spec, k=k, delta=delta, h=h,
+                                                                          cost_budget=budget)
+        except OverBudget as exc:
+            iv = Interval(lower=None, upper=None, method="pld", detail=f"PLD {exc.reason}")
+    not_computed = iv.detail if iv.method == "pld" and iv.lower is None else ""  # over budget
+    if not_computed:  # the RDP upper bound answers (generic composition where RDP has no value)
+        iv = rdp_interval(spec, k=k, delta=delta) or generic_interval(spec, k=k, delta=delta)
+        iv = Interval(lower=None, upper=iv.upper, method=iv.method, seconds=iv.seconds, detail=iv.detail)
     out: dict[str, Any] = {"epsilon": finite_or_none(iv.upper), "epsilon_lower": finite_or_none(iv.lower),
                            "epsilon_upper": finite_or_none(iv.upper), "method": iv.method,
                            "width": finite_or_none(iv.width), "seconds": iv.seconds, "detail": iv.detail}
-    if iv.upper is None:
+    if not_computed:
+        out["reason"] = f"{not_computed}; shown: the {iv.method} upper bound"
+    elif iv.upper is None:
         out["reason"] = "δ is below the probability mass at infinite privacy loss"
     if routes is not None:
         out["routes"] = {key: r.to_json() for key, r in routes.items()}

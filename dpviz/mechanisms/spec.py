@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpviz.buckets import MAX_LOG_F, Buckets, epsilon_from_delta_curve
+from dpviz.budget import Budget, OverBudget
 from dpviz.composition import Levels, homogeneous, optimal
 from dpviz.guarantee import Guarantee, Kind
 from dpviz.mechanisms import canonical, gaussian, geometric, laplace, randomized_response
@@ -156,10 +157,12 @@ def choose_h(spec: MechanismSpec, *, k: int, budget: int = DEFAULT_BUDGET, h: fl
 
 # ---------------------------------------------------------------------- routes
 def pld_interval(spec: MechanismSpec, *, k: int, delta: float, h: float | None = None,
-                 budget: int = DEFAULT_BUDGET) -> Interval:
+                 budget: int = DEFAULT_BUDGET, cost_budget: Budget | None = None) -> Interval:
+    """``budget``: composed-grid bins aimed for; ``cost_budget``: time and memory (``dpviz.budget``),
+    beyond which the grid coarsens and then ``OverBudget`` is raised."""
     t0 = time.perf_counter()
     hh = choose_h(spec, k=k, h=h, budget=budget)
-    c = compose_within_limits([(spec.law(), k)], h=hh)
+    c = compose_within_limits([(spec.law(), k)], h=hh, budget=cost_budget)
     lo, up = c.epsilon(delta)
     return Interval(lower=math.inf if lo is None else lo, upper=up, method="pld",
                     seconds=time.perf_counter() - t0, detail=f"h={c.h:.3g}")
@@ -264,11 +267,16 @@ def generic_interval(spec: MechanismSpec, *, k: int, delta: float) -> Interval:
 
 
 def report(spec: MechanismSpec, *, k: int, delta: float, h: float | None = None,
-           with_buckets: bool = True) -> dict[str, Interval]:
-    """ε at δ by every applicable route (module docstring)."""
+           with_buckets: bool = True, cost_budget: Budget | None = None) -> dict[str, Interval]:
+    """ε at δ by every applicable route (module docstring); a PLD over ``cost_budget`` is a row
+    without values whose detail says why."""
     k = check_count(k, field="k")
     delta = check_delta(delta, field="delta", positive=True)
-    out: dict[str, Interval] = {"pld": pld_interval(spec, k=k, delta=delta, h=h)}
+    try:
+        pld = pld_interval(spec, k=k, delta=delta, h=h, cost_budget=cost_budget)
+    except OverBudget as exc:
+        pld = Interval(lower=None, upper=None, method="pld", detail=f"PLD {exc.reason}")
+    out: dict[str, Interval] = {"pld": pld}
     for key, fn in (("analytic", analytic_interval), ("rdp", rdp_interval)):
         iv = fn(spec, k=k, delta=delta)
         if iv is not None:

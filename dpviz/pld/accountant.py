@@ -244,8 +244,9 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
 COARSENINGS = 4
 """How many times ``compose_within_limits`` may double h before giving up on ``MAX_BINS``."""
 
-BUDGET_COARSENINGS = 8
-"""How many more times it may double h to fit the time and memory budget (h × 256 at most)."""
+BUDGET_COARSENINGS = 4
+"""How many more times it may double h to fit the time and memory budget (h × 16 at most): coarser
+grids give intervals too wide to be worth showing; the route is then not computed."""
 
 
 def compose_within_limits(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
