@@ -28,6 +28,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from dpviz import budget as budgets
 from dpviz import export
 from dpviz.validation import ParameterError
 
@@ -91,6 +92,9 @@ def register(subs: argparse._SubParsersAction) -> None:
         v.add_argument("--png-scale", dest="png_scale", default="2",
                        help="PNG resolution factor, 0.1 to 10 (default 2); width·height·scale² is at most "
                             f"{MAX_PIXELS // 1_000_000} million pixels")
+        v.add_argument("--budget", default=None,
+                       help="seconds of work the view's exact routes may take (default 60; the page allows "
+                            "about 2); beyond it they show the best bound and say why")
         v.set_defaults(handler=run, spec=spec)
 
 
@@ -103,7 +107,8 @@ def run(args: argparse.Namespace) -> dict[str, Any] | None:
     scale = _number(args.png_scale, "png-scale", SCALE_RANGE)
     if not args.list_figures and not args.list_tables:
         _output_kind(args)  # a bad --out is named before the view is computed
-    view = spec.build(**values)
+    budget = budgets.CLI if args.budget is None else budgets.from_seconds(args.budget)
+    view = spec.build(**values, budget=budget)
     names, tables = list(view.figures), list(view.csv)
     if args.list_figures:
         return {"view": spec.name, "figures": names}
