@@ -152,7 +152,19 @@ def choose_h(spec: MechanismSpec, *, k: int, budget: int = DEFAULT_BUDGET, h: fl
             cand = unit / m
             if m == 1:
                 return cand
-    raise ParameterError("k", k, "small enough for the PLD grid (try a smaller k or larger noise)")
+    raise _grid_error(spec, k=k, why="no grid width up to the law's own range fits")
+
+
+_NOISE_FIELD = {"gaussian": "sigma", "laplace": "scale"}
+
+
+def _grid_error(spec: MechanismSpec, *, k: int, why: str) -> ParameterError:
+    """The PLD grid cannot hold the composition at an automatic h: name k (or, for k = 1, the
+    noise parameter), never the internal grid width the user did not give."""
+    if k > 1:
+        return ParameterError("k", k, f"small enough for the PLD grid of this mechanism ({why})")
+    field = _NOISE_FIELD.get(spec.kind, "eps0")
+    return ParameterError(field, getattr(spec, field), f"within the PLD grid's range ({why})")
 
 
 # ---------------------------------------------------------------------- routes
@@ -161,8 +173,15 @@ def pld_interval(spec: MechanismSpec, *, k: int, delta: float, h: float | None =
     """``budget``: composed-grid bins aimed for; ``cost_budget``: time and memory (``dpviz.budget``),
     beyond which the grid coarsens and then ``OverBudget`` is raised."""
     t0 = time.perf_counter()
-    hh = choose_h(spec, k=k, h=h, budget=budget)
-    c = compose_within_limits([(spec.law(), k)], h=hh, budget=cost_budget)
+    try:
+        hh = choose_h(spec, k=k, h=h, budget=budget)
+        c = compose_within_limits([(spec.law(), k)], h=hh, budget=cost_budget)
+    except ParameterError as exc:
+        if exc.field != "h":
+            raise
+        if h is not None:  # the user's h, not the coarsened one the message was raised with
+            raise ParameterError("h", h, exc.allowed) from None
+        raise _grid_error(spec, k=k, why=exc.allowed) from None
     lo, up = c.epsilon(delta)
     return Interval(lower=math.inf if lo is None else lo, upper=up, method="pld",
                     seconds=time.perf_counter() - t0, detail=f"h={c.h:.3g}")

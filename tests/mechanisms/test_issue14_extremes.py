@@ -147,3 +147,24 @@ def test_lower_curve_above_delta_everywhere_returns_the_last_checked_point() -> 
 def test_swamped_buckets_give_trivial_bounds() -> None:
     b = Buckets.from_law(gaussian.loss_law(sigma=1.0), log_f=0.001, n=100)._trivial()
     assert b.swamped and b.delta_upper(3.0) == 1.0 and b.delta_lower(3.0) == 0.0
+
+
+def test_grid_errors_name_what_the_user_gave(monkeypatch: pytest.MonkeyPatch) -> None:
+    """'k must be small enough …, got k=1' and 'h must be …, got h=0.456' (a coarsened h the user
+    never typed) named the wrong parameter; now k (k > 1), the noise (k = 1) or the user's own h."""
+    from dpviz.mechanisms import spec as S
+    from dpviz.validation import ParameterError
+
+    def too_big(*args, **kwargs):
+        raise ParameterError("h", 0.456, "coarse enough that the composed grid stays below 4,000,000 bins")
+
+    monkeypatch.setattr(S, "plan", too_big)
+    g = MechanismSpec("gaussian", sigma=1.0)
+    with pytest.raises(ParameterError, match=r"^sigma must be within the PLD grid's range .*got sigma=1\.0$"):
+        S.pld_interval(g, k=1, delta=1e-5)
+    with pytest.raises(ParameterError, match=r"^k must be small enough .*got k=7$"):
+        S.pld_interval(g, k=7, delta=1e-5)
+    monkeypatch.undo()
+    monkeypatch.setattr(S, "compose_within_limits", too_big)
+    with pytest.raises(ParameterError, match=r"^h must be coarse enough .*got h=0\.001$"):
+        S.pld_interval(g, k=7, delta=1e-5, h=1e-3)
