@@ -219,7 +219,8 @@ def epsilon_series(q: Question, *, points: int = 24,
 
 
 def _eps(b: GceBound, key: str = "") -> float:
-    """A curve point: NaN without a value, and for an exact row that shows a stand-in bound."""
-    if key == "exact" and b.kind is not Kind.EXACT:
+    """A curve point: NaN without a value, and where a stand-in bound replaced an exact value
+    over budget (both curves are exact ones: classic composition and the exact worst case)."""
+    if key and b.kind is not Kind.EXACT and b.guarantee.reason:
         return float("nan")
     return float(b.epsilon) if b.feasible and b.epsilon is not None else float("nan")
