@@ -99,17 +99,20 @@ class Watch:
         dialog.dismiss()
 
     def check(self, page: Page, where: str) -> None:
-        # Markdown is drawn by a lazily loaded component: on a loaded machine a notice can still
-        # be a loading skeleton when the script is already idle.
-        page.wait_for_function("() => !document.querySelector("
-                               "'[data-testid=stAlertContainer] [data-testid=stSkeleton]')",
-                               timeout=TIMEOUT_MS)
+        drawn(page)
         assert not self.foreign, f"{where}: requests left the app's server: {self.foreign}"
         assert not self.dialogs, f"{where}: a script opened dialogs: {self.dialogs}"
         assert page.title() != "pwned", f"{where}: a payload script ran"
         injected = page.evaluate(FIND_INJECTED, RENDERED_MARKERS)
         assert not injected, f"{where}: payload rendered: {injected}"
         assert page.locator("[data-testid=stException]").count() == 0, f"{where}: exception box"
+
+
+def drawn(page: Page) -> None:
+    """Wait until no element is still a loading skeleton: Markdown and widgets are drawn by lazily
+    loaded components, which on a loaded machine can arrive after the script is idle."""
+    page.wait_for_function("() => !document.querySelector('[data-testid=stSkeleton]')",
+                           timeout=TIMEOUT_MS)
 
 
 @pytest.fixture()
@@ -135,6 +138,7 @@ def test_payloads_in_every_url_parameter(page: Page, app_url: str, watch: Watch,
 @pytest.mark.parametrize("path", [p for p in ROUTES if p != "app.py"], ids=lambda p: ROUTES[p])
 def test_payloads_typed_into_every_text_input(page: Page, app_url: str, watch: Watch, path):
     open_page(page, f"{app_url}/{ROUTES[path]}")
+    drawn(page)
     boxes = page.locator("[data-testid=stTextInput] input")
     count = boxes.count()
     assert count > 0
