@@ -53,6 +53,8 @@ START_SECONDS = 60.0
 """Longest wait for Chromium to start."""
 RENDER_SECONDS = 60.0
 """Longest wait for one render."""
+IDLE_SECONDS = 300.0
+"""The export browser is closed after this long without a render (its memory returns)."""
 
 
 class RenderError(RuntimeError):
@@ -226,13 +228,16 @@ def render(fig: go.Figure, *, fmt: str, width: int = 1000, height: int | None = 
 
 class Renderer:
     """One Chromium (a kaleido ≥ 1 ``Kaleido`` on its own event-loop thread), reused between
-    renders, started on first use and restarted after a failure. ``render`` holds a bounded
-    semaphore: one render at a time, at most ``queue_limit`` waiting, each at most
-    ``wait_seconds``."""
+    renders, started on first use, restarted after a failure and closed after ``idle_seconds``
+    without a render. ``render`` holds a bounded semaphore: one render at a time, at most
+    ``queue_limit`` waiting, each at most ``wait_seconds``."""
 
-    def __init__(self, *, queue_limit: int = QUEUE_LIMIT, wait_seconds: float = WAIT_SECONDS) -> None:
+    def __init__(self, *, queue_limit: int = QUEUE_LIMIT, wait_seconds: float = WAIT_SECONDS,
+                 idle_seconds: float = IDLE_SECONDS) -> None:
         self.queue_limit = queue_limit
         self.wait_seconds = wait_seconds
+        self.idle_seconds = idle_seconds
+        self._idle: threading.Timer | None = None
         self._slot = threading.BoundedSemaphore(1)
         self._count_lock = threading.Lock()
         self._waiting = 0
@@ -257,7 +262,24 @@ class Renderer:
         try:
             return self._render(fig_dict, opts)
         finally:
+            self._close_later()
             self._slot.release()
+
+    def _close_later(self) -> None:
+        """(Re)start the idle timer: no render for ``idle_seconds`` closes the browser."""
+        if self._idle is not None:
+            self._idle.cancel()
+        self._idle = threading.Timer(self.idle_seconds, self._close_if_idle)
+        self._idle.daemon = True
+        self._idle.start()
+
+    def _close_if_idle(self) -> None:
+        if self._slot.acquire(blocking=False):  # a render running or queued keeps the browser
+            try:
+                if self._waiting == 0:
+                    self._discard()
+            finally:
+                self._slot.release()
 
     def _render(self, fig_dict: dict, opts: dict[str, Any]) -> bytes:
         try:

@@ -292,3 +292,58 @@ def test_concurrent_exports_share_one_browser():
         if int(stat[1]) == me and b"chrom" in cmd:
             kids.append(pid)
     assert len(kids) == 1, kids
+
+
+class _FakeKaleido:
+    def __init__(self, fail: bool = False):
+        self.fail = fail
+        self.closed = False
+
+    async def calc_fig(self, fig, opts):
+        if self.fail:
+            raise OSError("the browser went away")
+        return b"<svg>" + b" " * 200
+
+    async def close(self):
+        self.closed = True
+
+
+class _FakeBrowserRenderer(cli_figure.Renderer):
+    """The real renderer's life cycle (event loop, restart, idle close) with a fake browser."""
+
+    def __init__(self, *, fail_first: bool = False, **kw):
+        super().__init__(**kw)
+        self.opened: list[_FakeKaleido] = []
+        self.fail_first = fail_first
+
+    async def _open(self):
+        k = _FakeKaleido(fail=self.fail_first and not self.opened)
+        self.opened.append(k)
+        self.browsers_started += 1
+        return k
+
+
+def test_a_failed_browser_is_replaced_on_the_next_render():
+    r = _FakeBrowserRenderer(fail_first=True)
+    with pytest.raises(cli_figure.RenderError, match="went away"):
+        r.render({}, {})
+    assert r.opened[0].closed
+    assert r.render({}, {}).startswith(b"<svg>") and r.browsers_started == 2
+    r.close()
+
+
+def test_an_idle_browser_is_closed_and_reopened_when_needed():
+    r = _FakeBrowserRenderer(idle_seconds=0.05)
+    r.render({}, {})
+    r.render({}, {})
+    assert r.browsers_started == 1  # reused
+    closed = threading.Event()
+    for _ in range(1000):  # the idle timer fires in the background
+        if r.opened[0].closed:
+            closed.set()
+            break
+        threading.Event().wait(0.01)
+    assert closed.is_set()
+    r.render({}, {})
+    assert r.browsers_started == 2
+    r.close()

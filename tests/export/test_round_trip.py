@@ -18,8 +18,6 @@ from dpviz import export
 from dpviz.guarantee import Guarantee
 from tests.export.cases import CASES, case_id, view
 
-TABLES = [(case, table) for case in CASES for table in view(*case).csv]
-
 
 def _number(v: Any) -> bool:
     return isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool | np.bool_)
@@ -34,9 +32,15 @@ def _expected_cell(v: Any) -> str | float | None:
     return str(v)
 
 
-@pytest.mark.parametrize("case,table", TABLES, ids=[f"{case_id(c)}:{t}" for c, t in TABLES])
-def test_csv_parses_back_to_the_same_table(case, table):
-    columns = view(*case).csv[table]
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
+def test_every_csv_parses_back_to_the_same_table(case):
+    tables = view(*case).csv
+    assert tables, "every view offers at least one table"
+    for columns in tables.values():
+        _check_round_trip(columns)
+
+
+def _check_round_trip(columns) -> None:
     names = list(columns)
     data = {n: list(np.asarray(columns[n], dtype=object).ravel()) for n in names}
     n_rows = len(data[names[0]])
