@@ -91,7 +91,8 @@ def refinement_bound(p0: Hypothesis, p1: Hypothesis, *, eps0: float, delta0: flo
             return infeasible(source=source, reason=f"pair at distance {d}: {g.reason}")
         eps.append(float(g.epsilon))  # type: ignore[arg-type]
         weights.append(w)
-    weighted = float(logsumexp(np.log(weights) + np.array(eps)))
+    # ln Σ w_i e^{ε_i} ≥ 0 (Σ w_i = 1, ε_i ≥ 0); rounding gave −2e-16: raising an upper bound is sound
+    weighted = max(0.0, float(logsumexp(np.log(weights) + np.array(eps))))
     if _is_point(e0) or _is_point(e1):
         return GceBound(Guarantee(epsilon=weighted, delta=delta, kind=Kind.UPPER, source=source),
                         directions="both", note="one side is a point mass: weighted combination")

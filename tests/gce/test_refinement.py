@@ -74,3 +74,11 @@ def test_weighted_formula_fails_for_two_composite_hypotheses() -> None:
     bound = refinement_bound(p0, p1, eps0=3.0, delta0=0.0, delta=0.0, method="basic")
     assert bound.epsilon >= exact_eps and "weighted" in bound.note
     assert math.isclose(bound.epsilon, 6.0)  # the (0,0,0)-(1,1,0) pair differs in 2 places
+
+
+def test_point_mass_bound_is_never_negative() -> None:
+    """Issue 14 (found by tests/fuzz): gce --eps0 1 --k 3 --delta 0.75 --prior at-least:1 printed the
+    refinement upper bound as ε = −2.2e-16: every pair's ε is 0 there and Σ w_i = 1 up to rounding."""
+    b = refinement_bound(H.below(k=3, k2=1), H.at_least(k=3, k2=1), eps0=1.0, delta0=0.0,
+                         delta=0.7498942093324559)
+    assert b.epsilon == 0.0
