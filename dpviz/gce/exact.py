@@ -149,32 +149,45 @@ def cost(p0: Hypothesis, p1: Hypothesis, *, delta0: float, region: bool = False)
     return _cost_and_size(p0, p1, delta0=delta0, region=region)[0]
 
 
+def family_cost(k: int, families: tuple[str, str], *, delta0: float, region: bool = False) -> Cost:
+    """``cost`` for two named exchangeable families (``Exchangeable.family``: "zero",
+    "uniform-nonzero", "at-least", "below", "custom") without building the priors, which at
+    k = 10^7 take hundreds of MB themselves."""
+    return _exchangeable_cost(k, families, delta0=delta0, region=region)[0]
+
+
 def _cost_and_size(p0: Hypothesis, p1: Hypothesis, *, delta0: float, region: bool) -> tuple[Cost, float]:
     if isinstance(p0, Exchangeable) and isinstance(p1, Exchangeable):
-        k = p0.k
-        classes = _class_count(k, delta0, anchored=p0.is_zero or p1.is_zero)
-        top = delta0 == 0
-        generic = sum(1 for p in (p0, p1) if not _closed_form(p, top=top))
-        threshold = sum(1 for p in (p0, p1) if top and p.family in ("at-least", "below") and not p.is_zero)
-        cells = generic * (k + 1.0) * (k + 2.0) * (k + 3.0) / 6.0
-        terms = threshold * (k + 1.0) * (k + 2.0) / 2.0
-        widest = (k + 2.0) ** 2 / 4.0 if generic else 0.0  # cells of the widest recursion layer
-        work = (cost_of("gce_class", classes) + cost_of("gce_cell", cells, memory_units=2 * widest)
-                + cost_of("gce_threshold_term", terms, memory_units=0))
-        what = f"{classes:,.0f} count classes" + (f", {cells:,.0f} recursion cells" if cells else "") \
-            + (f", {terms:,.0f} threshold terms" if terms else "")
-        size = classes + cells + terms
-    else:
-        e0, e1 = to_explicit(p0), to_explicit(p1)
-        support = len({b for b, _ in e0.support} | {b for b, _ in e1.support})
-        classes = float(np.prod([_group_count(n, delta0) for n in _patterns(e0, e1).values()]))
-        work = cost_of("gce_class", classes) + cost_of("gce_cell", 3.0 * classes * support,
-                                                       memory_units=classes * support)
-        what = f"{classes:,.0f} count classes × {support} support vectors"
-        size = classes * support
+        families = tuple("zero" if p.is_zero else p.family for p in (p0, p1))
+        return _exchangeable_cost(p0.k, families, delta0=delta0, region=region)  # type: ignore[arg-type]
+    e0, e1 = to_explicit(p0), to_explicit(p1)
+    support = len({b for b, _ in e0.support} | {b for b, _ in e1.support})
+    classes = float(np.prod([_group_count(n, delta0) for n in _patterns(e0, e1).values()]))
+    work = cost_of("gce_class", classes) + cost_of("gce_cell", 3.0 * classes * support,
+                                                   memory_units=classes * support)
     if region:
         work = work + cost_of("gce_hull_point", 2.0 * classes, memory_units=0)
-    return Cost(work.seconds, work.bytes, what), size
+    return Cost(work.seconds, work.bytes, f"{classes:,.0f} count classes × {support} support vectors"), \
+        classes * support
+
+
+def _exchangeable_cost(k: int, families: tuple[str, str], *, delta0: float,
+                       region: bool) -> tuple[Cost, float]:
+    top = delta0 == 0
+    closed = ("zero", "uniform-nonzero") + (("at-least", "below") if top else ())
+    classes = _class_count(k, delta0, anchored="zero" in families)
+    generic = sum(1 for f in families if f not in closed)
+    threshold = sum(1 for f in families if top and f in ("at-least", "below"))
+    cells = generic * (k + 1.0) * (k + 2.0) * (k + 3.0) / 6.0
+    terms = threshold * (k + 1.0) * (k + 2.0) / 2.0
+    widest = (k + 2.0) ** 2 / 4.0 if generic else 0.0  # cells of the widest recursion layer
+    work = (cost_of("gce_class", classes) + cost_of("gce_cell", cells, memory_units=2 * widest)
+            + cost_of("gce_threshold_term", terms, memory_units=0))
+    if region:
+        work = work + cost_of("gce_hull_point", 2.0 * classes, memory_units=0)
+    what = f"{classes:,.0f} count classes" + (f", {cells:,.0f} recursion cells" if cells else "") \
+        + (f", {terms:,.0f} threshold terms" if terms else "")
+    return Cost(work.seconds, work.bytes, what), classes + cells + terms
 
 
 # ---------------------------------------------------------------- exchangeable priors

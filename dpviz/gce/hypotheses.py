@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
@@ -35,12 +36,13 @@ _WEIGHT_TOL = 1e-9
 class Exchangeable:
     """π(b) = w_{|b|} / C(k, |b|): a distribution over |b|, uniform within each level.
 
-    ``log_level_weights[j] = ln w_j`` (−inf for empty levels); ``family`` names the
-    closed-form special cases the exact method knows ("zero", "uniform-nonzero", …).
+    ``log_level_weights[j] = ln w_j`` (−inf for empty levels), kept as a read-only float array
+    (a tuple of 10^7 Python floats took 320 MB); ``family`` names the closed-form special cases
+    the exact method knows ("zero", "uniform-nonzero", …).
     """
 
     k: int
-    log_level_weights: tuple[float, ...]
+    log_level_weights: NDArray[np.float64]
     family: str = "custom"
     label: str = ""
     threshold: int = 0
@@ -48,26 +50,31 @@ class Exchangeable:
 
     def __post_init__(self) -> None:
         check_count(self.k, field="k")
-        if len(self.log_level_weights) != self.k + 1:
-            raise ParameterError("level_weights", f"{len(self.log_level_weights)} entries",
+        log_w = np.array(self.log_level_weights, dtype=float)
+        if log_w.shape != (self.k + 1,):
+            raise ParameterError("level_weights", f"{log_w.size} entries",
                                  f"k + 1 = {self.k + 1} entries (one per |b| = 0..k)")
+        log_w.flags.writeable = False
+        object.__setattr__(self, "log_level_weights", log_w)
 
     @property
     def log_w(self) -> NDArray[np.float64]:
-        return np.asarray(self.log_level_weights, dtype=float)
+        return self.log_level_weights
 
-    @property
+    @cached_property
     def log_v(self) -> NDArray[np.float64]:
         """ln π(b) for one b with |b| = j, i.e. ln w_j − ln C(k, j)."""
         j = np.arange(self.k + 1)
-        return self.log_w - log_comb(self.k, j)
+        out = self.log_w - log_comb(self.k, j)
+        out.flags.writeable = False
+        return out
 
-    @property
+    @cached_property
     def levels(self) -> NDArray[np.int64]:
         """The sizes |b| that have positive weight."""
         return np.flatnonzero(np.isfinite(self.log_w))
 
-    @property
+    @cached_property
     def is_zero(self) -> bool:
         """Point mass on 0⃗ (the "not in any database" hypothesis)."""
         return bool(np.isfinite(self.log_w[0]) and self.levels.size == 1)
@@ -108,7 +115,7 @@ Hypothesis = Exchangeable | Explicit
 
 
 def _levels(k: int, log_w: NDArray[np.float64], family: str, label: str, threshold: int = 0) -> Exchangeable:
-    return Exchangeable(k=k, log_level_weights=tuple(float(x) for x in log_w), family=family, label=label,
+    return Exchangeable(k=k, log_level_weights=log_w, family=family, label=label,
                         threshold=threshold)
 
 

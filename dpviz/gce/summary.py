@@ -15,11 +15,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from dpviz import budget as budgets
 from dpviz.budget import Budget
 from dpviz.composition import METHODS, homogeneous
 from dpviz.gce import constraints, hypotheses, paper_bounds
 from dpviz.gce.exact import SOURCE as SOURCE_EXACT
 from dpviz.gce.exact import TooLargeError, exact_pair
+from dpviz.gce.exact import family_cost as exact_cost
 from dpviz.gce.hypotheses import Hypothesis
 from dpviz.gce.refinement import refinement_bound
 from dpviz.gce.result import GceBound, infeasible
@@ -84,21 +86,33 @@ def uniform_nonzero(*, k: int, eps0: float, delta0: float, delta: float,
         paper["cor7"] = GceBound(paper["cor7"].guarantee, paper["cor7"].directions,
                                  note=f"its δ exceeds the target δ = {delta:g}")
     fallback = {key: b for key, b in paper.items() if key != "cor7" or b.delta <= delta}  # type: ignore[operator]
-    out["exact"] = exact(hypotheses.point_zero(k=k), hypotheses.uniform_nonzero(k=k), eps0=eps0,
-                         delta0=delta0, delta=delta, fallback=fallback | {"classic": out["classic"]},
-                         budget=budget)
+    fallback |= {"classic": out["classic"]}
+    out["exact"] = _over_budget(k, ("zero", "uniform-nonzero"), delta0, delta, fallback, budget) or \
+        exact(hypotheses.point_zero(k=k), hypotheses.uniform_nonzero(k=k), eps0=eps0, delta0=delta0,
+              delta=delta, fallback=fallback, budget=budget)
     return out | paper
+
+
+def _over_budget(k: int, families: tuple[str, str], delta0: float, delta: float,
+                 fallback: dict[str, GceBound], budget: Budget | None) -> GceBound | None:
+    """The exact row's stand-in when the estimate is over budget, before the priors are built
+    (at k = 10^7 they alone take hundreds of MB); None when the exact route may run."""
+    c, b = exact_cost(k, families, delta0=delta0), budgets.resolve(budget)
+    return None if b.admits(c) else _too_large(TooLargeError(c, b, 0.0), fallback, delta)
 
 
 def at_least(*, k: int, k2: int, eps0: float, delta0: float, delta: float,
              budget: Budget | None = None) -> dict[str, GceBound]:
     """U{|b| < k'} against U{|b| ≥ k'} (HBW §III-A Example 2)."""
     k, eps0, delta0, delta = _inputs(k, eps0, delta0, delta)
-    p0, p1 = hypotheses.below(k=k, k2=k2), hypotheses.at_least(k=k, k2=k2)
+    k2 = check_count(k2, field="k2", minimum=1, maximum=k)
     out: dict[str, GceBound] = {"classic": classic(k=k, eps0=eps0, delta0=delta0, delta=delta, budget=budget)}
     if k <= 12:
-        out["refinement"] = refinement_bound(p0, p1, eps0=eps0, delta0=delta0, delta=delta)
-    out["exact"] = exact(p0, p1, eps0=eps0, delta0=delta0, delta=delta, fallback=dict(out), budget=budget)
+        out["refinement"] = refinement_bound(hypotheses.below(k=k, k2=k2), hypotheses.at_least(k=k, k2=k2),
+                                             eps0=eps0, delta0=delta0, delta=delta)
+    out["exact"] = _over_budget(k, ("below", "at-least"), delta0, delta, dict(out), budget) or \
+        exact(hypotheses.below(k=k, k2=k2), hypotheses.at_least(k=k, k2=k2), eps0=eps0, delta0=delta0,
+              delta=delta, fallback=dict(out), budget=budget)
     return out
 
 

@@ -177,3 +177,26 @@ def test_recursion_keeps_one_column_per_layer_not_every_layer() -> None:
         tracemalloc.stop()
     classes = (k + 1) * (k + 2) / 2
     assert peak < 200 * classes < exact.cost(p0, p1, delta0=1e-9).bytes * 2
+
+
+def test_over_budget_priors_are_not_even_built(monkeypatch) -> None:
+    """At k = 10^7 the two priors alone took 640 MB (a tuple of floats each): the estimate is
+    made from the families, and over budget the priors are never constructed."""
+    assert exact.family_cost(50, ("zero", "uniform-nonzero"), delta0=1e-9) == \
+        exact.cost(H.point_zero(k=50), H.uniform_nonzero(k=50), delta0=1e-9)
+
+    def refuse(**_kw: object) -> None:
+        raise AssertionError("prior built although the exact route is over budget")
+
+    monkeypatch.setattr(summary.hypotheses, "uniform_nonzero", refuse)
+    monkeypatch.setattr(summary.hypotheses, "at_least", refuse)
+    assert summary.uniform_nonzero(k=5000, eps0=0.1, delta0=1e-9, delta=1e-4, budget=TINY)["exact"].kind \
+        is Kind.UPPER
+    assert summary.at_least(k=5000, k2=3, eps0=0.1, delta0=0.0, delta=1e-4, budget=TINY)["exact"].kind \
+        is Kind.UPPER
+
+
+def test_exchangeable_weights_are_a_read_only_array() -> None:
+    p = H.uniform_nonzero(k=1000)
+    assert isinstance(p.log_level_weights, np.ndarray) and not p.log_level_weights.flags.writeable
+    assert not p.log_v.flags.writeable and p.levels.size == 1000 and not p.is_zero
