@@ -85,10 +85,6 @@ class Cost:
         what = ", ".join(w for w in (self.what, other.what) if w)
         return Cost(self.seconds + other.seconds, max(self.bytes, other.bytes), what)
 
-    def scaled(self, factor: float) -> Cost:
-        """The same work done ``factor`` times (sequentially: memory is reused)."""
-        return Cost(self.seconds * factor, self.bytes, self.what)
-
 
 def cost_of(unit: str, count: float, *, what: str = "", memory_units: float | None = None) -> Cost:
     """``count`` units of work of one kind; memory for ``memory_units`` (default ``count``)."""
@@ -143,6 +139,9 @@ PAGE = Budget(seconds=2.0, max_bytes=float(256 << 20),
 
 BUDGET_MAX_SECONDS = 86_400.0
 
+MEMORY_SCALE_MAX = 4.0
+"""``--budget`` above 60 s raises the memory cap in proportion, up to 4 GiB."""
+
 
 def resolve(budget: Budget | None) -> Budget:
     """``None`` (no budget given) means the command line's default."""
@@ -150,9 +149,10 @@ def resolve(budget: Budget | None) -> Budget:
 
 
 def from_seconds(value: object, *, field: str = "budget") -> Budget:
-    """The CLI's ``--budget SECONDS``: the time limit given, the CLI memory cap scaled alike."""
+    """The CLI's ``--budget SECONDS``: the time limit given, the CLI memory cap scaled alike
+    (never below 1 GiB, at most ``MEMORY_SCALE_MAX`` times it)."""
     seconds = check_positive(value, field=field, maximum=BUDGET_MAX_SECONDS)
-    scale = max(1.0, seconds / CLI.seconds)
+    scale = min(max(1.0, seconds / CLI.seconds), MEMORY_SCALE_MAX)
     return Budget(seconds=seconds, max_bytes=CLI.max_bytes * scale, hint=CLI.hint)
 
 

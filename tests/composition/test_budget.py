@@ -221,5 +221,7 @@ def test_budget_allows_is_monotone_and_the_reason_names_both_limits() -> None:
         "above the 256 MiB budget (raise --budget)")
     assert budgets.PAGE.seconds < budgets.CLI.seconds and budgets.PAGE.max_bytes < budgets.CLI.max_bytes
     assert budgets.from_seconds("120").max_bytes == 2 * budgets.CLI.max_bytes
+    assert budgets.from_seconds("86400").max_bytes == 4 * budgets.CLI.max_bytes  # memory stays bounded
+    assert budgets.from_seconds("0.5").max_bytes == budgets.CLI.max_bytes
     with pytest.raises(ParameterError, match="budget"):
         budgets.from_seconds("-1")
