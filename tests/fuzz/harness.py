@@ -136,6 +136,9 @@ def check(argv: Sequence[str], *, timeout: float | None = 30.0) -> Outcome:
             o.problems.append(f"exit 2 with {len(lines)} stderr lines: {o.stderr[:400]!r}")
         elif not (_FIELD_MESSAGE.match(lines[0]) or _ARGPARSE_MESSAGE.match(lines[0])):
             o.problems.append(f"exit 2 message names no field: {lines[0][:300]!r}")
+        elif (m := _FIELD_MESSAGE.match(lines[0])) and not _given(m.group("field"), argv):
+            o.problems.append(f"exit 2 names {m.group('field')!r}, which the user did not give: "
+                              f"{lines[0][:300]!r}")
         if o.stdout:
             o.problems.append("exit 2 with output on stdout")
         o.category = "bad-stderr" if o.problems else "ok"
@@ -151,6 +154,16 @@ def check(argv: Sequence[str], *, timeout: float | None = 30.0) -> Outcome:
     o.problems = consistency(argv, data)
     o.category = "inconsistent" if o.problems else "ok"
     return o
+
+
+def _given(field: str, argv: Sequence[str]) -> bool:
+    """Whether a ParameterError's field names something the user typed (or left out when it was
+    required: "eps0/k", "prior/cap"). Rows of --levels are checked as eps0, delta0 and k."""
+    flags = {a[2:].split("=")[0].replace("-", "_") for a in argv if a.startswith("--")}
+    if "levels" in flags:
+        flags |= {"eps0", "delta0", "k"}
+    names = {t.replace("-", "_") for t in re.split(r"[/ ]", field) if t}
+    return bool(names & flags) or "/" in field  # "a/b": one of two alternatives was missing
 
 
 # ---------------------------------------------------------------------- logical consistency
@@ -217,12 +230,15 @@ def _compose(data: dict[str, Any], *, delta: float | None, epsilon: float | None
         return [f"keys {sorted(data)}"]
     for key, g in data.items():
         out += _guarantee_shape(key, g)
-        want = {"exact", "infeasible"} if key == "optimal" else {"upper", "infeasible"}
+        # optimal is exact, or (over the cost budget) the best closed form, saying why
+        want = {"exact", "infeasible", "upper"} if key == "optimal" else {"upper", "infeasible"}
         if isinstance(g, dict) and g.get("kind") not in want:
             out.append(f"{key}: kind {g.get('kind')!r}, expected one of {sorted(want)}")
     if out:
         return out
     opt = data["optimal"]
+    if opt["kind"] == "upper" and not opt.get("reason"):
+        out.append("optimal is an upper bound without a reason")
     feasible = {k: g for k, g in data.items() if k != "optimal" and g["kind"] != "infeasible"}
     if opt["kind"] == "infeasible":
         # below the floor 1 − Π(1 − δ_i) nothing is feasible: every other method's δ ≥ its floor

@@ -1,0 +1,100 @@
+"""Property-based fuzz of the CLI (issue 14): generated argument sets for ``compose``, ``gce`` and each
+``mechanism`` kind, run in-process through ``dpviz.cli.main`` with warnings as errors and a time guard.
+
+Properties (``tests/fuzz/harness.check``): no exception escapes; exit 0 or 2; an exit 2 is one
+stderr line naming a field; an exit 0 is strict JSON (no NaN/Infinity) with nothing on stderr,
+and consistent: compose's optimal ε ≤ every other method's, gce's exact ε ≤ every bound proved in
+both directions, mechanism intervals lower ≤ upper across all routes.
+
+The default run is sized for CI (``cli-fuzz`` profile: ~150-250 examples per subcommand, well under
+a minute on one core); set ``DPVIZ_FUZZ_EXAMPLES`` to scale it. ``scripts/fuzz_cli.py`` is the
+long run (10,000+ cases per subcommand, wide ranges up to k = 10^7).
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from tests.fuzz import space
+from tests.fuzz.harness import check
+
+settings.register_profile(
+    "cli-fuzz", deadline=None, derandomize=False, print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
+_SCALE = float(os.environ.get("DPVIZ_FUZZ_EXAMPLES", "1"))
+TIME_GUARD = 30.0
+"""Seconds per call; the strategies keep honest calls far below it (a timeout is a failure)."""
+
+
+def _fuzz(n: int) -> settings:
+    return settings(settings.get_profile("cli-fuzz"), max_examples=max(1, round(n * _SCALE)))
+
+
+def _assert_contract(argv: list[str]) -> None:
+    o = check(argv, timeout=TIME_GUARD)
+    assert not o.problems, f"{o.category}: {o.problems} for argv {argv}"
+
+
+@_fuzz(250)
+@given(argv=space.compose())
+def test_compose(argv: list[str]) -> None:
+    _assert_contract(argv)
+
+
+@_fuzz(150)
+@given(argv=space.gce())
+def test_gce(argv: list[str]) -> None:
+    _assert_contract(argv)
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "laplace", "geometric", "randomized-response"])
+def test_mechanism(kind: str) -> None:
+    @_fuzz(45)
+    @given(argv=space.mechanism(kind, fast=True))
+    def run(argv: list[str]) -> None:
+        _assert_contract(argv)
+
+    run()
+
+
+def test_harness_catches_what_it_should() -> None:
+    """The properties can fail: a traceback, a warning, NaN in JSON and a wrong order are caught."""
+    from tests.fuzz import harness
+
+    assert harness.strict_json('{"a": 1.5}') == {"a": 1.5}
+    with pytest.raises(ValueError):
+        harness.strict_json('{"a": NaN}')
+    assert harness.consistency(["compose", "--delta", "0.1"], {
+        "basic": {"epsilon": 1.0, "delta": 0.1, "kind": "upper", "source": "s"},
+        "advanced": {"epsilon": 2.0, "delta": 0.1, "kind": "upper", "source": "s"},
+        "kov": {"epsilon": 2.0, "delta": 0.1, "kind": "upper", "source": "s"},
+        "optimal": {"epsilon": 1.5, "delta": 0.1, "kind": "exact", "source": "s"},
+    }) == ["optimal ε 1.5 > basic ε 1.0"]
+    assert harness.consistency(["mechanism"], {
+        "epsilon": 1.0, "epsilon_lower": 1.2, "epsilon_upper": 1.0,
+    }) == ["result: lower 1.2 > upper 1.0", "result lower 1.2 > result upper 1.0"]
+    assert harness.consistency(["gce", "--delta", "0.1"], {
+        "exact": {"epsilon": 2.0, "delta": 0.1, "kind": "exact", "source": "s", "directions": "both"},
+        "cor7": {"epsilon": 1.0, "delta": 0.05, "kind": "upper", "source": "s", "directions": "both"},
+        "fwd": {"epsilon": 1.0, "delta": 0.05, "kind": "upper", "source": "s", "directions": "forward"},
+    }) == ["exact ε 2.0 > cor7 ε 1.0 (δ 0.05)"]
+    o = check(["compose", "--eps0", "1", "--k", "3", "--delta", "0.1", "--no-such-flag"])
+    assert o.code == 2 and o.category == "ok"  # argparse's one-line usage error is fine
+    o = harness.run_cli(["compose", "--eps0", "1", "--k", "3", "--delta", "0.1"], timeout=30)
+    assert o.code == 0 and o.error is None
+
+
+def test_time_guard_interrupts_a_long_call() -> None:
+    import time
+
+    from tests.fuzz.harness import CallTimeout, time_guard
+
+    t0 = time.perf_counter()
+    with pytest.raises(CallTimeout), time_guard(0.2):
+        while True:
+            time.sleep(0.01)
+    assert time.perf_counter() - t0 < 5.0
