@@ -178,11 +178,12 @@ def _num(x: object) -> bool:
 
 
 def _target(argv: Sequence[str], flag: str) -> float | None:
-    """The value after ``flag`` in argv, as the CLI parsed it (it succeeded, so it is a number)."""
+    """The value after the last ``flag`` in argv (argparse keeps the last), as a number."""
+    found = None
     for i, a in enumerate(argv[:-1]):
         if a == flag:
-            return float(argv[i + 1])
-    return None
+            found = float(argv[i + 1])
+    return found
 
 
 def consistency(argv: Sequence[str], data: Any) -> list[str]:
