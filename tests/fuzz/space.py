@@ -8,6 +8,8 @@ sometimes left out, doubled or replaced by unknown ones. ``wide=True`` (the long
 
 from __future__ import annotations
 
+import math
+
 from hypothesis import strategies as st
 
 BOUNDARY = ("0", "1", "-0", "0.5", "1e-300", "5e-324", "2.2e-308", "1e308", "1.7976931348623157e308",
@@ -35,8 +37,6 @@ def _mix(draw, inside: st.SearchStrategy[str], odd: tuple[str, ...], rare: bool 
 def number(lo: float, hi: float, *, log: bool = True, rare: bool = False) -> st.SearchStrategy[str]:
     """A number in [lo, hi] as text (log-uniform when ``log``), or a boundary or malformed string."""
     if log and lo > 0:
-        import math
-
         a, b = math.log10(lo), math.log10(hi)
         inside = st.builds(lambda u, s: _fmt(10.0 ** u, s), st.floats(a, b), st.integers(0, 3))
     else:
@@ -44,12 +44,20 @@ def number(lo: float, hi: float, *, log: bool = True, rare: bool = False) -> st.
     return _mix(inside, BOUNDARY, rare)
 
 
+@st.composite
+def _whole(draw, hi: int) -> str:
+    """1..30 half of the time, log-uniform up to min(hi, 10^5) mostly, up to ``hi`` one time in ten."""
+    roll = draw(st.integers(0, 9))
+    if roll <= 4:
+        return str(draw(st.integers(1, min(30, hi))))
+    top = hi if roll == 9 else min(hi, 100_000)
+    return str(max(1, min(top, round(10.0 ** draw(st.floats(0.0, math.log10(top)))))))
+
+
 def count(hi: int, *, rare: bool = False) -> st.SearchStrategy[str]:
-    """k-like counts: mostly small, sometimes up to ``hi``, sometimes odd text."""
-    small = st.integers(1, 30).map(str)
-    mid = st.integers(1, hi).map(str)
-    return _mix(st.one_of(small, small, mid), ("1", "2", "0", "-3", "2.0", "2.5", "1e3", "1e7", "10000001",
-                                               "1e400", "1e-400"), rare)
+    """k-like counts: mostly small, sometimes large (``_whole``), sometimes odd text."""
+    return _mix(_whole(hi), ("1", "2", "0", "-3", "2.0", "2.5", "1e3", "1e7", "10000001", "1e400", "1e-400"),
+                rare)
 
 
 def probability(*, rare: bool = False) -> st.SearchStrategy[str]:

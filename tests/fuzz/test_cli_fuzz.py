@@ -26,7 +26,7 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 )
 _SCALE = float(os.environ.get("DPVIZ_FUZZ_EXAMPLES", "1"))
-TIME_GUARD = 30.0
+TIME_GUARD = 60.0
 """Seconds per call; the strategies keep honest calls far below it (a timeout is a failure)."""
 
 
