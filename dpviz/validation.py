@@ -36,8 +36,7 @@ def _real(value: object, field: str, allowed: str) -> float:
     if math.isnan(x):
         raise ParameterError(field, value, allowed)
     if x == 0.0 and _nonzero(value):  # e.g. "1e-400": below the smallest float, it would read as 0
-        raise ParameterError(field, value, f"{allowed}, and 0 or at least 5e-324 in size "
-                                           "(smaller numbers round to 0)")
+        raise ParameterError(field, value, f"{allowed} (a nonzero value below 5e-324 rounds to 0)")
     return x + 0.0  # −0.0 → 0.0
 
 

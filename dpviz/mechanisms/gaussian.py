@@ -33,8 +33,8 @@ def mu(*, sigma: float, sensitivity: float = 1.0) -> float:
     s = check_positive(sigma, field="sigma")
     m = sens / s
     if not m <= MU_MAX:
-        raise ParameterError("sigma", sigma, f"at least sensitivity/{MU_MAX:g} = {sens / MU_MAX:.3g} "
-                                             f"(μ = Δ/σ ≤ {MU_MAX:g})")
+        raise ParameterError("sigma", sigma, f"at least sensitivity·1e-6 = {sens / MU_MAX:.3g} "
+                                             "(μ = Δ/σ ≤ 1e6)")
     return m
 
 

@@ -27,8 +27,8 @@ def epsilon0(*, scale: float, sensitivity: float = 1.0) -> float:
     b = check_positive(scale, field="scale")
     e0 = sens / b
     if not e0 <= EPSILON0_MAX:
-        raise ParameterError("scale", scale, f"at least sensitivity/{EPSILON0_MAX:g} = "
-                                             f"{sens / EPSILON0_MAX:.3g} (ε0 = Δ/b ≤ {EPSILON0_MAX:g})")
+        raise ParameterError("scale", scale, f"at least sensitivity·1e-6 = {sens / EPSILON0_MAX:.3g} "
+                                             "(ε0 = Δ/b ≤ 1e6)")
     return e0
 
 

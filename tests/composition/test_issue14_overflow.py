@@ -78,4 +78,4 @@ def test_values_that_round_to_zero_are_refused_naming_the_field(flag: str) -> No
     argv[flag] = "1e-400"
     o = check(["compose", "--k", "10", *[x for kv in argv.items() for x in kv]])
     assert o.code == 2 and o.problems == []
-    assert f"{flag[2:]} must be" in o.stderr and "round to 0" in o.stderr
+    assert f"{flag[2:]} must be" in o.stderr and "rounds to 0" in o.stderr
