@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing as mp
 import platform
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -80,7 +81,7 @@ def summarise(results: list[dict], *, args: argparse.Namespace, seconds: float) 
         "# CLI fuzz run (issue 14)",
         "",
         f"`python3 scripts/fuzz_cli.py --cases {args.cases} --seed {args.seed} --jobs {args.jobs} "
-        f"--timeout {args.timeout:g}{'' if args.wide else ' --narrow'}`, "
+        f"--timeout {args.timeout:g}{'' if args.wide else ' --narrow'}` at commit {args.commit}, "
         f"{time.strftime('%Y-%m-%d')}, Python {platform.python_version()}, "
         f"{seconds / 60:.1f} min wall time on {args.jobs} process(es).",
         "",
@@ -120,6 +121,15 @@ def summarise(results: list[dict], *, args: argparse.Namespace, seconds: float) 
     return "\n".join(lines) + "\n"
 
 
+def _commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                             text=True, timeout=10)
+    except OSError:
+        return "unknown"
+    return out.stdout.strip() or "unknown"
+
+
 def _quote(a: str) -> str:
     return a if a and all(c.isalnum() or c in "-.:,_+" for c in a) else repr(a)
 
@@ -138,6 +148,7 @@ def main() -> int:
     p.add_argument("--narrow", dest="wide", action="store_false",
                    help="the default test's ranges (no k up to 10^7)")
     p.add_argument("--out", default=str(ROOT / "benchmarks/results/fuzz_cli.md"), help="Markdown summary")
+    p.add_argument("--commit", default=_commit(), help="commit named in the summary (default: git HEAD)")
     args = p.parse_args()
     args.targets = [t for t in args.targets.split(",") if t]
     unknown = set(args.targets) - set(TARGETS)
