@@ -36,6 +36,13 @@ commutes with convolution and keeps every array on the scale of the A-masses, so
 round-off (absolute, ≈1e-16 of the largest entry) is never multiplied by e^ε. Each convolution
 charges the a-priori bound 10·u·log2(N)·√N·‖a‖₂‖b‖₂ to ``err`` (propagated like
 ``dpviz.pld.grid``); both bounds are widened by ``err``.
+
+Extreme sizes (issue 14). Leaves tilt in log space; where a B-mass underflows, the bucket's
+ratio bounds a ≤ q·f^i ≤ f·a give the under-statement a for ``q_real`` and the over-statement
+f·a for ``q_virt``. The ∞ bucket's B-mass is untilted and can be ~e^{−2n ln f}: it is kept as a
+log (over-stated: B(either ∞) ≤ B1(∞) + B2(∞)). Tilted masses grow like f, so no node may reach
+ln f > ``MAX_LOG_F`` (products would overflow), and once ``err`` ≥ 1 both bounds are trivial:
+the tree stops there and the route reports that it has no bounds, instead of a silent 0.
 """
 
 from __future__ import annotations

@@ -25,6 +25,12 @@ Both constructions are second order in h for smooth laws (errors ∝ h²), unlik
 every loss up or down (error ∝ h per composition). Atoms exactly on the grid are kept
 exactly, so randomized response, geometric, Laplace and canonical pairs with h | ε0 are
 discretised without error.
+
+Extreme inputs (issue 14). e^{ε_i}Q_c is computed in log space; where Q_c underflows or h is
+too fine for the split to be resolved in floating point, the cell falls back to the first-order
+split (all P-mass up for the pessimistic grid, down for the optimistic one). Where α = e^ε would
+overflow (|ε| > 700) or the α_i coincide (h < 1e-9), the optimistic grid rounds every loss down
+(``rounded_down``), a first-order lower bound.
 """
 
 from __future__ import annotations
