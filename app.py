@@ -9,6 +9,7 @@ known after the entry script has run once, streamlit#9624: a cold deep link show
 import streamlit as st
 
 from dpviz import ui
+from dpviz.views import curves
 from dpviz.views.curves import SPEC as CURVES
 
 ui.page_setup("Home")
@@ -20,8 +21,10 @@ st.markdown(
     "databases hold a person, and the choice of mechanism, changes the answer."
 )
 
-view = ui.cached(CURVES.build)(**CURVES.defaults())
-ui.show_figure(view.figures["epsilon_vs_k"], filename="dpviz_home_epsilon_vs_k", key="fig_home")
+home = {key: v for key, v in CURVES.defaults().items() if key in ("eps0", "delta0", "delta", "k_max")}
+curve = ui.cached(curves.epsilon_series)(**home)  # the same cached numbers as Composition curves
+figure = ui.cached(curves.epsilon_figure)(curve, delta=home["delta"], log_k=CURVES.defaults()["log_k"])
+ui.show_figure(figure, filename="dpviz_home_epsilon_vs_k", key="fig_home")
 st.caption("Releases that are each 0.1-DP, total δ = 1e-5: what k of them cost by each composition theorem. "
            "The exact optimum (KOV Thm 3.3, solid blue) is far below basic composition (dotted); "
            "explore it in *Composition curves*.")

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from dpviz.composition.levels import parse_levels
-from dpviz.validation import check_count, check_delta, check_epsilon
+from dpviz.composition.levels import Level, Levels, as_levels, parse_levels
+from dpviz.validation import ParameterError, check_count, check_delta, check_epsilon
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,9 @@ K_MAX = Param("k_max", "largest k plotted", 1000, partial(check_count, field="la
 HETERO_LEVELS = Param("levels", "mechanisms (ε:δ:count, …)", "0.1:1e-6:30,0.5:0:10", parse_levels,
                       "For example 0.1:1e-6:30,0.5:0:10 — 30 mechanisms that are (0.1, 1e-6)-DP "
                       "and 10 that are 0.5-DP.")
+HET_ROWS = Param("het_rows", "mechanisms (ε:δ:count, …)", "0.13:0:40,0.71:1e-6:5", parse_levels,
+                 HETERO_LEVELS.help)
+"""The Mechanisms page's heterogeneous rows (URL key ``het_rows``)."""
 HETERO_DELTA = Param("hdelta", "target total δ (heterogeneous)", 1e-4,
                      partial(check_delta, field="target δ (heterogeneous)"))
 
@@ -62,3 +65,79 @@ LOG_K = Param("log_k", "log k axis", True, partial(check_flag, field="log k axis
 K_SLIDER = (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 120, 150, 200, 250, 300,
             400, 500, 600, 800, 1000, 2000, 5000, 10_000)
 """The k values of the privacy-regions slider (KOV Fig. 2): roughly log-spaced."""
+
+
+# --- Rows of (ε, δ, count) as typed in a table, and their URL form -----------------------
+
+LEVEL_COLUMNS = ("ε", "δ", "count")
+"""The columns of a heterogeneous-composition table, in URL order (``ε:δ:count``)."""
+
+_COLUMN_OF_FIELD = {"eps0": "ε", "delta0": "δ", "k": "count"}  # ``Level``'s field names
+_ROWS_ALLOWED = 'rows "ε:δ:count" separated by commas, e.g. "0.1:1e-6:30,0.5:0:10"'
+_ESCAPES = (("%", "%25"), (",", "%2C"), (":", "%3A"))
+
+Row = tuple[str, str, str]
+
+
+def _escape(cell: str) -> str:
+    for raw, esc in _ESCAPES:
+        cell = cell.replace(raw, esc)
+    return cell
+
+
+def _unescape(cell: str) -> str:
+    for raw, esc in reversed(_ESCAPES):
+        cell = cell.replace(esc, raw).replace(esc.lower(), raw)
+    return cell
+
+
+def rows_text(rows: list[Row]) -> str:
+    """The URL form of table rows: ``ε:δ:count`` rows joined by commas, every cell as typed
+    (a ``%``, ``,`` or ``:`` inside a cell is percent-escaped, so any text comes back the same)."""
+    return ",".join(":".join(_escape(c) for c in row) for row in rows)
+
+
+def text_rows(text: str) -> list[Row]:
+    """The rows of ``rows_text`` (and of ``parse_levels``'s format): a row that is not three
+    fields raises ``ParameterError`` naming ``levels``; ``""`` is a table without rows."""
+    out: list[Row] = []
+    for row in str(text).split(","):
+        if not row.strip():
+            continue  # "0.1:0:3," or "": a comma too many, as parse_levels allows
+        parts = row.split(":")
+        if len(parts) != len(LEVEL_COLUMNS):
+            raise ParameterError("levels", row, _ROWS_ALLOWED)
+        out.append(tuple(_unescape(p) for p in parts))  # type: ignore[arg-type]
+    return out
+
+
+def row_levels(rows: list[Row]) -> tuple[Levels | None, list[ParameterError]]:
+    """Validate table rows with the core's checks (``Level``, ``as_levels``): the levels, or
+    None and one error per bad cell, named like ``ε (row 2)``. Rows left wholly empty (a row
+    just added) are skipped; no row at all is an error."""
+    levels: list[Level] = []
+    problems: list[ParameterError] = []
+    for i, row in enumerate(rows, start=1):
+        cells = dict(zip(LEVEL_COLUMNS, (c.strip() for c in row), strict=True))
+        if not any(cells.values()):
+            continue
+        checks = (("ε", check_epsilon), ("δ", check_delta), ("count", check_count))
+        bad = False
+        for column, check in checks:
+            try:
+                check(cells[column], field=f"{column} (row {i})")
+            except ParameterError as exc:
+                problems.append(exc)
+                bad = True
+        if not bad:
+            try:
+                levels.append(Level(epsilon=cells["ε"], delta=cells["δ"], count=cells["count"]))  # type: ignore[arg-type]
+            except ParameterError as exc:  # the core's own check, should it be stricter
+                column = _COLUMN_OF_FIELD.get(exc.field, exc.field)
+                problems.append(ParameterError(f"{column} (row {i})", exc.value, exc.allowed))
+    if problems:
+        return None, problems
+    try:
+        return as_levels(levels), []
+    except ParameterError as exc:
+        return None, [exc]

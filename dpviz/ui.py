@@ -3,6 +3,7 @@ downloads. The only module under ``dpviz`` that imports Streamlit."""
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
@@ -11,15 +12,16 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 from dpviz import export
-from dpviz.composition.levels import parse_levels
+from dpviz.composition.levels import Levels
 from dpviz.figures.style import export_config
-from dpviz.figures.tables import format_number, guarantee_rows
-from dpviz.params import Param
+from dpviz.figures.tables import NO_VALUE, format_number, guarantee_rows, table_number
+from dpviz.params import LEVEL_COLUMNS, Param, row_levels, rows_text, text_rows
 from dpviz.validation import ParameterError
 
 T = TypeVar("T")
@@ -40,6 +42,7 @@ __all__ = [
     "param_inputs",
     "show_figure",
     "slider_input",
+    "table",
 ]
 
 CACHE_ENTRIES = 64
@@ -47,8 +50,14 @@ CACHE_ENTRIES = 64
 
 
 def cached(fn: Callable[..., T]) -> Callable[..., T]:
-    """Cache a pure core function with a bounded Streamlit data cache."""
-    return st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)(fn)
+    """Cache a pure function of its arguments in a bounded cache shared by all sessions.
+
+    The result is returned itself, not a copy (``st.cache_resource``): ``st.cache_data`` would
+    pickle a view on every hit, Plotly figures included, which cost more than many reruns' own
+    work. Results are treated as immutable: nothing in the app changes a view, a figure or a row
+    after it is built (``st.plotly_chart`` and the exports copy a figure before using it).
+    """
+    return st.cache_resource(max_entries=CACHE_ENTRIES, show_spinner=False)(fn)
 
 
 # --- Text from a visitor is shown, never formatted ---------------------------------------
@@ -172,40 +181,110 @@ def param_inputs(params: Sequence[Param], *, per_row: int = 3) -> dict[str, Any]
     return values
 
 
-def levels_editor(*, key: str, default: str, container: Any = None) -> list[dict[str, Any]]:
-    """An editable table of (ε, δ, count) rows kept in the URL as ``?key=ε:δ:count,…``.
+ROW_NOTICES = 4
+"""At most this many bad cells are named at once (the first ones, in reading order)."""
 
-    A data editor cannot be bound to the URL, so the rows are read from the query string
-    (a malformed one falls back to the default with a notice) and written back after each
-    edit; the core validates the rows when it uses them.
+
+def levels_editor(p: Param, container: Any = None) -> Levels | None:
+    """An editable table of (ε, δ, count) rows kept in the URL as ``?key=ε:δ:count,…`` (the
+    cells as typed; ``dpviz.params.rows_text``). Returns the rows as validated levels, or None
+    after one notice per bad cell naming its row and column.
+
+    A data editor cannot be bound to the URL. Its identity includes its data, so the table it
+    starts from (the seed) must stay the same while a person edits: a table rebuilt from the URL
+    after each edit would be a new widget, and the next edit would be lost. The seed is kept in
+    the session and taken from the URL again only when the URL holds other rows than this session
+    last wrote (a new visit, or a link opened in this tab). Cells are text, so ``1e-6`` is
+    accepted as typed and checked by the core (``dpviz.params.row_levels``).
     """
     box = container if container is not None else st
-    text = st.query_params.get(key, default)
-    try:
-        levels = parse_levels(text)
-    except ParameterError as exc:
-        notice(exc, default="rows", container=box)
-        levels = parse_levels(default)
-    initial = [{"ε": lv.epsilon, "δ": lv.delta, "count": lv.count} for lv in levels]
-    rows = box.data_editor(initial, num_rows="dynamic", key=f"{key}_editor")
-    edited = ",".join(f"{r.get('ε')}:{r.get('δ')}:{r.get('count')}" for r in rows)
-    if edited != ",".join(f"{r['ε']}:{r['δ']}:{r['count']}" for r in initial):
-        st.query_params[key] = edited
-    return list(rows)
+    text = st.query_params.get(p.key, str(p.default))
+    seed_key = f"_{p.key}_seed"
+    seed = st.session_state.get(seed_key)
+    if seed is None or seed["url"] != text:
+        problem = None
+        try:
+            rows = text_rows(text)
+        except ParameterError as exc:
+            problem, rows = exc, text_rows(str(p.default))
+        seed = {"url": text, "rows": rows, "shown": rows_text(rows), "problem": problem,
+                "generation": 0 if seed is None else seed["generation"] + 1}
+        st.session_state[seed_key] = seed
+    if seed["problem"] is not None:
+        notice(seed["problem"], default="rows", container=box)
+    frame = pd.DataFrame(seed["rows"], columns=list(LEVEL_COLUMNS), dtype=object)
+    edited = box.data_editor(
+        frame, num_rows="dynamic", hide_index=True, key=f"{p.key}_editor_{seed['generation']}",
+        column_config={
+            "ε": st.column_config.TextColumn("ε", help="ε of each of these mechanisms, in [0, 100]"),
+            "δ": st.column_config.TextColumn("δ", help="δ of each, in [0, 1); e.g. 1e-6"),
+            "count": st.column_config.TextColumn("count", help="how many mechanisms of this kind"),
+        })
+    rows = [tuple(_cell_text(v) for v in row) for row in edited.itertuples(index=False)]
+    new_text = rows_text(rows)  # type: ignore[arg-type]
+    if new_text != text and (seed["problem"] is None or new_text != seed["shown"]):
+        st.query_params[p.key] = new_text  # this session's own rows: not a new seed
+        seed.update(url=new_text, problem=None)
+    levels, problems = row_levels(rows)  # type: ignore[arg-type]
+    for exc in problems[:ROW_NOTICES]:
+        notice(exc, container=box)
+    return levels
+
+
+def _cell_text(value: object) -> str:
+    """An edited cell as text: a new row's empty cells arrive as None (or NaN)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return str(value)
 
 
 def choice_input(label: str, options: Sequence[str], *, key: str, default: str,
-                 container: Any = None, horizontal: bool = True, help: str | None = None) -> str:
+                 container: Any = None, horizontal: bool = True, help: str | None = None,
+                 on_change: Callable[[], None] | None = None) -> str:
     """A URL-bound radio choice. Streamlit silently drops a URL value that is not an option;
-    the raw value is still readable before the widget is drawn, so say so and name the field."""
+    the raw value is still readable before the widget is drawn, so say so and name the field.
+    ``on_change`` runs before the rerun a person's choice starts (not for a URL value): it may
+    set other widgets' values in ``st.session_state``, which their URL parameters follow."""
     box = container if container is not None else st
     raw = st.query_params.get(key)
     value = box.radio(label, list(options), index=list(options).index(default), key=key,
-                      horizontal=horizontal, bind="query-params", help=help)
+                      horizontal=horizontal, bind="query-params", help=help, on_change=on_change)
     if raw is not None and raw not in options:
         notice(ParameterError(label, raw, "one of " + ", ".join(options)),
                default=f"{label} = {default}", container=box)
     return value
+
+
+NUMBER_FORMAT = "%.8g"
+"""Display of a number column: every digit of the table's numbers (at most 8 significant, already
+rounded by ``format_number``, upwards for bounds), no trailing zeros, exponents only when tiny."""
+
+
+def table_frame(rows: Sequence[Mapping[str, str]]) -> pd.DataFrame:
+    """Display rows (strings from ``dpviz.figures.tables``) as a frame whose number columns hold
+    numbers (None where the row shows '—'): sortable, and copied as numbers."""
+    frame = pd.DataFrame(list(rows), dtype=object)
+    for column in frame.columns:
+        try:
+            numbers = [table_number(str(v)) for v in frame[column]]
+        except ValueError:
+            frame[column] = frame[column].astype(str)
+            continue
+        frame[column] = pd.array(numbers, dtype="Float64")
+    return frame
+
+
+def table(rows: Sequence[Mapping[str, str]], *, key: str | None = None, container: Any = None) -> None:
+    """A table as ``st.dataframe``: number columns stay numbers (sortable, never broken over two
+    lines), text columns (method, kind, source, notes) are text; '—' where a row has no value
+    (its note says why)."""
+    box = container if container is not None else st
+    frame = table_frame(rows)
+    config = {c: (st.column_config.NumberColumn(c, format=NUMBER_FORMAT)
+                  if str(frame[c].dtype) == "Float64" else st.column_config.TextColumn(c))
+              for c in frame.columns}
+    box.dataframe(frame, hide_index=True, column_config=config, key=key, width="stretch",
+                  placeholder=NO_VALUE)
 
 
 def show_figure(fig: go.Figure, *, filename: str, key: str) -> None:

@@ -4,6 +4,7 @@ import streamlit as st
 
 from dpviz import ui
 from dpviz.params import HETERO_DELTA, HETERO_LEVELS
+from dpviz.views import curves
 from dpviz.views.curves import SPEC
 
 ui.page_setup("Composition curves")
@@ -45,15 +46,31 @@ values = ui.param_inputs(main_params)
 homogeneous_area = st.container()  # filled below, shown above the heterogeneous inputs
 
 st.header("Heterogeneous composition")
-st.markdown("Mechanisms with different guarantees: one row `ε:δ:count` per kind, separated by commas. "
-            "The exact optimum sums over the counts of each kind (a few distinct kinds).")
-values.update(ui.param_inputs((HETERO_LEVELS, HETERO_DELTA), per_row=2))
-try:
-    view = ui.cached(SPEC.build)(**values)
-except ValueError as exc:  # e.g. too many loss atoms for the exact heterogeneous sum
-    ui.notice(exc)
-    st.stop()
-st.table(view.tables["heterogeneous"])
+st.markdown("Mechanisms with different guarantees: one row per kind, with its ε, δ and how many there are "
+            "(type numbers as you would write them, e.g. `1e-6`; add a row with **+** or in the empty last "
+            "row, delete rows by selecting them and pressing Delete). The exact optimum sums over the "
+            "counts of each kind (a few distinct kinds).")
+levels = ui.levels_editor(HETERO_LEVELS)
+values["hdelta"] = ui.param_input(HETERO_DELTA)
+
+# Each part is cached on its own inputs: a change recomputes only what depends on it, and the
+# log-k switch only restyles the ε-against-k figure.
+common = {"eps0": values["eps0"], "delta0": values["delta0"], "delta": values["delta"]}
+curve = ui.cached(curves.epsilon_series)(**common, k_max=values["k_max"])
+figure_k = ui.cached(curves.epsilon_figure)(curve, delta=values["delta"], log_k=values["log_k"])
+fixed = ui.cached(curves.at_k)(**common, k=values["k"])
+hetero = None
+if levels is not None:
+    try:
+        hetero = ui.cached(curves.heterogeneous)(levels, hdelta=values["hdelta"])
+    except ValueError as exc:  # e.g. too many loss atoms for the exact heterogeneous sum
+        ui.notice(exc)
+if hetero is not None:
+    ui.table(ui.guarantee_rows(hetero, curves.LABELS), key="table_hetero")
+values["levels"] = levels if levels is not None else ()
+view = curves.assemble(**common, k_max=values["k_max"], k=values["k"], levels=values["levels"],
+                       hdelta=values["hdelta"], curve=curve, figure_k=figure_k, fixed=fixed,
+                       hetero=hetero or {})
 
 tag = ui.export.file_stem("curves", values)  # every input: scenarios never overwrite each other
 with homogeneous_area:
@@ -61,7 +78,7 @@ with homogeneous_area:
     ui.show_figure(view.figures["delta_vs_epsilon"],
                    filename=f"{tag}_delta_vs_epsilon", key="fig_delta_eps")
     st.subheader(f"Values at k = {values['k']:,}, total δ = {values['delta']:g}")
-    st.table(view.tables["at_k"])
+    ui.table(view.tables["at_k"], key="table_at_k")
     best = view.summary["best_closed_form"]
     if best is not None and best[1] > 0:
         gap = 100 * (best[0] / best[1] - 1)
@@ -71,4 +88,5 @@ with homogeneous_area:
                     label="Download ε against k (CSV)")
     ui.download_csv(view.csv["delta_vs_epsilon"], filename=f"{tag}_delta_vs_epsilon.csv",
                     key="csv_delta_eps", label="Download δ against ε (CSV)")
-    ui.download_json(view.payload, filename=f"{tag}.json", key="json_curves")
+    if hetero is not None:  # the JSON holds the heterogeneous results: only with valid rows
+        ui.download_json(view.payload, filename=f"{tag}.json", key="json_curves")

@@ -60,7 +60,19 @@ with st.expander("How to read this page"):
     )
 
 titles = {p.title: key for key, p in PRESETS.items()}
-chosen = ui.choice_input("Scenario", list(titles), key="preset", default=PRESETS["hospitals"].title)
+
+
+def apply_scenario() -> None:
+    """A scenario brings its own C and k' (HBW's examples): set them, so that the screen shows the
+    scenario's values and the URL, which leaves out a value equal to its widget's default (the
+    scenario's), opens on exactly these."""
+    p = PRESETS[titles[st.session_state["preset"]]]
+    st.session_state[CAP.key] = str(p.cap)
+    st.session_state[K2.key] = str(p.k2)
+
+
+chosen = ui.choice_input("Scenario", list(titles), key="preset", default=PRESETS["hospitals"].title,
+                         on_change=apply_scenario)
 preset = PRESETS[titles[chosen]]
 st.info(preset.story, icon=":material/lightbulb:")
 
@@ -97,10 +109,18 @@ except ParameterError as exc:
 
 st.subheader(f"ε at total δ ≤ {values['delta']:g}, k = {q.databases:,}")
 d = q.compositions()
-if d is not None:
+if d is not None and d < q.databases:
     st.markdown(f"Under this constraint only **{d:,}** of the {q.databases:,} mechanisms can tell the "
                 "hypotheses apart; every composition theorem is applied to those alone (HBW §V-A).")
-st.table(view.tables["bounds"])
+elif d is not None and kind == "cap":
+    bound = f"C = {q.cap:,}" if q.neighbouring == "unbounded" else f"2C = {2 * q.cap:,} (bounded)"
+    st.markdown(f"**The cap does not bind:** {bound} ≥ k = {q.k:,}, so a person may be in every database. "
+                f"There is no constraint: all {q.databases:,} mechanisms are composed, as in classic "
+                "composition.")
+elif d is not None:
+    st.markdown(f"**This constraint does not bind:** all {q.databases:,} mechanisms can tell the hypotheses "
+                "apart, as in classic composition.")
+ui.table(view.tables["bounds"], key="table_bounds")
 st.caption(
     "*Proved for*: HBW Def. 3 has two inequalities. Forward: the membership prior's output probability "
     "is at most e^ε times the null hypothesis's plus δ; reverse: the other way round. Exact values and "

@@ -5,6 +5,7 @@ import streamlit as st
 
 from dpviz import ui
 from dpviz.mechanisms import view as mv
+from dpviz.params import HET_ROWS
 from dpviz.validation import ParameterError
 
 ui.page_setup("Mechanisms")
@@ -56,7 +57,7 @@ except ParameterError as exc:
 
 tag = ui.export.file_stem("mechanisms", {"mechanism": kind, **values})  # every input
 st.subheader(f"ε at total δ = {delta:g} after k = {k:,} runs")
-st.table(result.tables["comparison"])
+ui.table(result.tables["comparison"], key="table_comparison")
 pld = result.payload["results"]["pld"]
 gen = result.payload["results"]["generic"]
 if pld["upper"] is not None and gen["upper"]:
@@ -76,12 +77,16 @@ ui.download_csv(result.csv["delta_vs_epsilon"], filename=f"{tag}_delta_vs_epsilo
 ui.download_json(result.payload, filename=f"{tag}.json", key="json_mech")
 
 st.header("Heterogeneous composition")
-st.markdown("Mechanisms with different (ε_i, δ_i): one row per kind with its count. The exact optimum "
+st.markdown("Mechanisms with different (ε_i, δ_i): one row per kind with its count (type numbers as "
+            "you would write them, e.g. `1e-6`; add a row below the table, delete one by selecting it). "
+            "The exact optimum "
             "sums over the counts of the canonical pairs (a few distinct rows); the PLD route scales "
             "to many rows; KOV Thm 3.5 is the closed form.")
 hdelta = ui.param_input(mv.HDELTA)
-rows = ui.levels_editor(key="het_rows", default="0.13:0:40,0.71:1e-6:5")
-try:
-    st.table(ui.cached(mv.heterogeneous)(list(rows), delta=hdelta))
-except ParameterError as exc:
-    ui.notice(exc)
+levels = ui.levels_editor(HET_ROWS)
+if levels is not None:
+    rows = [{"ε": lv.epsilon, "δ": lv.delta, "count": lv.count} for lv in levels]
+    try:
+        ui.table(ui.cached(mv.heterogeneous)(rows, delta=hdelta), key="table_hetero")
+    except ParameterError as exc:
+        ui.notice(exc)

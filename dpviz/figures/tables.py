@@ -2,25 +2,44 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
-
-import numpy as np
+from decimal import ROUND_CEILING, Decimal
 
 from dpviz.guarantee import Guarantee
 
+NO_VALUE = "—"
+"""A cell without a value (infeasible, over budget, not finite)."""
+
+ULPS = 4
+"""A value within this many units in the last place of its rounded display shows as that display
+(3 × 0.1 = 0.30000000000000004 reads 0.3, not 0.300001): far below any bound's own rounding."""
+
 
 def format_number(x: float | None, digits: int = 6) -> str:
-    """A number for tables: significant digits, '—' for no value."""
-    if x is None or not np.isfinite(x):
-        return "—"
-    return f"{x:.{digits}g}"
+    """A number for tables with ``digits`` significant digits, '—' for no value, rounded up
+    (towards +∞) where rounding to nearest would show less than the value: an upper bound, and the
+    ε and δ of every guarantee, is never shown below what was computed (beyond ``ULPS``)."""
+    if x is None or not math.isfinite(x):
+        return NO_VALUE
+    text = f"{x:.{digits}g}"
+    if float(text) >= x - ULPS * math.ulp(x):
+        return text
+    exact = Decimal(x)  # the float's exact binary value
+    quantum = Decimal(1).scaleb(exact.adjusted() - digits + 1)
+    return f"{float(exact.quantize(quantum, rounding=ROUND_CEILING)):.{digits}g}"
+
+
+def table_number(text: str) -> float | None:
+    """A display cell read back as the number it shows (None for '—'); ValueError for text."""
+    return None if text == NO_VALUE else float(text)
 
 
 def guarantee_rows(results: Mapping[str, Guarantee], labels: Mapping[str, str]) -> list[dict[str, str]]:
     """Rows: method, ε, δ, kind, source (the reason instead where infeasible)."""
     return [{"method": labels.get(key, key),
-             "ε": format_number(g.epsilon) if g.feasible else "—",
-             "δ": format_number(g.delta, 4) if g.feasible else "—",
+             "ε": format_number(g.epsilon) if g.feasible else NO_VALUE,
+             "δ": format_number(g.delta, 4) if g.feasible else NO_VALUE,
              "kind": g.kind.value,
              "source / note": g.source if g.feasible else f"{g.source}: {g.reason}"}
             for key, g in results.items()]

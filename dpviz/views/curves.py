@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+import plotly.graph_objects as go
 
 from dpviz import budget as budgets
 from dpviz.budget import Budget
 from dpviz.composition import METHODS, homogeneous
-from dpviz.composition.curves import comparison, delta_vs_epsilon, epsilon_vs_k, k_grid
+from dpviz.composition.curves import Series, comparison, delta_vs_epsilon, epsilon_vs_k, k_grid
 from dpviz.composition.levels import Levels, sum_epsilon
 from dpviz.figures.curves import delta_vs_epsilon_figure, epsilon_vs_k_figure
 from dpviz.figures.style import style
@@ -19,38 +22,79 @@ from dpviz.views import View, ViewSpec
 LABELS = {m: style(m).label for m in METHODS}
 
 
-def build(*, eps0: float, delta0: float, delta: float, k_max: int, k: int, log_k: bool,
-          levels: Levels, hdelta: float, budget: Budget = budgets.PAGE) -> View:
-    """ε against k, δ against ε, the value tables. ``budget`` (default: the page's) bounds each
-    exact optimum; beyond it a table row shows the best closed form and says why, a curve point is
-    left out. Homogeneous optima cost O(√k) (``composition/atoms.py``): only the heterogeneous
-    table can reach it."""
-    ks = tuple(int(v) for v in k_grid(k_max, log=log_k))
-    curve = epsilon_vs_k(eps0=eps0, delta0=delta0, delta=delta, ks=ks, budget=budget)
+def epsilon_series(*, eps0: float, delta0: float, delta: float, k_max: int,
+                   budget: Budget = budgets.PAGE) -> Series:
+    """ε at total δ against k on one log-spaced grid of k ≤ k_max, for both axis types: the
+    log-k switch restyles the figure, it does not change (or recompute) a number."""
+    ks = tuple(int(v) for v in k_grid(k_max, log=True))
+    return epsilon_vs_k(eps0=eps0, delta0=delta0, delta=delta, ks=ks, budget=budget)
+
+
+def epsilon_figure(curve: Series, *, delta: float, log_k: bool) -> go.Figure:
+    return epsilon_vs_k_figure(curve.x, curve.y, delta=delta, log_x=log_k)
+
+
+@dataclass(frozen=True)
+class AtK:
+    """Everything at the fixed k: δ against ε, each method's ε at the target δ, its figure."""
+
+    curve: Series
+    results: dict[str, Guarantee]
+    figure: go.Figure
+
+
+def at_k(*, eps0: float, delta0: float, delta: float, k: int, budget: Budget = budgets.PAGE) -> AtK:
+    """δ against ε and the value table at k. Homogeneous optima cost O(√k)
+    (``composition/atoms.py``)."""
     fixed = homogeneous(k=k, eps0=eps0, delta0=delta0)
     eps_grid = np.linspace(0.0, max(sum_epsilon(fixed), 1e-9) * 1.05, 160)
     dcurve = delta_vs_epsilon(fixed, epsilons=eps_grid, budget=budget)
     results = comparison(fixed, delta=delta, budget=budget)
-    hetero = comparison(levels, delta=hdelta, budget=budget)
+    figure = delta_vs_epsilon_figure(
+        dcurve.x, dcurve.y, k=k, target_delta=delta, labels=LABELS,
+        answers={m: g.epsilon if g.feasible else None for m, g in results.items()})
+    return AtK(curve=dcurve, results=results, figure=figure)
+
+
+def heterogeneous(levels: Levels, *, hdelta: float, budget: Budget = budgets.PAGE) -> dict[str, Guarantee]:
+    """Each method's ε at total δ for the heterogeneous rows (the only table that can reach the
+    budget: beyond it a row shows the best closed form and says why)."""
+    return comparison(levels, delta=hdelta, budget=budget)
+
+
+def assemble(*, eps0: float, delta0: float, delta: float, k_max: int, k: int, levels: Levels, hdelta: float,
+             curve: Series, figure_k: go.Figure, fixed: AtK, hetero: dict[str, Guarantee]) -> View:
+    """The view from its parts (cheap: no bound and no figure is computed here)."""
     csv = {
         "epsilon_vs_k": {"k": curve.x, **{f"epsilon_{m}": curve.y[m] for m in METHODS}},
-        "delta_vs_epsilon": {"epsilon": dcurve.x, **{f"delta_{m}": dcurve.y[m] for m in METHODS}},
+        "delta_vs_epsilon": {"epsilon": fixed.curve.x, **{f"delta_{m}": fixed.curve.y[m] for m in METHODS}},
     }
     payload = {"view": "curves",
                "parameters": {"eps0": eps0, "delta0": delta0, "delta": delta, "k_max": k_max, "k": k,
                               "levels": [[lv.epsilon, lv.delta, lv.count] for lv in levels],
                               "hdelta": hdelta},
-               "results_at_k": {m: g.to_json() for m, g in results.items()},
+               "results_at_k": {m: g.to_json() for m, g in fixed.results.items()},
                "results_heterogeneous": {m: g.to_json() for m, g in hetero.items()},
                "epsilon_vs_k": csv["epsilon_vs_k"], "delta_vs_epsilon": csv["delta_vs_epsilon"]}
     return View(
-        figures={"epsilon_vs_k": epsilon_vs_k_figure(curve.x, curve.y, delta=delta, log_x=log_k),
-                 "delta_vs_epsilon": delta_vs_epsilon_figure(
-                     dcurve.x, dcurve.y, k=k, target_delta=delta, labels=LABELS,
-                     answers={m: g.epsilon if g.feasible else None for m, g in results.items()})},
+        figures={"epsilon_vs_k": figure_k, "delta_vs_epsilon": fixed.figure},
         csv=csv, payload=payload,
-        tables={"at_k": guarantee_rows(results, LABELS), "heterogeneous": guarantee_rows(hetero, LABELS)},
-        summary={"best_closed_form": best_closed_form(results)})
+        tables={"at_k": guarantee_rows(fixed.results, LABELS),
+                "heterogeneous": guarantee_rows(hetero, LABELS)},
+        summary={"best_closed_form": best_closed_form(fixed.results)})
+
+
+def build(*, eps0: float, delta0: float, delta: float, k_max: int, k: int, log_k: bool,
+          levels: Levels, hdelta: float, budget: Budget = budgets.PAGE) -> View:
+    """ε against k, δ against ε, the value tables. ``budget`` (default: the page's) bounds each
+    exact optimum; beyond it a table row shows the best closed form and says why, a curve point is
+    left out. The page caches the parts (``epsilon_series``, ``epsilon_figure``, ``at_k``,
+    ``heterogeneous``) separately and assembles them the same way."""
+    curve = epsilon_series(eps0=eps0, delta0=delta0, delta=delta, k_max=k_max, budget=budget)
+    return assemble(eps0=eps0, delta0=delta0, delta=delta, k_max=k_max, k=k, levels=levels,
+                    hdelta=hdelta, curve=curve, figure_k=epsilon_figure(curve, delta=delta, log_k=log_k),
+                    fixed=at_k(eps0=eps0, delta0=delta0, delta=delta, k=k, budget=budget),
+                    hetero=heterogeneous(levels, hdelta=hdelta, budget=budget))
 
 
 def best_closed_form(results: dict[str, Guarantee]) -> tuple[float, float] | None:

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,6 +29,16 @@ def figures(at: AppTest) -> list[dict[str, Any]]:
 
 def trace_names(fig: dict[str, Any]) -> list[str]:
     return [t.get("name", "") for t in fig["data"]]
+
+
+def tables(at: AppTest) -> list[pd.DataFrame]:
+    """The page's result tables (``st.dataframe``, not the data editors), in page order."""
+    return [el.value for el in at.dataframe if not el.proto.editing_mode]
+
+
+def editors(at: AppTest) -> list[pd.DataFrame]:
+    """The data editors' tables, in page order."""
+    return [el.value for el in at.dataframe if el.proto.editing_mode]
 
 
 def errors(at: AppTest) -> list[str]:

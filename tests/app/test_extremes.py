@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.helpers import assert_clean, run_page
+from tests.app.helpers import assert_clean, run_page, tables
 
 EXTREMES = [
     ("pages/1_Privacy_regions.py", {"eps0": "0", "delta0": "0", "k": "1"}),
@@ -30,5 +30,5 @@ EXTREMES = [
 def test_extreme_inputs_reach_the_user_as_numbers_or_notices(path, params):
     at = run_page(path, **params)
     assert_clean(at)
-    shown = at.table or at.get("plotly_chart") or at.error or at.warning
+    shown = tables(at) or at.get("plotly_chart") or at.error or at.warning
     assert shown, "the page shows a result or says why not"

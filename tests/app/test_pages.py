@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import pytest
 
-from tests.app.helpers import assert_clean, errors, figures, run_page, trace_names
+from tests.app.helpers import assert_clean, editors, errors, figures, run_page, tables, trace_names
 
 PAGES = ["app.py", "pages/1_Privacy_regions.py", "pages/2_Composition_curves.py",
          "pages/3_Database_priors.py", "pages/4_Mechanisms.py"]
@@ -73,7 +74,7 @@ def test_curves_page_table_and_figures():
     figs = figures(at)
     assert len(figs) == 2
     assert "Optimal" in " ".join(trace_names(figs[0]))
-    table = at.table[0].value
+    table = tables(at)[0]
     assert list(table["method"]) == ["Basic (KOV Thm 3.1)", "Advanced (DRV, KOV Thm 3.2)", "KOV Thm 3.4",
                                      "Optimal (KOV Thm 3.3)"]
     eps = {m: float(v) for m, v in zip(table["method"], table["ε"], strict=True)}
@@ -93,8 +94,8 @@ def test_curves_page_widget_changes_the_curve():
 def test_curves_page_shows_infeasible_as_gap_not_crash():
     at = run_page("pages/2_Composition_curves.py", delta="0.0001", delta0="0.001")
     assert_clean(at)
-    table = at.table[0].value
-    assert table["ε"][0] == "—"  # basic needs δ ≥ kδ0 = 0.03
+    table = tables(at)[0]
+    assert pd.isna(table["ε"][0])  # basic needs δ ≥ kδ0 = 0.03: no number, the note says why
     assert "needs δ" in table["source / note"][0]
 
 
@@ -113,11 +114,17 @@ def test_curves_page_malformed_url_falls_back_with_notice():
 
 def test_curves_page_heterogeneous_table_and_bad_levels():
     at = run_page("pages/2_Composition_curves.py")
-    hetero = at.table[1].value
+    hetero = tables(at)[1]
     assert "KOV Thm 3.5" in " ".join(hetero["source / note"])
-    at.text_input(key="levels").set_value("0.1:1e-6").run()
-    assert_clean(at)
-    assert any(m.startswith("levels must be") for m in errors(at))
+    assert editors(at)[0].values.tolist() == [["0.1", "1e-6", "30"], ["0.5", "0", "10"]]  # as typed
+    bad = run_page("pages/2_Composition_curves.py", levels="0.1:1e-6")
+    assert_clean(bad)
+    assert any(m.startswith("levels must be") for m in errors(bad))
+    cell = run_page("pages/2_Composition_curves.py", levels="0.1:1e-6:30,0.5:x:10")
+    assert_clean(cell)
+    messages = errors(cell)
+    assert any(m.startswith("δ (row 2) must be a number in [0, 1), got `'x'`") for m in messages), messages
+    assert len(tables(cell)) == 1, "no heterogeneous results for rows that are not all valid"
 
 
 def test_curves_page_csv_download_contents():
@@ -139,3 +146,19 @@ def test_curves_page_csv_download_contents():
     p_b, p_c = math.exp(0.1) / (1 + math.exp(0.1)), 1 / (1 + math.exp(0.1))
     expected = math.log((p_b - (0.05 - 0.001) / (1 - 0.001)) / p_c)
     assert math.isclose(float(cells[4]), expected, rel_tol=1e-9)  # 1e-9: closed form vs log-space solve
+
+
+@pytest.mark.parametrize("params,expected", [
+    ({"k": "100", "cap": "100"}, "C = 100 ≥ k = 100"),
+    ({"k": "10", "cap": "365"}, "C = 365 ≥ k = 10"),
+    ({"k": "10", "cap": "6", "nb": "bounded"}, "2C = 12 (bounded) ≥ k = 10"),
+])
+def test_priors_page_says_when_the_cap_does_not_bind(params, expected):
+    """Regression (issue 10): C ≥ k read "only 100 of the 100 mechanisms"."""
+    at = run_page("pages/3_Database_priors.py", **params)
+    assert_clean(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "The cap does not bind" in text and expected in text
+    assert "only **" not in text
+    binding = run_page("pages/3_Database_priors.py", k="10", cap="3")
+    assert "only **3** of the 10 mechanisms" in " ".join(m.value for m in binding.markdown)

@@ -18,11 +18,10 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpviz.composition.levels import parse_levels
 from dpviz.gce import specs as gce
 from dpviz.gce.presets import PRESETS
 from dpviz.mechanisms import view as mv
-from dpviz.params import DELTA0, EPS0, K_SLIDER, Param
+from dpviz.params import DELTA0, EPS0, HETERO_LEVELS, K_SLIDER, Param, row_levels, text_rows
 from dpviz.ui import SHOWN_CHARS
 from dpviz.validation import ParameterError
 from dpviz.views.curves import SPEC as CURVES
@@ -58,8 +57,8 @@ PAGES = (
     Page("app.py", {}, {}),
     Page("pages/1_Privacy_regions.py", {"eps0": EPS0, "delta0": DELTA0}, {}, slider=("k", K_SLIDER)),
     Page("pages/2_Composition_curves.py",
-         {p.key: p for p in CURVES.params if not isinstance(p.default, bool)}, {},
-         toggles=tuple(p.key for p in CURVES.params if isinstance(p.default, bool))),
+         {p.key: p for p in CURVES.params if not isinstance(p.default, bool) and p is not HETERO_LEVELS}, {},
+         toggles=tuple(p.key for p in CURVES.params if isinstance(p.default, bool)), rows=HETERO_LEVELS.key),
     Page("pages/3_Database_priors.py",
          {p.key: p for p in (gce.EPS0, gce.DELTA0, gce.DELTA, gce.K, gce.CAP, gce.K2, gce.COMMON,
                              gce.FREE_ONLY, gce.PAID_ONLY)},
@@ -118,9 +117,10 @@ def expected_notice(page: Page, at: AppTest, key: str, value: str) -> tuple[str,
         return None if value in {str(o) for o in slider.options} else (key, value)
     if key == page.rows:
         try:
-            parse_levels(value)
-        except ParameterError as exc:
+            _, problems = row_levels(text_rows(value))
+        except ParameterError as exc:  # not rows of three cells: the default rows are shown
             return exc.field, exc.value
+        return (problems[0].field, problems[0].value) if problems else None
     return None
 
 
