@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
+import plotly.colors as pcolors
 import plotly.graph_objects as go
 
 from dpviz.figures.style import AXIS_COLOR, TEXT_COLOR, base_layout, hover, rgba, style, wrap
@@ -39,21 +40,23 @@ def excluded_area(boundary: Boundary) -> float:
 
 
 def region_figure(regions: Mapping[str, Boundary], *, title: str,
-                  labels: Mapping[str, str] | None = None, fill: bool = True, height: int = 620) -> go.Figure:
+                  labels: Mapping[str, str] | None = None, colors: Mapping[str, str] | None = None,
+                  fill: bool = True, height: int = 620) -> go.Figure:
     """Overlay of privacy regions, largest first so smaller ones stay visible. Hover reads
     (P_FA, P_MD) on the boundary of the region under the pointer (``hoveron="points"``: a fill never
     answers for another region). A region that fills the square is named in a note on the figure."""
     fig = go.Figure()
-    labels = labels or {}
+    labels, colors = labels or {}, colors or {}
     vacuous: list[str] = []
     for key, boundary in regions.items():
         s = style(key)
         name = labels.get(key, s.label)
+        color = colors.get(key, s.color)
         x, y = region_polygon(thin(boundary))
         fig.add_trace(go.Scatter(
             x=x, y=y, mode="lines", name=name,
-            line={"color": s.color, "dash": s.dash, "width": s.width},
-            fill="toself" if fill else None, fillcolor=rgba(s.color, 0.12), hoveron="points",
+            line={"color": color, "dash": s.dash if key not in colors else "solid", "width": s.width},
+            fill="toself" if fill else None, fillcolor=rgba(color, 0.12), hoveron="points",
             hovertemplate=hover("P_FA = %{x:.4g}", "P_MD = %{y:.4g}"),
         ))
         if excluded_area(boundary) < VACUOUS_AREA:
@@ -68,6 +71,25 @@ def region_figure(regions: Mapping[str, Boundary], *, title: str,
     if vacuous:
         note_vacuous(fig, vacuous)
     return fig
+
+
+def sequential_colors(n: int) -> list[str]:
+    """``n`` colours of the colour-blind-safe Viridis scale as '#RRGGBB', dark to light, stopping
+    before its pale yellow end (which vanishes on white)."""
+    stops = [0.0] if n == 1 else list(np.linspace(0.0, 0.82, n))
+    return ["#" + "".join(f"{round(255 * float(c)):02X}" for c in rgb)
+            for rgb in pcolors.sample_colorscale("Viridis", stops, colortype="tuple")]
+
+
+def nested_region_figure(regions: Mapping[int, Boundary], *, eps0: float, delta0: float,
+                         height: int = 620) -> go.Figure:
+    """Optimal k-fold regions of one (ε0, δ0) for several k, nested (KOV Fig. 2): smaller k inside."""
+    ks = sorted(regions, reverse=True)  # largest region first, so the smaller ones stay visible
+    colors = dict(zip(ks, reversed(sequential_colors(len(ks))), strict=True))
+    return region_figure(
+        {str(k): regions[k] for k in ks},
+        title=f"Optimal k-fold regions of ({eps0:g}, {delta0:g})-DP mechanisms, nested (KOV Fig. 2)",
+        labels={str(k): f"k = {k:,}" for k in ks}, colors={str(k): colors[k] for k in ks}, height=height)
 
 
 def note_vacuous(fig: go.Figure, names: list[str]) -> go.Figure:

@@ -5,19 +5,49 @@ from __future__ import annotations
 from dpviz import budget as budgets
 from dpviz.budget import Budget
 from dpviz.composition.levels import homogeneous
-from dpviz.figures.regions import region_figure, region_values
+from dpviz.figures.regions import nested_region_figure, region_figure, region_values
 from dpviz.figures.style import style
-from dpviz.params import DELTA0, EPS0, K
+from dpviz.params import DELTA0, EPS0, K, Param
 from dpviz.regions import intersection_boundary, method_region
+from dpviz.validation import ParameterError, check_count
 from dpviz.views import View, ViewSpec
 
 METHODS = ("basic", "advanced", "kov", "optimal")
+MAX_OVERLAID = 8
+"""Most k values drawn nested in one figure (more would not be told apart)."""
 
 
-def build(*, eps0: float, delta0: float, k: int, budget: Budget = budgets.PAGE) -> View:
-    """R(ε0, δ0) with its optimal k-fold region, and the four methods' regions. The optimal region
-    keeps O(√k) atoms (``composition/atoms.py``), far inside ``budget`` (default: the page's) for
-    every k the page accepts; beyond it the view is refused with the reason (``OverBudget``)."""
+def check_ks(value: object) -> tuple[int, ...]:
+    """The k values of the nested figure: whole numbers in [1, 1,000,000], separated by commas or
+    spaces, at most ``MAX_OVERLAID`` distinct ones; sorted, repeats dropped."""
+    field = "overlaid k values"
+    allowed = f"1 to {MAX_OVERLAID} whole numbers in [1, 1,000,000], e.g. 1,3,10,30"
+    if isinstance(value, tuple | list):
+        parts: list[object] = list(value)
+    else:
+        parts = [p for p in str(value).replace(",", " ").split() if p]
+    if not 1 <= len(parts) <= 4 * MAX_OVERLAID:
+        raise ParameterError(field, value, allowed)
+    try:
+        ks = sorted({check_count(p, field=field, maximum=1_000_000) for p in parts})
+    except ParameterError:
+        raise ParameterError(field, value, allowed) from None
+    if len(ks) > MAX_OVERLAID:
+        raise ParameterError(field, value, allowed)
+    return tuple(ks)
+
+
+KS = Param("ks", "k values overlaid (nested regions)", "1,3,10,30,100", check_ks,
+           f"Up to {MAX_OVERLAID} numbers of mechanisms whose optimal regions are drawn nested, "
+           "as in KOV Fig. 2, e.g. 1,3,10,30,100.")
+
+
+def build(*, eps0: float, delta0: float, k: int, ks: tuple[int, ...] = (1, 3, 10, 30, 100),
+          budget: Budget = budgets.PAGE) -> View:
+    """R(ε0, δ0) with its optimal k-fold region, the four methods' regions, and the optimal regions
+    for each k in ``ks`` nested (KOV Fig. 2). The optimal region keeps O(√k) atoms
+    (``composition/atoms.py``), far inside ``budget`` (default: the page's) for every k the page
+    accepts; beyond it the view is refused with the reason (``OverBudget``)."""
     levels = homogeneous(k=k, eps0=eps0, delta0=delta0)
     regions = {m: method_region(m, levels, budget=budget) for m in METHODS}
     single = region_figure(
@@ -27,13 +57,21 @@ def build(*, eps0: float, delta0: float, k: int, budget: Budget = budgets.PAGE) 
                 "optimal": f"{k}-fold composition, optimal (KOV Thm 3.3)"})
     methods = region_figure(
         regions, title=f"Regions proved for k = {k} mechanisms, each ({eps0:g}, {delta0:g})-DP")
+    share = budget.share(1.0 / len(ks))
+    nested_regions = {n: regions["optimal"] if n == k else
+                      method_region("optimal", homogeneous(k=n, eps0=eps0, delta0=delta0), budget=share)
+                      for n in ks}
+    nested = nested_region_figure(nested_regions, eps0=eps0, delta0=delta0)
     xs, _ = region_values(regions["optimal"])
     columns = {"P_FA": xs, **{f"P_MD_min_{m}": region_values(regions[m])[1] for m in METHODS}}
-    payload = {"view": "regions", "parameters": {"eps0": eps0, "delta0": delta0, "k": k},
+    payload = {"view": "regions", "parameters": {"eps0": eps0, "delta0": delta0, "k": k, "ks": list(ks)},
                "lower_boundary_vertices": {m: {"P_FA": regions[m].p_fa, "P_MD": regions[m].p_md}
                                            for m in METHODS},
+               "nested_optimal_vertices": {str(n): {"P_FA": b.p_fa, "P_MD": b.p_md}
+                                           for n, b in nested_regions.items()},
                "legend": {m: style(m).label for m in METHODS}}
-    return View(figures={"single": single, "methods": methods}, csv={"regions": columns}, payload=payload)
+    return View(figures={"single": single, "methods": methods, "nested": nested}, csv={"regions": columns},
+                payload=payload)
 
 
-SPEC = ViewSpec(name="regions", title="Privacy regions", params=(EPS0, DELTA0, K), build=build)
+SPEC = ViewSpec(name="regions", title="Privacy regions", params=(EPS0, DELTA0, K, KS), build=build)
