@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 
 from dpviz.gce.presets import PRESETS
-from tests.app.helpers import assert_clean, errors, figures, run_page, trace_names
+from tests.app.helpers import assert_clean, errors, figures, run_page, tables, trace_names
 
 PAGE = "pages/3_Database_priors.py"
 
 
 def _table(at) -> list[dict]:
-    df = at.table[0].value
+    df = tables(at)[0]
     return df.to_dict("records")
 
 

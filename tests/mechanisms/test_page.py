@@ -7,13 +7,13 @@ import pytest
 
 from dpviz.mechanisms import view as mv
 from dpviz.validation import ParameterError
-from tests.app.helpers import assert_clean, errors, figures, run_page
+from tests.app.helpers import assert_clean, errors, figures, run_page, tables
 
 PAGE = "pages/4_Mechanisms.py"
 
 
 def _pld_row(at) -> dict:
-    table = at.table[0].value
+    table = tables(at)[0]
     row = table[table["method"].str.startswith("PLD")].iloc[0]
     return {"lower": float(row["ε lower"]), "upper": float(row["ε upper"])}
 
@@ -67,7 +67,7 @@ def test_bad_input_names_the_field(key, value, field):
 
 def test_heterogeneous_table_has_exact_pld_kov():
     at = run_page(PAGE, mech_k="40")
-    methods = list(at.table[1].value["method"])
+    methods = list(tables(at)[1]["method"])
     assert any(m.startswith("Exact") for m in methods) and any(m.startswith("PLD") for m in methods)
     assert any("3.5" in m for m in methods)
 
