@@ -57,7 +57,10 @@ def mark_target(fig: go.Figure, *, target_delta: float, answers: Mapping[str, fl
                 labels: Mapping[str, str], answer_name: str = "ε at the target δ",
                 log_y: bool = True) -> go.Figure:
     """A dotted line at the target δ and a marker at each method's answer ε on it (a δ(ε) plot,
-    δ on a log axis unless ``log_y`` is false)."""
+    δ on a log axis unless ``log_y`` is false). A target δ = 0 has no place on a log axis: nothing
+    is marked."""
+    if log_y and not target_delta > 0:
+        return fig
     fig.add_hline(y=target_delta, line={"color": AXIS_COLOR, "dash": "dot", "width": 1.5})
     # placed by hand: add_hline's own label ignores a log axis (it lands at 10^δ, the top)
     fig.add_annotation(x=1.0, xref="x domain", xanchor="right", yanchor="bottom", showarrow=False,

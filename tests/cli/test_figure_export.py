@@ -58,7 +58,8 @@ def test_svg_export_is_the_page_figure(tmp_path):
     assert text.lstrip().startswith("<svg")
     # the same title the page shows for these parameters (dpviz.views.regions)
     assert svg_title(text) == "Regions proved for k = 12 mechanisms, each (0.2, 0.001)-DP"
-    assert json.loads(r.stdout)["parameters"] == {"eps0": 0.2, "delta0": 0.001, "k": 12}
+    shown = {"eps0": 0.2, "delta0": 0.001, "k": 12, "ks": [1, 3, 10, 30, 100]}
+    assert json.loads(r.stdout)["parameters"] == shown
     # the app's template, not Plotly's default (Open Sans)
     assert "font-family: Arial" in text and "Open Sans" not in text
 
