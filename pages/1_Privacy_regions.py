@@ -4,7 +4,7 @@ import streamlit as st
 
 from dpviz import ui
 from dpviz.params import DELTA0, EPS0, K_SLIDER, K
-from dpviz.views.regions import SPEC
+from dpviz.views.regions import KS, SPEC
 
 ui.page_setup("Privacy regions")
 st.title("Privacy regions")
@@ -30,17 +30,24 @@ with st.expander("How to read this plot"):
 eps0_box, delta0_box = st.columns(2)
 values = {"eps0": ui.param_input(EPS0, eps0_box), "delta0": ui.param_input(DELTA0, delta0_box),
           "k": ui.slider_input(K, K_SLIDER)}
+top = st.container()  # the k-fold figures go here, above the nested one, once every input is read
+st.subheader("How the region grows with k")
+st.markdown("The optimal region of the same mechanism composed k times, for several k at once (type any "
+            "numbers of mechanisms): each region contains the ones for smaller k, as in KOV Fig. 2.")
+values["ks"] = ui.param_input(KS)
 view = ui.cached(SPEC.build)(**values)
 tag = ui.export.file_stem("regions", values)  # every input: scenarios never overwrite each other
 
-st.subheader(f"One mechanism and its {values['k']}-fold composition")
-ui.show_figure(view.figures["single"], filename=f"{tag}_single", key="fig_single")
-st.subheader("What each composition theorem guarantees")
-ui.show_figure(view.figures["methods"], filename=f"{tag}_methods", key="fig_methods")
-st.caption(
-    "Advanced (DRV) and KOV Thm 3.4 give one (ε, δ) pair per slack δ'; their region is the "
-    "intersection over a sweep of δ' from 1e-300 to 1, itself a valid guarantee. The optimal region "
-    "is the trade-off curve of the composed canonical pairs (KOV eq. 16), exact."
-)
+with top:
+    st.subheader(f"One mechanism and its {values['k']}-fold composition")
+    ui.show_figure(view.figures["single"], filename=f"{tag}_single", key="fig_single")
+    st.subheader("What each composition theorem guarantees")
+    ui.show_figure(view.figures["methods"], filename=f"{tag}_methods", key="fig_methods")
+    st.caption(
+        "Advanced (DRV) and KOV Thm 3.4 give one (ε, δ) pair per slack δ'; their region is the "
+        "intersection over a sweep of δ' from 1e-300 to 1, itself a valid guarantee. The optimal region "
+        "is the trade-off curve of the composed canonical pairs (KOV eq. 16), exact."
+    )
+ui.show_figure(view.figures["nested"], filename=f"{tag}_nested", key="fig_nested")
 ui.download_csv(view.csv["regions"], filename=f"{tag}_regions.csv", key="csv_regions")
 ui.download_json(view.payload, filename=f"{tag}.json", key="json_regions")

@@ -33,7 +33,7 @@ def test_home_links_and_describes_each_view():
 def test_regions_page_draws_the_four_methods():
     at = run_page("pages/1_Privacy_regions.py")
     figs = figures(at)
-    assert len(figs) == 2
+    assert len(figs) == 3  # one mechanism and k-fold, the methods, nested k
     names = " ".join(trace_names(figs[1]))
     for label in ("Basic", "Advanced", "KOV Thm 3.4", "Optimal"):
         assert label in names

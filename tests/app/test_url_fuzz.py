@@ -24,6 +24,7 @@ from dpviz.mechanisms import view as mv
 from dpviz.params import DELTA0, EPS0, HETERO_LEVELS, K_SLIDER, Param, row_levels, text_rows
 from dpviz.ui import SHOWN_CHARS
 from dpviz.validation import ParameterError
+from dpviz.views import regions
 from dpviz.views.curves import SPEC as CURVES
 from tests.app.helpers import PAYLOADS, ROOT, TIMEOUT, assert_clean, assert_inert, errors, split_code_spans
 
@@ -55,7 +56,8 @@ class Page:
 
 PAGES = (
     Page("app.py", {}, {}),
-    Page("pages/1_Privacy_regions.py", {"eps0": EPS0, "delta0": DELTA0}, {}, slider=("k", K_SLIDER)),
+    Page("pages/1_Privacy_regions.py", {"eps0": EPS0, "delta0": DELTA0, "ks": regions.KS}, {},
+         slider=("k", K_SLIDER)),
     Page("pages/2_Composition_curves.py",
          {p.key: p for p in CURVES.params if not isinstance(p.default, bool) and p is not HETERO_LEVELS}, {},
          toggles=tuple(p.key for p in CURVES.params if isinstance(p.default, bool)), rows=HETERO_LEVELS.key),
