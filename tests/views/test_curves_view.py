@@ -19,3 +19,12 @@ def test_target_delta_zero_builds_without_warnings() -> None:
     values["delta"] = 1e-5
     marked = SPEC.build(**values).figures["delta_vs_epsilon"]
     assert any("target δ = 1e-05" in (a.text or "") for a in marked.layout.annotations)
+
+
+def test_heterogeneous_row_names_the_theorem_it_cites() -> None:
+    """The mixed-levels KOV row is Thm 3.5 in its name and in its source (it said 3.4 beside 3.5)."""
+    rows = SPEC.build(**SPEC.defaults()).tables["heterogeneous"]
+    kov = next(r for r in rows if r["method"].startswith("KOV"))
+    assert kov["method"] == "KOV Thm 3.5" and "3.5" in kov["source / note"]
+    homogeneous = SPEC.build(**SPEC.defaults()).tables["at_k"]
+    assert next(r for r in homogeneous if r["method"].startswith("KOV"))["method"] == "KOV Thm 3.4"
