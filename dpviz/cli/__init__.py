@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -48,6 +49,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"python -m dpviz {args.command}: error: {exc}\n")
         return 2
     if result is not None:
-        json.dump(result, sys.stdout, indent=2, allow_nan=False)
-        sys.stdout.write("\n")
+        try:
+            json.dump(result, sys.stdout, indent=2, allow_nan=False)
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+        except BrokenPipeError:  # the reader (``| head``) left: stop quietly, as other tools do
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141  # 128 + SIGPIPE, the shell's status for a pipe that closed
     return 0
