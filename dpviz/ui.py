@@ -171,13 +171,19 @@ def slider_input(p: Param, options: Sequence[Any], container: Any = None) -> Any
     return value
 
 
-def param_inputs(params: Sequence[Param], *, per_row: int = 3) -> dict[str, Any]:
-    """One validated input per spec, laid out ``per_row`` to a row; values by key."""
+def param_inputs(params: Sequence[Param | None], *, per_row: int = 3) -> dict[str, Any]:
+    """One validated input per spec, laid out ``per_row`` to a row; values by key. ``None``
+    leaves its slot empty.
+
+    An input must keep its place when other inputs come and go (another mechanism's parameters):
+    Streamlit's frontend stopped writing a URL-bound widget into the URL once it had moved to
+    another place in the page, so a shared link lost it. Pages give each input a fixed slot."""
     values: dict[str, Any] = {}
     for start in range(0, len(params), per_row):
         row = params[start:start + per_row]
         for p, col in zip(row, st.columns(per_row), strict=False):
-            values[p.key] = param_input(p, col)
+            if p is not None:
+                values[p.key] = param_input(p, col)
     return values
 
 
@@ -210,8 +216,6 @@ def levels_editor(p: Param, container: Any = None) -> Levels | None:
         seed = {"url": text, "rows": rows, "shown": rows_text(rows), "problem": problem,
                 "generation": 0 if seed is None else seed["generation"] + 1}
         st.session_state[seed_key] = seed
-    if seed["problem"] is not None:
-        notice(seed["problem"], default="rows", container=box)
     frame = pd.DataFrame(seed["rows"], columns=list(LEVEL_COLUMNS), dtype=object)
     edited = box.data_editor(
         frame, num_rows="dynamic", hide_index=True, key=f"{p.key}_editor_{seed['generation']}",
@@ -225,6 +229,8 @@ def levels_editor(p: Param, container: Any = None) -> Levels | None:
     if new_text != text and (seed["problem"] is None or new_text != seed["shown"]):
         st.query_params[p.key] = new_text  # this session's own rows: not a new seed
         seed.update(url=new_text, problem=None)
+    if seed["problem"] is not None:  # below the table: the table keeps its place in the page
+        notice(seed["problem"], default="rows", container=box)
     levels, problems = row_levels(rows)  # type: ignore[arg-type]
     for exc in problems[:ROW_NOTICES]:
         notice(exc, container=box)

@@ -76,10 +76,14 @@ chosen = ui.choice_input("Scenario", list(titles), key="preset", default=PRESETS
 preset = PRESETS[titles[chosen]]
 st.info(preset.story, icon=":material/lightbulb:")
 
+# Drawn for every scenario, empty but for Custom: the inputs below keep their place in the page
+# whatever the scenario. Shifted by an extra radio above them, Streamlit's frontend stopped writing
+# k and C into the URL after a switch to Custom (the link then opened with k = 1000).
+kind_box = st.container()
 kind = preset.kind
 if preset.key == "custom":
     label = ui.choice_input("Constraint or prior", list(KIND_LABELS.values()), key="kind",
-                            default=KIND_LABELS["cap"])
+                            default=KIND_LABELS["cap"], container=kind_box)
     kind = {v: k for k, v in KIND_LABELS.items()}[label]
 
 values = ui.param_inputs((EPS0, DELTA0, DELTA))

@@ -43,8 +43,9 @@ with st.expander("How to read this page"):
 
 kind_label = ui.choice_input("Mechanism", list(mv.KINDS), key="mechanism", default="Gaussian")
 kind = mv.KINDS[kind_label]
-params = (*mv.PARAMS[kind], mv.K, mv.RATE, mv.DELTA)
-values = ui.param_inputs(params, per_row=3)
+own = mv.PARAMS[kind]  # one or two parameters; the shared ones keep their slots (see param_inputs)
+slots = (own[0], own[1] if len(own) > 1 else None, mv.K, mv.RATE, mv.DELTA)
+values = ui.param_inputs(slots, per_row=3)
 k, delta = values["mech_k"], values["mech_delta"]
 
 try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlparse
 
 from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from dpviz.figures.tables import format_number
 from dpviz.mechanisms import view as mv
@@ -55,11 +56,17 @@ def focus_cell(page: Page, row: int, col: int) -> None:
     """Select cell (row, col) of the editor: click the first data cell, then arrow keys (the grid
     is drawn on a canvas; its accessible cells name the one that has focus)."""
     grid = page.locator(EDITOR)
-    grid.scroll_into_view_if_needed()
-    box = grid.bounding_box()
-    assert box is not None
-    page.mouse.click(box["x"] + 60, box["y"] + 35 + 17)  # below the 35 px header, past the row marker
-    page.wait_for_function(f"({ACTIVE_CELL})() === 'glide-cell-1-0'", timeout=TIMEOUT_MS)
+    for attempt in range(4):  # a click while the page still scrolls or redraws may miss the cell
+        grid.scroll_into_view_if_needed()
+        box = grid.bounding_box()
+        assert box is not None
+        page.mouse.click(box["x"] + 60, box["y"] + 35 + 17)  # below the 35 px header, past the row marker
+        try:
+            page.wait_for_function(f"({ACTIVE_CELL})() === 'glide-cell-1-0'", timeout=5_000)
+            break
+        except PlaywrightTimeoutError:
+            if attempt == 3:
+                raise
     for _ in range(row):
         page.keyboard.press("ArrowDown")
     for _ in range(col):
