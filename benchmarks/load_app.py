@@ -42,7 +42,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
 SETTLE_MS = 120_000
-PAGES = ("", "Privacy_regions", "Composition_curves", "Database_priors", "Mechanisms")
+PAGES = ("Privacy_regions", "Composition_curves", "Database_priors", "Mechanisms")  # pages with inputs
 
 HEAVY_URLS = (
     # the fuzz run's slowest shared links (issue 14 item 3) and the largest sizes each page takes
@@ -137,6 +137,7 @@ def _scaled(text: str, rng: random.Random) -> str:
 
 async def _change_something(page: Page, rng: random.Random) -> str:
     """Change one input as a person would; returns what was changed."""
+    await page.wait_for_selector("[data-testid=stTextInput] input", timeout=SETTLE_MS)  # drawn lazily
     boxes = page.locator("[data-testid=stTextInput] input")
     radios = page.locator("[data-testid=stRadio] label")
     n_boxes, n_radios = await boxes.count(), await radios.count()
@@ -168,7 +169,8 @@ async def user(browser: Browser, base: str, seed: int, until: float, tally: Tall
                     what = await _change_something(page, rng)
                     await _settle(page)
                 except Exception as exc:
-                    tally.errors.append(f"/{path}: change did not settle: {type(exc).__name__}")
+                    tally.errors.append(f"/{path}: change did not settle: {type(exc).__name__}: "
+                                        f"{str(exc)[:120]}")
                     break
                 tally.rerun_s.append(time.perf_counter() - t0)
                 tally.interactions += 1
