@@ -57,7 +57,13 @@ def cached(fn: Callable[..., T]) -> Callable[..., T]:
     work. Results are treated as immutable: nothing in the app changes a view, a figure or a row
     after it is built (``st.plotly_chart`` and the exports copy a figure before using it).
     """
-    return st.cache_resource(max_entries=CACHE_ENTRIES, show_spinner=False)(fn)
+    wrapper = _CACHED.get(fn)
+    if wrapper is None:  # made once per function: Streamlit reads its source to key the cache
+        wrapper = _CACHED[fn] = st.cache_resource(max_entries=CACHE_ENTRIES, show_spinner=False)(fn)
+    return wrapper
+
+
+_CACHED: dict[Callable[..., Any], Callable[..., Any]] = {}
 
 
 # --- Text from a visitor is shown, never formatted ---------------------------------------
@@ -280,17 +286,44 @@ def table_frame(rows: Sequence[Mapping[str, str]]) -> pd.DataFrame:
     return frame
 
 
+NOTE_COLUMNS = ("source / note", "note")
+"""Text columns too long for a grid cell: shown in full below the table as well."""
+
+
 def table(rows: Sequence[Mapping[str, str]], *, key: str | None = None, container: Any = None) -> None:
     """A table as ``st.dataframe``: number columns stay numbers (sortable, never broken over two
     lines), text columns (method, kind, source, notes) are text; '—' where a row has no value
-    (its note says why)."""
+    (its note says why). A grid cell does not wrap, so sources and notes are also listed in full
+    below the table."""
     box = container if container is not None else st
     frame = table_frame(rows)
-    config = {c: (st.column_config.NumberColumn(c, format=NUMBER_FORMAT)
-                  if str(frame[c].dtype) == "Float64" else st.column_config.TextColumn(c))
-              for c in frame.columns}
+    config: dict[str, Any] = {}
+    for c in frame.columns:
+        if str(frame[c].dtype) == "Float64":
+            # a fixed width from this run's longest cell: a grid keeps the widths it first drew
+            longest = max([len(str(c)), *(len(str(r.get(c, ""))) for r in rows)])
+            config[c] = st.column_config.NumberColumn(c, format=NUMBER_FORMAT,
+                                                      width=min(140, max(64, 8 * longest + 24)))
+        else:
+            config[c] = st.column_config.TextColumn(c, width="large" if c in NOTE_COLUMNS else None)
     box.dataframe(frame, hide_index=True, column_config=config, key=key, width="stretch",
                   placeholder=NO_VALUE)
+    notes = [(str(r[frame.columns[0]]), str(r[c])) for r in rows for c in NOTE_COLUMNS if r.get(c)]
+    if notes:
+        with box.expander("Sources and notes in full"):
+            st.markdown("\n".join(f"- {plain(name)}: {plain(note)}" for name, note in notes))
+
+
+def unbroken(x: float) -> str:
+    """A number for a heading, ``1e-05`` with a non-breaking hyphen: a narrow screen broke it after
+    "1e-" (the heading's other words still wrap)."""
+    return f"{x:g}".replace("-", "\u2011")
+
+
+def plain(text: str) -> str:
+    """Text written in this repository (a method's name, a source, a reason) as Markdown that
+    shows it as written: ``P_FA`` and ``e^ε`` stay as they are, ``*`` is no emphasis."""
+    return re.sub(r"([\\`*_{}\[\]<>()#+!|~$:^-])", r"\\\1", text)
 
 
 def show_figure(fig: go.Figure, *, filename: str, key: str) -> None:
@@ -360,10 +393,22 @@ def page_setup(title: str) -> None:
     """Wide layout, the browser tab's title, and the sidebar navigation (Streamlit's automatic
     list is off in .streamlit/config.toml: it would label the home page after its file, "app")."""
     st.set_page_config(page_title=f"{title} — dpviz", page_icon=str(FAVICON), layout="wide")
+    st.html(NARROW_SCREEN_CSS)
     with st.sidebar:
         st.markdown("**dpviz**")
         for page, label, icon in VIEWS:
             page_link(page, label=label, icon=icon)
+
+
+NARROW_SCREEN_CSS = """<style>
+@media (max-width: 640px) {
+  /* A touch screen always shows Plotly's modebar, over the figure's title; the SVG button below
+     each figure saves it. A title wrapped for a 1000 px figure is set smaller to fit a phone. */
+  [data-testid="stPlotlyChart"] .modebar-container { display: none; }
+  [data-testid="stPlotlyChart"] .gtitle { font-size: 13px !important; }
+}
+</style>"""
+"""Screen-only rules for phones (exports never see page CSS: they render the figure itself)."""
 
 
 def page_link(page: str, *, label: str, icon: str) -> None:

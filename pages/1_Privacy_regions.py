@@ -14,8 +14,9 @@ st.markdown(
     "P_MD; (ε, δ)-DP means that no test can leave the region R(ε, δ) (Kairouz-Oh-Viswanath, KOV §2). "
     "The smaller the region, the closer every test is to guessing."
 )
-st.latex(r"R(\varepsilon,\delta)=\{(P_{FA},P_{MD}):\ P_{FA}+e^{\varepsilon}P_{MD}\ge 1-\delta,\ "
-         r"e^{\varepsilon}P_{FA}+P_{MD}\ge 1-\delta\}\quad\text{(KOV eq. 4)}")
+st.latex(r"\begin{aligned}&R(\varepsilon,\delta)=\{(P_{FA},P_{MD}):\\"  # short lines: fits a phone
+         r"&\quad P_{FA}+e^{\varepsilon}P_{MD}\ge 1-\delta,\\"
+         r"&\quad e^{\varepsilon}P_{FA}+P_{MD}\ge 1-\delta\}\\ &\text{(KOV eq. 4)}\end{aligned}")
 with st.expander("How to read this plot"):
     st.markdown(
         "- The dotted diagonal P_FA + P_MD = 1 is random guessing: a release that reveals nothing "

@@ -77,13 +77,13 @@ with homogeneous_area:
     ui.show_figure(view.figures["epsilon_vs_k"], filename=f"{tag}_epsilon_vs_k", key="fig_eps_k")
     ui.show_figure(view.figures["delta_vs_epsilon"],
                    filename=f"{tag}_delta_vs_epsilon", key="fig_delta_eps")
-    st.subheader(f"Values at k = {values['k']:,}, total δ = {values['delta']:g}")
+    st.subheader(f"Values at k = {values['k']:,}, total δ = {ui.unbroken(values['delta'])}")
     ui.table(view.tables["at_k"], key="table_at_k")
     best = view.summary["best_closed_form"]
     if best is not None and best[1] > 0:
         gap = 100 * (best[0] / best[1] - 1)
-        st.markdown(f"Best of the closed-form theorems: ε = **{best[0]:.6g}**; exact optimum "
-                    f"ε = **{best[1]:.6g}** (the best theorem is {gap:.1f}% higher).")
+        st.markdown(f"Best of the closed-form theorems: ε = **{ui.format_number(best[0])}**; exact "
+                    f"optimum ε = **{ui.format_number(best[1])}** (the best theorem is {gap:.1f}% higher).")
     ui.download_csv(view.csv["epsilon_vs_k"], filename=f"{tag}_epsilon_vs_k.csv", key="csv_eps_k",
                     label="Download ε against k (CSV)")
     ui.download_csv(view.csv["delta_vs_epsilon"], filename=f"{tag}_delta_vs_epsilon.csv",

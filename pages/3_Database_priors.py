@@ -111,7 +111,7 @@ except ParameterError as exc:
     ui.notice(exc)
     st.stop()
 
-st.subheader(f"ε at total δ ≤ {values['delta']:g}, k = {q.databases:,}")
+st.subheader(f"ε at total δ ≤ {ui.unbroken(values['delta'])}, k = {q.databases:,}")
 d = q.compositions()
 if d is not None and d < q.databases:
     st.markdown(f"Under this constraint only **{d:,}** of the {q.databases:,} mechanisms can tell the "

@@ -57,13 +57,14 @@ except ParameterError as exc:
     st.stop()
 
 tag = ui.export.file_stem("mechanisms", {"mechanism": kind, **values})  # every input
-st.subheader(f"ε at total δ = {delta:g} after k = {k:,} runs")
+st.subheader(f"ε at total δ = {ui.unbroken(delta)} after k = {k:,} runs")
 ui.table(result.tables["comparison"], key="table_comparison")
 pld = result.payload["results"]["pld"]
 gen = result.payload["results"]["generic"]
 if pld["upper"] is not None and gen["upper"]:
-    st.markdown(f"This mechanism: ε ∈ **[{pld['lower']:.6g}, {pld['upper']:.6g}]**; generic optimal "
-                f"composition of its per-step guarantee: ε = **{gen['upper']:.6g}** "
+    st.markdown(f"This mechanism: ε ∈ **[{ui.format_number(pld['lower'], down=True)}, "
+                f"{ui.format_number(pld['upper'])}]**; generic optimal "
+                f"composition of its per-step guarantee: ε = **{ui.format_number(gen['upper'])}** "
                 f"({gen['upper'] / max(pld['upper'], 1e-300):.3g}× larger).")
 
 left, right = st.columns(2)
@@ -79,10 +80,10 @@ ui.download_json(result.payload, filename=f"{tag}.json", key="json_mech")
 
 st.header("Heterogeneous composition")
 st.markdown("Mechanisms with different (ε_i, δ_i): one row per kind with its count (type numbers as "
-            "you would write them, e.g. `1e-6`; add a row below the table, delete one by selecting it). "
-            "The exact optimum "
-            "sums over the counts of the canonical pairs (a few distinct rows); the PLD route scales "
-            "to many rows; KOV Thm 3.5 is the closed form.")
+            "you would write them, e.g. `1e-6`; add a row with **+** or in the empty last row, delete rows "
+            "by selecting them and pressing Delete). The exact optimum sums over the counts of the "
+            "canonical pairs (a few distinct rows); the PLD route scales to many rows; KOV Thm 3.5 is the "
+            "closed form.")
 hdelta = ui.param_input(mv.HDELTA)
 levels = ui.levels_editor(HET_ROWS)
 if levels is not None:

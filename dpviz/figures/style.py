@@ -131,10 +131,17 @@ def hover(x: str, y: str) -> str:
     return f"%{{fullData.name}}<br>{x}<br>{y}<extra></extra>"
 
 
+MODEBAR_REMOVED = ("zoom2d", "pan2d", "select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d",
+                   "resetScale2d")
+"""Left out of the modebar, which keeps its PNG button: dragging still zooms and a double click
+resets. On a phone Plotly always shows the modebar, and a full one covered the title."""
+
+
 def export_config(filename: str) -> dict:
     """plotly config for ``st.plotly_chart``: modebar exports at 3× resolution."""
     return {
         "displaylogo": False,
         "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 3},
         "modeBarButtonsToAdd": ["toImage"],
+        "modeBarButtonsToRemove": list(MODEBAR_REMOVED),
     }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from decimal import ROUND_CEILING, Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
 from dpviz.guarantee import Guarantee
 
@@ -16,18 +16,21 @@ ULPS = 4
 (3 × 0.1 = 0.30000000000000004 reads 0.3, not 0.300001): far below any bound's own rounding."""
 
 
-def format_number(x: float | None, digits: int = 6) -> str:
+def format_number(x: float | None, digits: int = 6, *, down: bool = False) -> str:
     """A number for tables with ``digits`` significant digits, '—' for no value, rounded up
     (towards +∞) where rounding to nearest would show less than the value: an upper bound, and the
-    ε and δ of every guarantee, is never shown below what was computed (beyond ``ULPS``)."""
+    ε and δ of every guarantee, is never shown below what was computed (beyond ``ULPS``). A lower
+    bound (``down``) is rounded down instead: never shown above what was computed."""
     if x is None or not math.isfinite(x):
         return NO_VALUE
     text = f"{x:.{digits}g}"
-    if float(text) >= x - ULPS * math.ulp(x):
+    slack = ULPS * math.ulp(x)
+    if (float(text) <= x + slack) if down else (float(text) >= x - slack):
         return text
     exact = Decimal(x)  # the float's exact binary value
     quantum = Decimal(1).scaleb(exact.adjusted() - digits + 1)
-    return f"{float(exact.quantize(quantum, rounding=ROUND_CEILING)):.{digits}g}"
+    rounded = exact.quantize(quantum, rounding=ROUND_FLOOR if down else ROUND_CEILING)
+    return f"{float(rounded):.{digits}g}"
 
 
 def table_number(text: str) -> float | None:

@@ -41,3 +41,10 @@ def test_table_frame_keeps_numbers_as_numbers():
     assert frame["ε"].isna()[1]
     assert frame["method"].tolist() == ["Basic", "KOV"]  # text stays text
     assert table_number("1e-05") == 1e-5 and table_number("—") is None
+
+
+@given(st.floats(min_value=1e-300, max_value=1e300), st.sampled_from([3, 6, 8]))
+def test_a_shown_lower_bound_is_never_above_the_value(x, digits):
+    shown = float(format_number(x, digits, down=True))
+    assert shown <= x + 4 * math.ulp(x)
+    assert shown >= x * (1 - 10.0 ** (1 - digits)) - 4 * math.ulp(x)

@@ -1,0 +1,89 @@
+"""Layout on a desktop, a phone and in dark mode (issue 10 item 7), in a real browser.
+
+Every page is photographed whole at 1280×800, 390×844 (a phone: touch, mobile) and 1280×800 in
+dark mode into ``test-artifacts/screenshots/layout_<page>_<mode>.png`` (to look at), and checked:
+tables are grids of numbers (``st.dataframe``), never Markdown tables whose cells wrap; every
+figure's title fits inside its figure and no modebar button covers it (on a phone Plotly always
+shows its modebar; on a desktop, while the pointer is over the figure); in dark mode each figure
+is drawn on its own opaque light card, so its fills and outlines look as in light mode."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from tests.browser.conftest import ARTIFACTS
+from tests.browser.test_levels_editor import READY, open_ready
+
+PAGES = {"home": "", "regions": "Privacy_regions", "curves": "Composition_curves",
+         "priors": "Database_priors", "mechanisms": "Mechanisms"}
+MODES = {
+    "desktop": {"viewport": {"width": 1280, "height": 800}},
+    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
+    "dark": {"viewport": {"width": 1280, "height": 800}, "color_scheme": "dark"},
+}
+TABLES = {"curves": 2, "priors": 1, "mechanisms": 2}
+"""Result tables (dataframes, not counting the row editors) each page shows at its defaults."""
+
+FIGURES = """() => Array.from(document.querySelectorAll('[data-testid=stPlotlyChart]'), (c) => {
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const title = c.querySelector('.gtitle');
+  const shown = (b) => b.offsetParent !== null && getComputedStyle(b.closest('.modebar')).opacity !== '0';
+  const plot = c.querySelector('.js-plotly-plot');
+  return {chart: box(c), title: title ? box(title) : null, text: title ? title.textContent : '',
+          buttons: Array.from(c.querySelectorAll('.modebar-btn')).filter(shown).map(box),
+          paper: plot && plot._fullLayout ? plot._fullLayout.paper_bgcolor : null};
+})"""
+
+TABLE_KINDS = """() => ({markdown: document.querySelectorAll('[data-testid=stTable]').length,
+  grids: Array.from(document.querySelectorAll('[data-testid=stDataFrame]'))
+    .filter((g) => !g.querySelector("button[aria-label='Add row']")).length})"""
+
+
+def overlaps(a: list[float], b: list[float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def whole_page(page: Page, path: str, viewport: dict[str, int]) -> None:
+    """A screenshot of the whole page (Streamlit scrolls inside its main area, so the viewport is
+    made as tall as the page), then the viewport back."""
+    height = page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollHeight")
+    page.set_viewport_size({"width": viewport["width"], "height": min(int(height) + 40, 9000)})
+    page.wait_for_function(READY)
+    page.wait_for_timeout(500)  # let Plotly redraw at the new size before the picture
+    page.screenshot(path=path)
+    page.set_viewport_size(viewport)
+
+
+def check_figures(page: Page, mode: str) -> None:
+    for i, fig in enumerate(page.evaluate(FIGURES)):
+        if mode == "desktop":  # the modebar shows while the pointer is over the figure
+            chart = page.locator("[data-testid=stPlotlyChart]").nth(i)
+            chart.scroll_into_view_if_needed()
+            chart.hover(position={"x": 40, "y": 200})
+            fig = page.evaluate(FIGURES)[i]
+        assert fig["title"] is not None, f"figure {i} has a title"
+        left, _, right, _ = fig["chart"]
+        assert left - 1 <= fig["title"][0] and fig["title"][2] <= right + 1, \
+            f"{mode}: the title {fig['text']!r} runs out of its figure"
+        covered = [b for b in fig["buttons"] if overlaps(b, fig["title"])]
+        assert not covered, f"{mode}: the modebar covers the title {fig['text']!r}"
+        if mode == "dark":
+            assert fig["paper"] in ("white", "#fff", "#ffffff", "rgb(255, 255, 255)"), \
+                "a figure is an opaque light card in dark mode too"
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_every_page_on_desktop_phone_and_dark(browser: Browser, app_url: str, name: str):
+    for mode, options in MODES.items():
+        context = browser.new_context(**options)
+        try:
+            page = context.new_page()
+            open_ready(page, f"{app_url}/{PAGES[name]}")
+            kinds = page.evaluate(TABLE_KINDS)
+            assert kinds["markdown"] == 0, "tables are grids of numbers, not Markdown tables"
+            assert kinds["grids"] == TABLES.get(name, 0)
+            check_figures(page, mode)
+            whole_page(page, str(ARTIFACTS / f"layout_{name}_{mode}.png"), options["viewport"])
+        finally:
+            context.close()
