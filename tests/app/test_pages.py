@@ -162,3 +162,27 @@ def test_priors_page_says_when_the_cap_does_not_bind(params, expected):
     assert "only **" not in text
     binding = run_page("pages/3_Database_priors.py", k="10", cap="3")
     assert "only **3** of the 10 mechanisms" in " ".join(m.value for m in binding.markdown)
+
+
+def test_log_k_switch_restyles_without_recomputing(monkeypatch):
+    """Issue 10 item 8: the log-k switch changes the axis, not a number: no ε is computed again,
+    and the curve's points are the same on both axes."""
+    from dpviz.views import curves
+
+    calls = []
+    original = curves.epsilon_vs_k
+
+    def counted(**kwargs):
+        calls.append(kwargs["ks"])
+        return original(**kwargs)
+
+    monkeypatch.setattr(curves, "epsilon_vs_k", counted)
+    at = run_page("pages/2_Composition_curves.py", eps0="0.1234", k_max="700")  # not cached elsewhere
+    before = len(calls)
+    log_axis = figures(at)[0]
+    at.toggle(key="log_k").set_value(False).run()
+    assert_clean(at)
+    linear_axis = figures(at)[0]
+    assert len(calls) == before, "toggling the axis computed ε again"
+    assert linear_axis["layout"]["xaxis"]["type"] == "linear" != log_axis["layout"]["xaxis"]["type"]
+    assert linear_axis["data"][3]["y"] == log_axis["data"][3]["y"]
