@@ -98,7 +98,7 @@ def interval_rows(results: Mapping[str, Interval]) -> list[dict[str, str]]:
     rows = []
     for key, iv in results.items():
         rows.append({"method": LABELS.get(key, key),
-                     "ε lower": format_number(iv.lower, 8) if iv.lower is not None else "—",
+                     "ε lower": format_number(iv.lower, 8, down=True) if iv.lower is not None else "—",
                      "ε upper": format_number(iv.upper, 8),
                      "width": format_number(iv.width, 3),
                      "time (ms)": f"{iv.seconds * 1e3:.1f}",

@@ -104,13 +104,13 @@ def test_shared_url_restores_the_same_view(page: Page, app_url: str, browser):
     set_text(page, "ε0 (each mechanism)", "0.3", key="eps0")
     set_text(page, "k (mechanisms composed)", "12", key="k")
     shared = page.url
-    table = page.locator("[data-testid=stTable]").nth(0).text_content()
+    table = page.locator("[data-testid=stDataFrame] table").nth(0).text_content()
     other = browser.new_page()
     try:
         open_page(other, shared)
         expect(other.get_by_label("ε0 (each mechanism)", exact=True)).to_have_value("0.3")
         expect(other.get_by_text("Values at k = 12", exact=False)).to_be_visible()
-        expect(other.locator("[data-testid=stTable]").nth(0)).to_have_text(table)
+        expect(other.locator("[data-testid=stDataFrame] table").nth(0)).to_have_text(table)
     finally:
         other.close()
 
