@@ -23,7 +23,6 @@ import json
 import os
 import platform
 import random
-import re
 import socket
 import statistics
 import subprocess
@@ -33,6 +32,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from page_latency import nearby  # the same nearby value as the server-side latency script
 from playwright.async_api import Browser, Page, async_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,18 +123,6 @@ async def _open(page: Page, url: str, tally: Tally) -> bool:
     return True
 
 
-def _scaled(text: str, rng: random.Random) -> str:
-    """A nearby value of the same kind: integers stay integers, numbers are scaled."""
-    try:
-        x = float(text)
-    except ValueError:
-        return text
-    factor = rng.choice((0.5, 0.8, 1.25, 2.0))
-    if re.fullmatch(r"\d+", text.strip()):
-        return str(max(1, round(x * factor)))
-    return f"{x * factor:.4g}"
-
-
 async def _change_something(page: Page, rng: random.Random) -> str:
     """Change one input as a person would; returns what was changed."""
     await page.wait_for_selector("[data-testid=stTextInput] input", timeout=SETTLE_MS)  # drawn lazily
@@ -146,7 +134,7 @@ async def _change_something(page: Page, rng: random.Random) -> str:
         await choice.click()
         return "radio"
     box = boxes.nth(rng.randrange(n_boxes))
-    value = _scaled(await box.input_value(), rng)
+    value = nearby(await box.input_value(), rng)
     await box.fill(value)
     await box.press("Enter")
     return f"text={value}"

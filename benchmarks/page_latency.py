@@ -31,7 +31,8 @@ PAGES = {"home": "app.py", "regions": "pages/1_Privacy_regions.py", "curves": "p
          "priors": "pages/3_Database_priors.py", "mechanisms": "pages/4_Mechanisms.py"}
 
 
-def _nearby(text: str, rng: random.Random) -> str:
+def nearby(text: str, rng: random.Random) -> str:
+    """A value a person might try next: numbers scaled by 0.5–2, whole numbers kept whole."""
     try:
         x = float(text)
     except ValueError:
@@ -50,7 +51,7 @@ def _change(at: AppTest, rng: random.Random) -> str:
         return "nothing (no inputs)"
     kind, w = rng.choice(widgets)
     if kind == "text":
-        w.set_value(_nearby(w.value, rng))
+        w.set_value(nearby(w.value, rng))
     elif kind == "radio":
         w.set_value(rng.choice(list(w.options)))
     elif kind == "slider":

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from dpviz import budget as budgets
 from dpviz.budget import Budget, Cost, OverBudget, cost_of
@@ -32,6 +32,8 @@ from dpviz.pld import discretize
 from dpviz.pld.grid import DEFAULT_TAIL, MAX_BINS, GridPLD, composed_bins
 from dpviz.pld.law import LossLaw
 from dpviz.validation import ParameterError, check_count
+
+T = TypeVar("T")
 
 Parts = Sequence[tuple[LossLaw, int]]
 
@@ -254,11 +256,16 @@ def compose_within_limits(parts: Parts, *, h: float = DEFAULT_H, tail: float = D
     """``compose``, doubling h (coarser grid, wider but still certified interval) when a
     composition step would exceed ``MAX_BINS`` or the estimate is above ``budget``; the h
     actually used is ``Composed.h``. Raises ``OverBudget`` when even the coarsest grid is."""
-    over_budget = False
-    attempt = 0
+    return _coarsening(h, lambda hh: compose(parts, h=hh, tail=tail, budget=budget))
+
+
+def _coarsening(h: float, run: Callable[[float], T]) -> T:
+    """``run(h)``, doubling h after each ``MAX_BINS`` refusal (at most ``COARSENINGS`` times) or
+    estimate above the budget (``BUDGET_COARSENINGS`` more); the last refusal is raised."""
+    over_budget, attempt = False, 0
     while True:
         try:
-            return compose(parts, h=h * 2**attempt, tail=tail, budget=budget)
+            return run(h * 2**attempt)
         except OverBudget:
             over_budget = True
             if attempt >= COARSENINGS + BUDGET_COARSENINGS:
@@ -281,20 +288,12 @@ def compose_many(law: LossLaw, ks: Sequence[int], *, h: float = DEFAULT_H, tail:
     ks = sorted({check_count(k, field="k") for k in ks})
     top = ks[-1]
     ffts = _squarings(top) + sum(_products(k) for k in ks)
-    over_budget, attempt = False, 0
-    while True:
-        hh = h * 2**attempt
-        try:
-            budgets.check(_cost([(law, top)], ffts=ffts, h=hh, tail=tail), budget)
-            return _compose_many(law, ks, h=hh, tail=tail)
-        except OverBudget:
-            over_budget = True
-            if attempt >= COARSENINGS + BUDGET_COARSENINGS:
-                raise
-        except ParameterError as exc:  # MAX_BINS
-            if exc.field != "h" or attempt >= COARSENINGS + (BUDGET_COARSENINGS if over_budget else 0):
-                raise
-        attempt += 1
+
+    def run(hh: float) -> dict[int, Composed]:
+        budgets.check(_cost([(law, top)], ffts=ffts, h=hh, tail=tail), budget)
+        return _compose_many(law, ks, h=hh, tail=tail)
+
+    return _coarsening(h, run)
 
 
 def _compose_many(law: LossLaw, ks: list[int], *, h: float, tail: float) -> dict[int, Composed]:
