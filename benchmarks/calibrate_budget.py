@@ -29,9 +29,9 @@ from dpviz.composition import homogeneous, optimal, parse_levels  # noqa: E402
 from dpviz.composition.atoms import LossAtoms, binomial_atom_count, binomial_window  # noqa: E402
 from dpviz.gce import exact  # noqa: E402
 from dpviz.gce import hypotheses as H  # noqa: E402
-from dpviz.mechanisms import view as mv  # noqa: E402
 from dpviz.mechanisms.spec import MechanismSpec, buckets_interval  # noqa: E402
 from dpviz.pld import accountant, discretize  # noqa: E402
+from dpviz.views import mechanisms as mv  # noqa: E402
 
 UNLIMITED = Budget(seconds=1e9, max_bytes=1e18)
 

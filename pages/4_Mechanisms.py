@@ -4,9 +4,9 @@ Meiser-Mohammadi), with certified error bars."""
 import streamlit as st
 
 from dpviz import ui
-from dpviz.mechanisms import view as mv
 from dpviz.params import HET_ROWS
 from dpviz.validation import ParameterError
+from dpviz.views import mechanisms as mv
 
 ui.page_setup("Mechanisms")
 st.title("Mechanisms")

@@ -44,7 +44,6 @@ class ViewSpec:
 
 def registry() -> dict[str, ViewSpec]:
     """All views by CLI name (imported lazily: each view pulls in its core)."""
-    from dpviz.mechanisms.view import SPEC as MECHANISMS
-    from dpviz.views import curves, database_priors, regions
+    from dpviz.views import curves, database_priors, mechanisms, regions
 
-    return {s.name: s for s in (regions.SPEC, curves.SPEC, database_priors.SPEC, MECHANISMS)}
+    return {s.name: s for s in (regions.SPEC, curves.SPEC, database_priors.SPEC, mechanisms.SPEC)}

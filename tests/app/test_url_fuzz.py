@@ -20,10 +20,10 @@ from streamlit.testing.v1 import AppTest
 
 from dpviz.gce import specs as gce
 from dpviz.gce.presets import PRESETS
-from dpviz.mechanisms import view as mv
 from dpviz.params import DELTA0, EPS0, HETERO_LEVELS, K_SLIDER, Param, row_levels, text_rows
 from dpviz.ui import SHOWN_CHARS
 from dpviz.validation import ParameterError
+from dpviz.views import mechanisms as mv
 from dpviz.views import regions
 from dpviz.views.curves import SPEC as CURVES
 from tests.app.helpers import PAYLOADS, ROOT, TIMEOUT, assert_clean, assert_inert, errors, split_code_spans

@@ -11,8 +11,8 @@ from playwright.sync_api import Browser, Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from dpviz.figures.tables import format_number
-from dpviz.mechanisms import view as mv
 from dpviz.params import HET_ROWS, HETERO_LEVELS, row_levels, text_rows
+from dpviz.views import mechanisms as mv
 from tests.browser.test_app_in_browser import TIMEOUT_MS, open_page, settle
 
 EDITOR = "[data-testid=stDataFrame]:has(button[aria-label='Add row'])"

@@ -7,8 +7,8 @@ from functools import cache
 from typing import Any
 
 from dpviz.gce.presets import PRESETS
-from dpviz.mechanisms.view import KINDS
 from dpviz.views import View, registry
+from dpviz.views.mechanisms import KINDS
 
 CASES: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("regions", ()),

@@ -17,10 +17,10 @@ from dpviz.budget import Budget, OverBudget
 from dpviz.cli import main
 from dpviz.composition import parse_levels
 from dpviz.mechanisms import heterogeneous as het
-from dpviz.mechanisms import view as mv
 from dpviz.mechanisms.spec import MechanismSpec, pld_interval, rdp_interval, report
 from dpviz.pld import accountant, discretize
 from dpviz.pld.grid import composed_bins
+from dpviz.views import mechanisms as mv
 
 TINY = Budget(seconds=1e-9, max_bytes=1e18)
 UNLIMITED = Budget(seconds=1e12, max_bytes=1e18)

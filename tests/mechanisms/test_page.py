@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from dpviz.mechanisms import view as mv
 from dpviz.validation import ParameterError
+from dpviz.views import mechanisms as mv
 from tests.app.helpers import assert_clean, errors, figures, run_page, tables
 
 PAGE = "pages/4_Mechanisms.py"

@@ -268,4 +268,4 @@ def build_view(*, mechanism: str, sigma: float, scale: float, mech_eps0: float, 
 
 SPEC = ViewSpec(name="mechanisms", title="Mechanisms",
                 params=(MECHANISM, SIGMA, SCALE, EPS0, SENS, K, RATE, DELTA), build=build_view)
-"""For ``dpviz.views.registry`` (a one-line ``dpviz/views/mechanisms.py`` can re-export it)."""
+"""For ``dpviz.views.registry``."""
