@@ -1,4 +1,4 @@
-"""Review: GCE exact curve, paper bounds and refinement at edge priors and parameters.
+"""GCE exact curve, paper bounds and refinement at edge priors and parameters.
 
 Brute force (tests/gce/brute.py: all 4^k outcomes, all b) for the threshold priors at
 k' = 1 and k' = k, swapped directions (p1 = 0⃗), ε0 = 0, ε0 = 30 and δ0 = 0.5; the paper

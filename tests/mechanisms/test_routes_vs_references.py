@@ -1,4 +1,4 @@
-"""Review: mechanism routes (generic, PLD, buckets, RDP) against independent references."""
+"""Mechanism routes (generic, PLD, buckets, RDP) against independent references."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ from dpviz.mechanisms import canonical, gaussian, geometric, laplace, randomized
 from dpviz.mechanisms.spec import MechanismSpec, generic_interval, pld_interval, rdp_interval
 from dpviz.mechanisms.subsampling import subsample
 from dpviz.pld import discretize
-
-from . import _enum
+from tests.mechanisms import _enum
 
 # ---------------------------------------------------------------- confirmed bugs
 

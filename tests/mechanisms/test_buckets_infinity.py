@@ -1,11 +1,10 @@
-"""Review: privacy-bucket bounds when the ∞ bucket holds finite-loss events of tiny B-mass."""
+"""Privacy-bucket bounds when the ∞ bucket holds finite-loss events of tiny B-mass."""
 
 from __future__ import annotations
 
 from dpviz.buckets import Buckets
 from dpviz.mechanisms import canonical
-
-from . import _enum
+from tests.mechanisms import _enum
 
 
 # Regression (fixed): Buckets.compose computed the ∞-bucket B-mass as 1 − (1 − q1)(1 − q2), which

@@ -1,4 +1,4 @@
-"""Review: the "on grid" snapping tolerance of the PLD and bucket leaves."""
+"""The "on grid" snapping tolerance of the PLD and bucket leaves."""
 
 from __future__ import annotations
 

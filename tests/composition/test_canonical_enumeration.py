@@ -1,4 +1,4 @@
-"""Review: classic composition methods against brute-force enumeration of canonical pairs.
+"""Classic composition methods against brute-force enumeration of canonical pairs.
 
 Edge cases the existing tests do not combine: ε = 0 rows with δ > 0, huge ε0 next to small
 ones, three distinct levels, δ close to 1, and every bound checked against the exact optimum.
@@ -11,8 +11,7 @@ import pytest
 
 from dpviz.composition import METHODS, optimal
 from dpviz.composition.levels import Level, as_levels, homogeneous
-
-from . import _enum
+from tests.mechanisms import _enum
 
 HETERO = [
     [Level(0.0, 0.1, 2), Level(1.0, 0.0, 2)],

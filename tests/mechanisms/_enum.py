@@ -1,4 +1,4 @@
-"""Independent brute-force references for the review tests (plain enumeration, linear space).
+"""Independent brute-force references for the enumeration tests (plain enumeration, linear space).
 
 A finite pair (P, Q) is a list of outcomes (p, q); its k-fold product is enumerated outcome
 by outcome and the hockey-stick divergence Σ max(0, P − e^ε Q) summed directly. Nothing
