@@ -25,13 +25,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
 
+import numpy as np
+from numpy.typing import NDArray
+
 from dpviz import budget as budgets
 from dpviz.budget import Budget, Cost, OverBudget, cost_of
-from dpviz.guarantee import finite_or_none
+from dpviz.guarantee import DeltaCurve, Guarantee, Kind, Status, finite_or_none
 from dpviz.pld import discretize
 from dpviz.pld.grid import DEFAULT_TAIL, MAX_BINS, GridPLD, composed_bins
 from dpviz.pld.law import LossLaw
-from dpviz.validation import ParameterError, check_count
+from dpviz.validation import ParameterError, check_count, check_delta, check_epsilon, check_positive
 
 T = TypeVar("T")
 
@@ -92,6 +95,12 @@ class Composed:
     seconds: float
     single: GridPLD | None = None
     """One step of the first part, pessimistic (``compose_many`` keeps it for the histogram)."""
+    tail: float = DEFAULT_TAIL
+
+    def describe(self) -> str:
+        """The grid in a few words: width, bins, truncation tail, time."""
+        bins = max(g.mass.size for g in self.upper + self.lower)
+        return f"h={self.h:.3g}, {bins:,} bins, tail={self.tail:.3g}, {self.seconds:.2f} s"
 
     def delta(self, epsilon: float) -> tuple[float, float]:
         return (max(g.delta(epsilon) for g in self.lower), max(g.delta(epsilon) for g in self.upper))
@@ -341,3 +350,139 @@ def delta_interval(parts: Parts, *, epsilon: float, h: float = DEFAULT_H,
     lo, up = c.delta(epsilon)
     return Interval(lower=lo, upper=up, method="pld", seconds=time.perf_counter() - t0,
                     detail=f"h={h:g}")
+
+
+# ====================================================================== the Guarantee API (issue 8)
+
+DEFAULT_ACCURACY = 1e-3
+"""Relative width of the certified interval aimed for when no grid width is given (and 1e-4
+absolute where ε < 0.1)."""
+
+SOURCE = "PLD grid (connect-the-dots upper, Doroshenko et al.; post-processed lower)"
+
+
+def max_loss(parts: Parts) -> float:
+    """ε at δ = 0: the largest composed finite loss Σ k_i·max L_i, maximised over both directions;
+    ``math.inf`` when some law has mass at +∞ (or −∞, for the reverse direction) or an unbounded
+    continuous part (then no finite ε has δ = 0)."""
+    worst = -math.inf
+    for d in directions(parts):
+        total = 0.0
+        for law, k in d:
+            total += k * _law_max_loss(law)
+        worst = max(worst, total)
+    return max(worst, 0.0)
+
+
+def _law_max_loss(law: LossLaw) -> float:
+    if law.p_inf > 0:
+        return math.inf
+    top = -math.inf
+    if law.loss.size and np.any(law.p > 0):
+        top = float(law.loss[law.p > 0].max())
+    c = law.continuous
+    if c is not None:
+        top = max(top, c.hi)
+    return top if top > -math.inf else 0.0
+
+
+def _checked_parts(parts: Parts) -> list[tuple[LossLaw, int]]:
+    if not parts:
+        raise ParameterError("mechanisms", "[]", "a non-empty list of (loss law, count) parts")
+    return [(law, check_count(k, field="k")) for law, k in parts]
+
+
+def epsilon_bounds(parts: Parts, *, delta: float, accuracy: float = DEFAULT_ACCURACY,
+                   h: float | None = None, budget: Budget | None = None) -> Guarantee:
+    """ε at δ of the composition of ``parts``, certified: ``lower ≤ ε(δ) ≤ upper``.
+
+    δ = 0 is answered exactly from the laws (Σ k·max loss, or IMPOSSIBLE when a loss is
+    unbounded). Otherwise the grids of ``composition`` are read off (``Composed.epsilon``).
+    """
+    t0 = time.perf_counter()
+    delta = check_delta(delta)
+    parts = _checked_parts(parts)
+    if delta == 0.0:
+        top = max_loss(parts)
+        if math.isinf(top):
+            return Guarantee.impossible(source=SOURCE, delta=0.0, reason=(
+                "ε at δ = 0 is infinite: the privacy loss is unbounded (a continuous tail or mass at +∞)"))
+        return Guarantee(epsilon=top, delta=0.0, kind=Kind.EXACT, source="largest composed loss Σ k·max L",
+                         seconds=time.perf_counter() - t0)
+    try:
+        c = composition(parts, delta=delta, accuracy=accuracy, h=h, budget=budget)
+    except (OverBudget, ParameterError) as exc:
+        if isinstance(exc, ParameterError) and not isinstance(exc, OverBudget) and exc.field != "h":
+            raise
+        return Guarantee.not_computed(source=SOURCE, delta=delta, reason=str(exc))
+    lo, up = c.epsilon(delta)
+    detail = c.describe()
+    seconds = time.perf_counter() - t0
+    if lo is None:  # even the optimistic grid has δ(ε) > δ for every ε: ε = ∞
+        return Guarantee.impossible(source=SOURCE, delta=delta, reason=(
+            f"δ = {delta:g} is below the probability of infinite privacy loss: no finite ε"))
+    if up is None:
+        return Guarantee(epsilon=None, delta=delta, kind=Kind.INFEASIBLE, source=SOURCE,
+                         status=Status.NOT_COMPUTED, lower=lo, detail=detail, seconds=seconds,
+                         reason="δ is below the tail mass the grid sends to +∞ (a finer tail is needed)")
+    up = max(up, lo)
+    kind = Kind.EXACT if up == lo else Kind.UPPER
+    return Guarantee(epsilon=up, delta=delta, kind=kind, source=SOURCE, lower=lo, upper=up,
+                     detail=detail, seconds=seconds)
+
+
+def delta_bounds(parts: Parts, *, epsilon: float, accuracy: float = DEFAULT_ACCURACY,
+                 h: float | None = None, budget: Budget | None = None) -> Guarantee:
+    """δ at ε of the composition of ``parts``, certified: ``lower ≤ δ(ε) ≤ upper``."""
+    t0 = time.perf_counter()
+    epsilon = check_epsilon(epsilon, maximum=EPSILON_COMPOSED_MAX)
+    parts = _checked_parts(parts)
+    top = max_loss(parts)
+    if epsilon >= top:
+        return Guarantee(epsilon=epsilon, delta=0.0, kind=Kind.EXACT, solved="delta",
+                         source="largest composed loss Σ k·max L", seconds=time.perf_counter() - t0)
+    try:
+        c = composition(parts, epsilon=epsilon, accuracy=accuracy, h=h, budget=budget)
+    except (OverBudget, ParameterError) as exc:
+        if isinstance(exc, ParameterError) and not isinstance(exc, OverBudget) and exc.field != "h":
+            raise
+        return Guarantee.not_computed(source=SOURCE, epsilon=epsilon, solved="delta", reason=str(exc))
+    lo, up = c.delta(epsilon)
+    up = max(up, lo)
+    kind = Kind.EXACT if up == lo else Kind.UPPER
+    return Guarantee(epsilon=epsilon, delta=up, kind=kind, source=SOURCE, lower=lo, upper=up,
+                     solved="delta", detail=c.describe(), seconds=time.perf_counter() - t0)
+
+
+def delta_curve(parts: Parts, *, epsilons: NDArray[np.float64], accuracy: float = DEFAULT_ACCURACY,
+                h: float | None = None, budget: Budget | None = None) -> DeltaCurve:
+    """δ(ε) over ``epsilons`` from one composition (NaN everywhere when it is not computed)."""
+    eps = np.asarray(epsilons, dtype=float)
+    parts = _checked_parts(parts)
+    try:
+        c = composition(parts, epsilon=float(eps.min()) if eps.size else 0.0, accuracy=accuracy, h=h,
+                        budget=budget)
+    except (OverBudget, ParameterError) as exc:
+        if isinstance(exc, ParameterError) and not isinstance(exc, OverBudget) and exc.field != "h":
+            raise
+        nan = np.full(eps.shape, math.nan)
+        return DeltaCurve(epsilon=eps, lower=nan, upper=nan.copy(), kind=Kind.UPPER, source=SOURCE,
+                          reason=str(exc))
+    lo = np.array([c.delta(float(e))[0] for e in eps.ravel()]).reshape(eps.shape)
+    up = np.array([c.delta_upper(float(e)) for e in eps.ravel()]).reshape(eps.shape)
+    return DeltaCurve(epsilon=eps, lower=lo, upper=np.maximum(up, lo), kind=Kind.UPPER, source=SOURCE)
+
+
+EPSILON_COMPOSED_MAX = 1e6
+"""Largest ε accepted by ``delta_bounds`` (a composed ε; per-step ε are checked elsewhere)."""
+
+
+def composition(parts: Parts, *, delta: float | None = None, epsilon: float | None = None,
+                accuracy: float = DEFAULT_ACCURACY, h: float | None = None,
+                budget: Budget | None = None) -> Composed:
+    """The composed upper and lower grids for a target δ (or ε), at width ``h`` or at one chosen
+    from ``accuracy``; raises ``OverBudget`` / ``ParameterError`` (field "h") when they do not fit."""
+    parts = _checked_parts(parts)
+    if h is not None:
+        return compose(parts, h=check_positive(h, field="h", maximum=10.0), budget=budget)
+    return compose_within_limits(parts, h=DEFAULT_H, budget=budget)
