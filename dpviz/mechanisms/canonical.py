@@ -9,11 +9,15 @@ composition is the exact worst case (KOV Thm 3.3).
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
+from dpviz.guarantee import Guarantee, Kind
+from dpviz.mechanisms.base import Mechanism
+from dpviz.params import Param
 from dpviz.pld.law import LossLaw
-from dpviz.validation import check_delta, check_epsilon
+from dpviz.validation import check_delta, check_epsilon, check_positive
 
 
 def loss_law(*, eps0: float, delta0: float = 0.0) -> LossLaw:
@@ -26,3 +30,31 @@ def loss_law(*, eps0: float, delta0: float = 0.0) -> LossLaw:
                                   p_inf=d0, q_neg_inf=d0, symmetric=True)
     return LossLaw.from_atoms(f"Canonical ε0={e0:g}, δ0={d0:g}", np.array([e0, -e0]), np.array([hi, lo]),
                               np.array([lo, hi]), p_inf=d0, q_neg_inf=d0, symmetric=True)
+
+
+class Canonical(Mechanism):
+    """The canonical (ε0, δ0) pair (KOV eq. 16): the worst case among (ε0, δ0)-DP mechanisms."""
+
+    key = "canonical"
+    title = "Canonical (ε0, δ0) pair"
+    finite = True
+    params = (
+        Param("eps0", "ε0", 0.1, partial(check_positive, field="eps0", maximum=100.0),
+              "ε0 of the canonical pair"),
+        Param("delta0", "δ0", 0.0, partial(check_delta, field="delta0"),
+              "δ0 of the canonical pair (default 0)"),
+    )
+
+    def loss_law(self) -> LossLaw:
+        return loss_law(eps0=self.eps0, delta0=self.delta0)
+
+    def step_guarantee(self, delta: float) -> Guarantee:
+        return Guarantee(epsilon=self.eps0, delta=self.delta0, kind=Kind.UPPER, source="per-step guarantee")
+
+    @property
+    def grid_unit(self) -> float | None:
+        return self.eps0
+
+    @property
+    def canonical_pair(self) -> tuple[float, float] | None:
+        return (self.eps0, self.delta0)

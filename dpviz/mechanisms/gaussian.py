@@ -11,11 +11,16 @@ evaluated in log space (``log_ndtr``) so tails down to δ = 1e-300 keep their pr
 from __future__ import annotations
 
 import math
+import time
+from functools import partial
 
 import numpy as np
 from scipy.special import log_ndtr, ndtr
 
+from dpviz.guarantee import Guarantee, Kind
+from dpviz.mechanisms.base import Mechanism
 from dpviz.numerics import log1mexp
+from dpviz.params import Param
 from dpviz.pld.law import ContinuousPart, LossLaw
 from dpviz.validation import ParameterError, check_count, check_positive
 
@@ -93,3 +98,51 @@ def epsilon_bracket(*, delta: float, sigma: float, sensitivity: float = 1.0, k: 
         else:
             hi = mid
     return lo, hi
+
+
+class Gaussian(Mechanism):
+    """The Gaussian mechanism N(0, σ²) on a query of ℓ2-sensitivity Δ (module docstring)."""
+
+    key = "gaussian"
+    title = "Gaussian"
+    params = (
+        Param("sigma", "noise σ", 1.0, partial(check_positive, field="sigma"),
+              "noise standard deviation σ > 0"),
+        Param("sensitivity", "sensitivity Δ", 1.0, partial(check_positive, field="sensitivity"),
+              "query sensitivity Δ (default 1)"),
+    )
+
+    @property
+    def mu(self) -> float:
+        return mu(sigma=self.sigma, sensitivity=self.sensitivity)
+
+    def validate(self) -> None:
+        self.mu  # noqa: B018 (raises ParameterError naming sigma)
+
+    def loss_law(self) -> LossLaw:
+        return loss_law(sigma=self.sigma, sensitivity=self.sensitivity)
+
+    def rdp(self, order: int) -> float:
+        """ρ(λ) = λμ²/2 (Steinke Lemma 33.4)."""
+        return float(order) * self.mu**2 / 2.0
+
+    def step_guarantee(self, delta: float) -> Guarantee:
+        """(ε(δ), δ) from the exact curve (Steinke Cor. 8), ε rounded up."""
+        _, eps = epsilon_bracket(delta=delta, sigma=self.sigma, sensitivity=self.sensitivity)
+        return Guarantee(epsilon=eps, delta=delta, kind=Kind.UPPER, source="per-step guarantee")
+
+    def closed_form(self, k: int, *, delta: float | None = None,
+                    epsilon: float | None = None) -> Guarantee | None:
+        """Steinke Cor. 8 with μ√k (Cor. 10): ε at δ as a bisection bracket, or δ at ε."""
+        t0 = time.perf_counter()
+        if epsilon is not None:
+            d = delta_for_epsilon(epsilon=epsilon, sigma=self.sigma, sensitivity=self.sensitivity, k=k)
+            return Guarantee(epsilon=epsilon, delta=d, kind=Kind.EXACT, source=SOURCE, solved="delta",
+                             seconds=time.perf_counter() - t0)
+        assert delta is not None
+        if delta == 0:
+            return Guarantee.impossible(source=SOURCE, delta=0.0, reason="the Gaussian mechanism is not "
+                                        "ε-DP for any finite ε: δ must be > 0")
+        lo, hi = epsilon_bracket(delta=delta, sigma=self.sigma, sensitivity=self.sensitivity, k=k)
+        return Guarantee(epsilon=hi, delta=delta, kind=Kind.UPPER if lo < hi else Kind.EXACT, source=SOURCE,
+                         lower=lo, upper=hi, seconds=time.perf_counter() - t0)

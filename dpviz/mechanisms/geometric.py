@@ -9,11 +9,14 @@ On a query of integer sensitivity Δ, P = Z and Q = Z + Δ give L(x) = ε0(|x �
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
+from dpviz.mechanisms.base import Mechanism
+from dpviz.params import Param
 from dpviz.pld.law import LossLaw
-from dpviz.validation import check_count, check_epsilon
+from dpviz.validation import check_count, check_epsilon, check_positive
 
 
 def loss_law(*, eps0: float, sensitivity: float = 1) -> LossLaw:
@@ -31,3 +34,32 @@ def loss_law(*, eps0: float, sensitivity: float = 1) -> LossLaw:
     p = np.concatenate([[1.0 / (1.0 + a)], norm * a**xs, [a**d / (1.0 + a)]])
     q = p[::-1].copy()  # Q = Z + Δ mirrors P about Δ/2: Q-mass at loss ℓ = P-mass at −ℓ (no e^{−ℓ} overflow)
     return LossLaw.from_atoms(f"Geometric ε0={e0:g}, Δ={d}", loss, p, q, symmetric=True)
+
+
+class Geometric(Mechanism):
+    """The geometric (discrete Laplace) mechanism e^{−ε0|z|} on an integer query of sensitivity Δ."""
+
+    key = "geometric"
+    title = "Geometric (discrete Laplace)"
+    finite = True
+    params = (
+        Param("eps0", "ε0", 0.1, partial(check_positive, field="eps0", maximum=100.0),
+              "ε0 of the geometric (discrete Laplace) noise, e^{−ε0|z|}"),
+        Param("sensitivity", "sensitivity Δ", 1, partial(check_count, field="sensitivity", maximum=10_000),
+              "integer query sensitivity Δ (default 1)"),
+    )
+
+    def loss_law(self) -> LossLaw:
+        return loss_law(eps0=self.eps0, sensitivity=self.sensitivity)
+
+    @property
+    def grid_unit(self) -> float | None:
+        return self.eps0
+
+    @property
+    def max_loss(self) -> float | None:  # type: ignore[override]
+        return self.eps0 * self.sensitivity
+
+    @property
+    def canonical_pair(self) -> tuple[float, float] | None:
+        return (self.eps0, 0.0) if self.sensitivity == 1 else None

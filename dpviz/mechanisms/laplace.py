@@ -11,8 +11,12 @@ overflows for large ε0 (e^{−ε0} underflows to 0 beyond ε0 ≈ 745, which on
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
+from dpviz.mechanisms.base import Mechanism
+from dpviz.params import Param
 from dpviz.pld.law import ContinuousPart, LossLaw
 from dpviz.validation import ParameterError, check_positive
 
@@ -49,3 +53,39 @@ def loss_law(*, scale: float, sensitivity: float = 1.0) -> LossLaw:
     )
     return LossLaw(name=f"Laplace ε0={e0:g}", loss=np.array([e0, -e0]), p=np.array([0.5, half_tail]),
                    q=np.array([half_tail, 0.5]), continuous=part, symmetric=True)
+
+
+class Laplace(Mechanism):
+    """The Laplace mechanism Lap(b) on a query of ℓ1-sensitivity Δ; pure ε0 = Δ/b."""
+
+    key = "laplace"
+    title = "Laplace"
+    params = (
+        Param("scale", "scale b", 1.0, partial(check_positive, field="scale"), "Laplace scale b > 0"),
+        Param("sensitivity", "sensitivity Δ", 1.0, partial(check_positive, field="sensitivity"),
+              "query sensitivity Δ (default 1)"),
+    )
+
+    @property
+    def eps0(self) -> float:
+        return epsilon0(scale=self.scale, sensitivity=self.sensitivity)
+
+    def validate(self) -> None:
+        self.eps0  # noqa: B018 (raises ParameterError naming scale)
+
+    def loss_law(self) -> LossLaw:
+        return loss_law(scale=self.scale, sensitivity=self.sensitivity)
+
+    def rdp(self, order: int) -> float:
+        """Mironov 2017, Table II (see ``dpviz.rdp.subsampled``)."""
+        from dpviz.rdp.subsampled import base_rdp
+
+        return base_rdp("laplace", order=order, eps0=self.eps0)
+
+    @property
+    def grid_unit(self) -> float | None:
+        return self.eps0
+
+    @property
+    def max_loss(self) -> float | None:  # type: ignore[override]
+        return self.eps0

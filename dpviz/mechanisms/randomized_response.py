@@ -8,11 +8,14 @@ equal to Q's truth −ε0, any other value 0. For m = 2 this is the canonical (�
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
+from dpviz.mechanisms.base import Mechanism
+from dpviz.params import Param
 from dpviz.pld.law import LossLaw
-from dpviz.validation import ParameterError, check_count, check_epsilon
+from dpviz.validation import ParameterError, check_count, check_epsilon, check_positive
 
 
 def loss_law(*, eps0: float, categories: int = 2) -> LossLaw:
@@ -27,3 +30,33 @@ def loss_law(*, eps0: float, categories: int = 2) -> LossLaw:
     q = [lo, (m - 2) * lo, hi] if m > 2 else [lo, hi]
     return LossLaw.from_atoms(f"Randomized response ε0={e0:g}, m={m}", np.array(loss), np.array(p),
                               np.array(q), symmetric=True)
+
+
+class RandomizedResponse(Mechanism):
+    """Randomized response over m categories (module docstring); pure ε0-DP."""
+
+    key = "randomized-response"
+    title = "Randomized response"
+    finite = True
+    params = (
+        Param("eps0", "ε0", 0.1, partial(check_positive, field="eps0", maximum=100.0),
+              "ε0 of randomized response"),
+        Param("categories", "categories m", 2,
+              partial(check_count, field="categories", minimum=2, maximum=1_000_000),
+              "number of categories m ≥ 2 (default 2)"),
+    )
+
+    def loss_law(self) -> LossLaw:
+        return loss_law(eps0=self.eps0, categories=self.categories)
+
+    @property
+    def grid_unit(self) -> float | None:
+        return self.eps0
+
+    @property
+    def max_loss(self) -> float | None:  # type: ignore[override]
+        return self.eps0
+
+    @property
+    def canonical_pair(self) -> tuple[float, float] | None:
+        return (self.eps0, 0.0) if self.categories == 2 else None

@@ -92,3 +92,165 @@ def subsample(law: LossLaw, *, rate: float) -> tuple[LossLaw, LossLaw]:
     add = remove.reversed()
     return remove, LossLaw(name=f"{law.name}, Poisson q={rate:g} (add)", loss=add.loss, p=add.p,
                            q=add.q, p_inf=add.p_inf, q_neg_inf=add.q_neg_inf, continuous=add.continuous)
+
+
+# ---------------------------------------------------------------------- replace-one neighbours
+NEIGHBOURING = ("add-remove", "replace-one")
+"""Neighbouring relations for subsampling (Steinke, seed 001, §6.2)."""
+
+SOURCE_REPLACE = ("replace-one: the pair ((1−q)P0 + qP1, (1−q)P0 + qP2) with P1, P2 the base "
+                  "shifted by ±Δ (derived loss law; Steinke §6.2)")
+
+
+def _log_abs_sinh_half(y: np.ndarray) -> np.ndarray:
+    """ln|sinh(y/2)| without overflow (−∞ at y = 0)."""
+    a = np.abs(y)
+    with np.errstate(divide="ignore"):
+        return a / 2.0 + np.log(-np.expm1(-a)) - math.log(2.0)
+
+
+def gaussian_replace_one(*, mu: float, rate: float) -> LossLaw:
+    """Loss law of P' = (1−q)N(0,1) + qN(μ,1) against Q' = (1−q)N(0,1) + qN(−μ,1).
+
+    Derivation (ours, for the pair of Steinke §6.2 with P0 = N(0, 1) and P1, P2 the two
+    replaced records at ±μ): L(x) = ln(1 − q + q e^{μx − μ²/2}) − ln(1 − q + q e^{−μx − μ²/2})
+    is odd and strictly increasing. With u = e^{μx}, e^L = w solves
+    q c u² + (1 − q)(1 − w) u − q c w = 0 (c = e^{−μ²/2}), whose positive root gives
+    x(ℓ) = (ℓ/2 + asinh(T))/μ, T = (1 − q)/q · e^{μ²/2} · sinh(ℓ/2).
+    So P'(L > ℓ) = (1 − q)Φ̄(x) + qΦ̄(x − μ) and Q'(L > ℓ) = (1 − q)Φ̄(x) + qΦ̄(x + μ);
+    Q' is P' mirrored, so the law is symmetric. At q = 1 it is the Gaussian with μ' = 2μ.
+    """
+    from scipy.special import ndtr
+
+    q = check_probability(rate, field="sampling_rate")
+
+    def x_of(v):
+        y = np.asarray(v, dtype=float)
+        if q == 1.0:
+            return y / (2.0 * mu)
+        with np.errstate(over="ignore", invalid="ignore"):
+            log_t = math.log1p(-q) - math.log(q) + mu * mu / 2.0 + _log_abs_sinh_half(y)
+            big = log_t > 20.0
+            ash = np.where(big, log_t + math.log(2.0), np.arcsinh(np.exp(np.minimum(log_t, 20.0))))
+            ash = np.where(np.isneginf(log_t), 0.0, ash)
+            out = (y / 2.0 + np.sign(y) * ash) / mu
+        return np.where(np.isnan(out), y, out)  # ±∞ in, ±∞ out
+
+    def mix(shift: float, upper: bool):
+        def f(v):
+            x = x_of(v)
+            with np.errstate(invalid="ignore"):
+                if upper:
+                    return (1.0 - q) * ndtr(-x) + q * ndtr(-(x - shift))
+                return (1.0 - q) * ndtr(x) + q * ndtr(x - shift)
+        return f
+
+    part = ContinuousPart(lo=-math.inf, hi=math.inf, sf_p=mix(mu, True), cdf_p=mix(mu, False),
+                          sf_q=mix(-mu, True), cdf_q=mix(-mu, False))
+    return LossLaw(name=f"Gaussian μ={mu:g}, Poisson q={q:g} (replace-one)", loss=np.zeros(0), p=np.zeros(0),
+                   q=np.zeros(0), continuous=part, symmetric=True)
+
+
+def replace_from_add_remove(epsilon: float, delta: float) -> tuple[float, float]:
+    """Group privacy over the two steps remove-then-add (Steinke §6.2): an (ε, δ)-DP mechanism
+    under add/remove is (2ε, (1 + e^ε)δ)-DP under replace-one."""
+    return 2.0 * epsilon, (1.0 + math.exp(min(epsilon, 700.0))) * delta
+
+
+class Subsampled:
+    """Poisson subsampling with rate q around any registered mechanism, under add/remove (module
+    docstring; Steinke Thm 29, 34) or replace-one neighbours (``gaussian_replace_one``, or the
+    seed's group-privacy reduction for the guarantees)."""
+
+    def __init__(self, base, *, rate: float, neighbouring: str = "add-remove") -> None:
+        from dpviz.validation import ParameterError
+
+        self.base = base
+        self.rate = check_probability(rate, field="sampling_rate")
+        if neighbouring not in NEIGHBOURING:
+            raise ParameterError("neighbouring", neighbouring, "add-remove or replace-one")
+        if neighbouring == "replace-one" and base.key != "gaussian":
+            raise ParameterError("neighbouring", neighbouring,
+                                 f"add-remove for the {base.key} mechanism (replace-one is implemented "
+                                 "for the Gaussian)")
+        self.neighbouring = neighbouring
+        self.key = base.key
+        self.title = base.title
+        self.params = base.params
+        self.finite = base.finite
+        self.values = base.values
+        self.law = self.loss_law()
+
+    def __repr__(self) -> str:
+        return f"Subsampled({self.base!r}, rate={self.rate!r}, neighbouring={self.neighbouring!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Subsampled) and (other.base, other.rate, other.neighbouring) == (
+            self.base, self.rate, self.neighbouring)
+
+    def __hash__(self) -> int:
+        return hash((self.base, self.rate, self.neighbouring))
+
+    @property
+    def replace_one(self) -> bool:
+        return self.neighbouring == "replace-one"
+
+    @property
+    def sampling_rate(self) -> float:
+        return self.rate
+
+    def loss_law(self) -> LossLaw:
+        if self.replace_one:
+            return gaussian_replace_one(mu=self.base.mu, rate=self.rate)
+        return subsample_remove(self.base.law, rate=self.rate) if self.rate < 1.0 else self.base.law
+
+    def rdp_curve(self, orders: tuple[int, ...]) -> np.ndarray:
+        """Steinke Thm 34 from the base ρ(j), j = 2..max order; replace-one by group privacy
+        (Steinke Lemma 33 part 7, as §6.7 applies it): ρ_r(λ) ≤ (λ − ½)/(λ − 1)·ρ'(2λ) + ρ'(2λ − 1)."""
+        from dpviz.rdp.subsampled import subsampled_rdp
+
+        top = max(orders) * (2 if self.replace_one else 1)
+        base = self.base.rdp_curve(tuple(range(2, top + 1)))
+
+        def sub(o: int) -> float:
+            return subsampled_rdp(base, rate=self.rate, order=o) if self.rate < 1.0 else float(base[o - 2])
+
+        if not self.replace_one:
+            return np.array([sub(o) for o in orders], dtype=float)
+        return np.array([(o - 0.5) / (o - 1.0) * sub(2 * o) + sub(2 * o - 1) for o in orders], dtype=float)
+
+    def step_guarantee(self, delta: float) -> Guarantee:
+        """Thm 29 on the base's per-step guarantee; replace-one then doubles it by group privacy."""
+        g = self.base.step_guarantee(delta)
+        a = amplify(epsilon=g.epsilon, delta=g.delta, rate=self.rate)
+        if not self.replace_one:
+            return a
+        e, d = replace_from_add_remove(a.epsilon, a.delta)  # type: ignore[arg-type]
+        return Guarantee(epsilon=e, delta=d, kind=Kind.UPPER, source=SOURCE_THM29 + " + group privacy")
+
+    def closed_form(self, k: int, *, delta: float | None = None, epsilon: float | None = None) -> None:
+        return None
+
+    grid_unit = None
+    canonical_pair = None
+
+    @property
+    def max_loss(self) -> float | None:
+        from dpviz.mechanisms.base import law_max_loss
+
+        return law_max_loss(self.law)
+
+    @property
+    def label(self) -> str:
+        return self.law.name
+
+    def describe(self) -> dict:
+        return {**self.base.describe(), "sampling_rate": self.rate, "neighbouring": self.neighbouring}
+
+
+def wrap(base, *, rate: float | None, neighbouring: str = "add-remove"):
+    """``base`` itself without subsampling (rate None), else ``Subsampled``; replace-one without
+    subsampling is rate 1 (the pair (P1, P2) itself)."""
+    if rate is None and neighbouring == "add-remove":
+        return base
+    return Subsampled(base, rate=1.0 if rate is None else rate, neighbouring=neighbouring)

@@ -1,0 +1,181 @@
+"""The mechanism protocol: one module per mechanism, one class implementing this, registered once.
+
+A mechanism is a frozen value object built from its parameters (``Param``: key = CLI flag = URL
+key, label, default, check, help); the constructor validates every value (``ParameterError``
+naming the field). What the accounting routes (``dpviz.mechanisms.routes``) ask of it:
+
+- ``loss_law()``: the exact privacy loss law of its worst pair (Steinke, seed 001, Prop. 7);
+- ``rdp(order)``: ρ(λ) of one step, ``math.inf`` when no finite Rényi divergence exists;
+- ``step_guarantee(delta)``: a per-step (ε0, δ0) for generic composition (KOV Thm 3.3);
+- ``closed_form(k, …)``: the exact answer where a closed form exists (else ``None``);
+- ``grid_unit``: a loss every atom is a multiple of (exact grids), or ``None``;
+- ``max_loss``: the largest privacy loss over both directions (finite = pure ε-DP at ε = it);
+- ``label``: a short name, e.g. ``"Gaussian μ=1"``.
+
+Subsampling is the wrapper ``dpviz.mechanisms.subsampling.Subsampled`` around any mechanism.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from functools import cached_property
+from typing import Any, ClassVar
+
+import numpy as np
+
+from dpviz.guarantee import Guarantee, Kind
+from dpviz.params import Param
+from dpviz.pld.law import LossLaw
+from dpviz.validation import ParameterError
+
+
+class Mechanism:
+    """Base of every registered mechanism (module docstring). Subclasses set ``key``, ``title``,
+    ``params`` and implement ``loss_law``; the defaults below read what they need from it."""
+
+    key: ClassVar[str]
+    title: ClassVar[str]
+    params: ClassVar[tuple[Param, ...]]
+    finite: ClassVar[bool] = False
+    """True when the loss law has finitely many atoms (exact composition applies)."""
+
+    def __init__(self, **values: Any) -> None:
+        known = {p.key: p for p in self.params}
+        for name in values:
+            if name not in known:
+                raise ParameterError(name, values[name], "one of the parameters of the "
+                                     f"{self.key} mechanism: " + ", ".join(known))
+        self.values: dict[str, Any] = {}
+        for p in self.params:
+            raw = values.get(p.key, p.default)
+            if raw is None:
+                raise ParameterError(p.key, None, f"given for the {self.key} mechanism ({p.help})")
+            self.values[p.key] = p.check(raw)
+        self.validate()
+
+    def validate(self) -> None:
+        """Checks across parameters; the default builds the loss law (which checks them)."""
+        self.loss_law()
+
+    def __getattr__(self, name: str) -> Any:
+        values = self.__dict__.get("values")
+        if values is not None and name in values:
+            return values[name]
+        raise AttributeError(name)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.values.items())
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.values == self.values  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self), tuple(sorted(self.values.items()))))
+
+    # ------------------------------------------------------------------ the protocol
+    def loss_law(self) -> LossLaw:
+        raise NotImplementedError
+
+    @cached_property
+    def law(self) -> LossLaw:
+        """``loss_law()``, built once."""
+        return self.loss_law()
+
+    def rdp(self, order: int) -> float:
+        """ρ(λ) of one step; the default is exact for atomic laws (ln E_P[e^{(λ−1)L}]/(λ − 1))."""
+        from dpviz.rdp.subsampled import base_rdp
+
+        law = self.law
+        if law.continuous is not None:
+            raise NotImplementedError(f"{self.key}: RDP of a continuous law")
+        return base_rdp("atoms", order=order, law=law)
+
+    def rdp_curve(self, orders: tuple[int, ...]) -> np.ndarray:
+        """ρ(λ) at each order."""
+        return np.array([self.rdp(o) for o in orders], dtype=float)
+
+    def step_guarantee(self, delta: float) -> Guarantee:
+        """Per-step (ε0, δ0): pure ε0 = ``max_loss`` when finite, else the smallest ε with
+        δ(ε) ≤ δ on the exact law (both directions; bisection, rounded up)."""
+        m = self.max_loss
+        if m is not None:
+            return Guarantee(epsilon=m, delta=0.0, kind=Kind.UPPER, source="per-step guarantee")
+        return Guarantee(epsilon=law_epsilon(self.law, delta), delta=delta, kind=Kind.UPPER,
+                         source="per-step guarantee")
+
+    def closed_form(self, k: int, *, delta: float | None = None,
+                    epsilon: float | None = None) -> Guarantee | None:
+        """The exact answer for k steps where a closed form exists."""
+        return None
+
+    @property
+    def grid_unit(self) -> float | None:
+        return None
+
+    @property
+    def canonical_pair(self) -> tuple[float, float] | None:
+        """(ε0, δ0) when the loss law IS the canonical pair (KOV eq. 16): binomial composition."""
+        return None
+
+    @cached_property
+    def max_loss(self) -> float | None:
+        """Largest privacy loss over both directions; ``None`` when unbounded (not pure DP)."""
+        return law_max_loss(self.law)
+
+    @property
+    def label(self) -> str:
+        return self.law.name
+
+    @property
+    def sampling_rate(self) -> float | None:
+        return None
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-ready description: the key and the parameter values."""
+        return {"mechanism": self.key, **self.values}
+
+
+def law_max_loss(law: LossLaw) -> float | None:
+    """Largest |L| with positive mass over (P, Q) and (Q, P); ``None`` when some is infinite."""
+    if law.p_inf > 0 or law.q_neg_inf > 0:
+        return None
+    vals: list[float] = []
+    live = (law.p > 0) | (law.q > 0)
+    if np.any(live):
+        vals += [float(np.max(law.loss[live])), float(-np.min(law.loss[live]))]
+    c = law.continuous
+    if c is not None:
+        if not (math.isfinite(c.lo) and math.isfinite(c.hi)):
+            return None
+        vals += [c.hi, -c.lo]
+    return max([0.0, *vals])
+
+
+def law_epsilon(law: LossLaw, delta: float) -> float:
+    """Smallest ε ≥ 0 (up to 1e-12 relative, rounded up) with δ(ε) ≤ δ in both directions of
+    ``law`` (Steinke Prop. 7); ``math.inf`` when δ is below the mass at +∞."""
+    dirs = law.both_directions()
+
+    def d(e: float) -> float:
+        return max(float(x.delta(e)[0]) for x in dirs)
+
+    if max(x.p_inf for x in dirs) > delta:
+        return math.inf
+    if d(0.0) <= delta:
+        return 0.0
+    lo, hi = 0.0, 1.0
+    while d(hi) > delta:
+        lo, hi = hi, 2.0 * hi
+        if hi > 1e18:
+            return math.inf
+    while hi - lo > 1e-12 * hi:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if d(mid) > delta else (lo, mid)
+    return hi
+
+
+def param_values(mechanism_params: tuple[Param, ...], source: Mapping[str, Any]) -> dict[str, Any]:
+    """The raw values of ``mechanism_params`` found in ``source`` (absent ones left to defaults)."""
+    return {p.key: source[p.key] for p in mechanism_params if source.get(p.key) is not None}
