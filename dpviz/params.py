@@ -4,17 +4,21 @@ option, the default and the check (Streamlit-free, shared by pages and the CLI).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
+from dpviz.budget import from_seconds
 from dpviz.composition.levels import Level, Levels, as_levels, parse_levels
+from dpviz.gce.constraints import check_neighbouring
 from dpviz.validation import ParameterError, check_count, check_delta, check_epsilon
 
 
 @dataclass(frozen=True)
 class Param:
-    """A page parameter: ``key`` is the URL query key and the CLI option name."""
+    """A parameter: ``key`` is the URL query key and, with ``-`` for ``_``, the CLI flag
+    (``dpviz.cli.flags``); ``label`` names the widget, ``help`` explains it on the page and in
+    ``--help``; ``check`` turns typed text into the value or raises ``ParameterError``."""
 
     key: str
     label: str
@@ -61,6 +65,63 @@ def check_flag(value: object, *, field: str = "flag") -> bool:
 
 
 LOG_K = Param("log_k", "log k axis", True, partial(check_flag, field="log k axis"))
+
+# --- Database priors (HBW generalized composition experiment) ---------------------------
+
+GCE_DELTA0 = replace(DELTA0, default=0.0,
+                     help="δ0 of every mechanism, in [0, 1). With δ0 > 0 the exact method needs k ≲ 2800 "
+                          "(0⃗ against a prior) or k ≲ 290 (two composite priors).")
+GCE_K = Param("k", "k (databases, one mechanism each)", 1000,
+              partial(check_count, field="k", maximum=100_000),
+              "Number of databases, 1 to 100,000.")
+CAP = Param("cap", "at most C databases per person", 365, partial(check_count, field="C", maximum=100_000),
+            "C ≥ 1 and at most k.")
+K2 = Param("k2", "k' (in at least k' databases)", 3, partial(check_count, field="k'", maximum=100_000),
+           "1 ≤ k' ≤ k.")
+COMMON = Param("common", "common feature columns", 4,
+               partial(check_count, field="common columns", minimum=0, maximum=10_000))
+FREE_ONLY = Param("free_only", "ad columns (free users)", 3,
+                  partial(check_count, field="ad columns", minimum=0, maximum=10_000))
+PAID_ONLY = Param("paid_only", "premium columns (paid users)", 5,
+                  partial(check_count, field="premium columns", minimum=0, maximum=10_000))
+NEIGHBOURING = Param("neighbouring", "neighbouring relation", "unbounded", check_neighbouring,
+                     "Unbounded: add or remove the person's records (compare with 0⃗). Bounded: replace "
+                     "them, so two membership vectors are compared and twice as many mechanisms can differ.")
+
+
+# --- The CLI's own specs (``compose`` and ``gce``; flags from ``dpviz.cli.flags``) -------------
+# Same keys, labels and checks as the pages'; where the CLI accepts more than a page (k up to
+# 10,000,000, no default ε0 or k), a CLI spec is the page spec with that one thing replaced.
+
+CLI_K = replace(K, check=partial(check_count, field="k"), default=None,
+                help="Number of mechanisms, a whole number in [1, 10,000,000].")
+CLI_EPS0 = replace(EPS0, default=None, help="Per-mechanism ε0, in [0, 100].")
+CLI_DELTA0 = replace(CURVES_DELTA0, help="Per-mechanism δ0, in [0, 1).")
+CLI_LEVELS = replace(HETERO_LEVELS, default=None,
+                     help='Heterogeneous input "ε:δ:count,…" instead of --eps0/--delta0/--k.')
+TARGET_DELTA = replace(DELTA, default=None, help="Target total δ, in [0, 1).")
+TARGET_EPSILON = Param("epsilon", "target total ε", None,
+                       partial(check_epsilon, field="epsilon", maximum=1e9),
+                       "Target total ε, ≥ 0 (δ is then computed).")
+BUDGET = Param("budget", "seconds of work", None, from_seconds,
+               "Seconds of work allowed for the exact routes (default 60); beyond it the best bound that "
+               "applies answers, with the reason.")
+CLI_CAP = replace(CAP, check=partial(check_count, field="cap"), default=None,
+                  help="At most C databases per person, a whole number ≥ 1 (C ≥ k: no constraint).")
+CLI_NEIGHBOURING = replace(NEIGHBOURING, help="unbounded or bounded (with --cap).")
+
+
+def check_prior(value: object) -> str:
+    """``uniform-nonzero`` or ``at-least:K2`` (K2 is checked against k where k is known)."""
+    text = str(value)
+    if text != "uniform-nonzero" and not text.startswith("at-least:"):
+        raise ParameterError("prior", value, '"uniform-nonzero" or "at-least:K2"')
+    return text
+
+
+PRIOR = Param("prior", "adversary prior", None, check_prior,
+              '"uniform-nonzero" (0⃗ against U(B∖{0⃗})) or "at-least:K2" (U{|b| < K2} against U{|b| ≥ K2}).')
+
 
 K_SLIDER = (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 120, 150, 200, 250, 300,
             400, 500, 600, 800, 1000, 2000, 5000, 10_000)

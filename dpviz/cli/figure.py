@@ -17,12 +17,13 @@ import asyncio
 import atexit
 import concurrent.futures
 import contextlib
-import math
 import os
 import shutil
 import tempfile
 import threading
 from collections.abc import Coroutine
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,9 @@ import plotly.graph_objects as go
 
 from dpviz import budget as budgets
 from dpviz import export
-from dpviz.validation import ParameterError
+from dpviz.cli.flags import add_param_flags, values_from_args
+from dpviz.params import BUDGET, Param
+from dpviz.validation import ParameterError, check_count, check_positive
 
 FORMATS = ("svg", "png", "pdf")
 DATA_FORMATS = ("csv", "json")
@@ -57,6 +60,26 @@ IDLE_SECONDS = 300.0
 """The export browser is closed after this long without a render (its memory returns)."""
 
 
+def check_scale(value: object) -> float:
+    """The PNG resolution factor, in ``SCALE_RANGE``."""
+    lo, hi = SCALE_RANGE
+    x = check_positive(value, field="png-scale", maximum=hi)
+    if x < lo:
+        raise ParameterError("png-scale", value, f"a number in [{lo:g}, {hi:g}]")
+    return x
+
+
+_size = partial(check_count, minimum=SIZE_RANGE[0], maximum=SIZE_RANGE[1])
+WIDTH = Param("width", "width", 1000, partial(_size, field="width"), "Width in CSS pixels, 100 to 8000.")
+HEIGHT = Param("height", "height", None, partial(_size, field="height"),
+               "Height in CSS pixels, 100 to 8000 (default: the page's).")
+PNG_SCALE = Param("png_scale", "PNG scale", 2.0, check_scale,
+                  "PNG resolution factor, 0.1 to 10; width·height·scale² is at most "
+                  f"{MAX_PIXELS // 1_000_000} million pixels.")
+FIGURE_BUDGET = replace(BUDGET, help="Seconds of work the view's exact routes may take (default 60; the page "
+                                     "allows about 2); beyond it they show the best bound and say why.")
+
+
 class RenderError(RuntimeError):
     """Chromium could not render the figure (missing browser, crash, timeout, empty image)."""
 
@@ -74,9 +97,7 @@ def register(subs: argparse._SubParsersAction) -> None:
     views = p.add_subparsers(dest="view", required=True, parser_class=type(p))
     for spec in registry().values():
         v = views.add_parser(spec.name, help=spec.title)
-        for param in spec.params:
-            v.add_argument(f"--{param.key.replace('_', '-')}", dest=param.key, default=None,
-                           help=f"{param.label} (default {param.default})")
+        add_param_flags(v, spec.params)
         v.add_argument("--which", default=None,
                        help="which figure of the view (default: the first); --list-figures lists them")
         v.add_argument("--list-figures", action="store_true", help="print the figure names and exit")
@@ -88,28 +109,18 @@ def register(subs: argparse._SubParsersAction) -> None:
                                      "input, in --format")
         v.add_argument("--format", dest="fmt", default="svg",
                        help="format when --out is a directory (svg, png, pdf, csv or json; default svg)")
-        v.add_argument("--width", default="1000", help="width in CSS pixels, 100 to 8000 (default 1000)")
-        v.add_argument("--height", default=None,
-                       help="height in CSS pixels, 100 to 8000 (default: the page's)")
-        v.add_argument("--png-scale", dest="png_scale", default="2",
-                       help="PNG resolution factor, 0.1 to 10 (default 2); width·height·scale² is at most "
-                            f"{MAX_PIXELS // 1_000_000} million pixels")
-        v.add_argument("--budget", default=None,
-                       help="seconds of work the view's exact routes may take (default 60; the page allows "
-                            "about 2); beyond it they show the best bound and say why")
+        add_param_flags(v, (WIDTH, HEIGHT, PNG_SCALE, FIGURE_BUDGET), optional=("height", "budget"))
         v.set_defaults(handler=run, spec=spec)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any] | None:
     spec = args.spec
-    values = {p.key: p.check(p.default if getattr(args, p.key) is None else getattr(args, p.key))
-              for p in spec.params}
-    width = _whole(args.width, "width", SIZE_RANGE)
-    height = None if args.height is None else _whole(args.height, "height", SIZE_RANGE)
-    scale = _number(args.png_scale, "png-scale", SCALE_RANGE)
+    values = values_from_args(args, spec.params)
+    size = values_from_args(args, (WIDTH, HEIGHT, PNG_SCALE, FIGURE_BUDGET), optional=("height", "budget"))
+    width, height, scale = size["width"], size.get("height"), size["png_scale"]
     if not args.list_figures and not args.list_tables:
         _output_kind(args)  # a bad --out is named before the view is computed
-    budget = budgets.CLI if args.budget is None else budgets.from_seconds(args.budget)
+    budget = size.get("budget", budgets.CLI)
     view = spec.build(**values, budget=budget)
     names, tables = list(view.figures), list(view.csv)
     if args.list_figures:
@@ -156,28 +167,6 @@ def run(args: argparse.Namespace) -> dict[str, Any] | None:
     result["bytes"] = len(data)
     result["parameters"] = view.payload.get("parameters", {})
     return result
-
-
-def _whole(text: object, field: str, bounds: tuple[int, int]) -> int:
-    allowed = f"a whole number in [{bounds[0]}, {bounds[1]}]"
-    try:
-        x = float(str(text))
-    except ValueError:
-        raise ParameterError(field, text, allowed) from None
-    if not (math.isfinite(x) and x == int(x) and bounds[0] <= x <= bounds[1]):
-        raise ParameterError(field, text, allowed)
-    return int(x)
-
-
-def _number(text: object, field: str, bounds: tuple[float, float]) -> float:
-    allowed = f"a number in [{bounds[0]:g}, {bounds[1]:g}]"
-    try:
-        x = float(str(text))
-    except ValueError:
-        raise ParameterError(field, text, allowed) from None
-    if not (math.isfinite(x) and bounds[0] <= x <= bounds[1]):
-        raise ParameterError(field, text, allowed)
-    return x
 
 
 def _output_kind(args: argparse.Namespace) -> tuple[str, Path]:

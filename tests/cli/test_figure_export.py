@@ -134,7 +134,7 @@ def test_a_directory_gets_the_pages_file_name(tmp_path):
 
 @pytest.mark.parametrize("args,field", [
     (["figure", "regions", "--out", "x.gif"], "out"),
-    (["figure", "regions", "--eps0", "-3", "--out", "x.svg"], "ε0"),
+    (["figure", "regions", "--eps0", "-3", "--out", "x.svg"], "eps0"),  # the flag typed, not the label
     (["figure", "regions", "--which", "nope", "--out", "x.svg"], "which"),
     (["figure", "regions"], "out"),
     (["figure", "regions", "--height", "-5", "--out", "x.svg"], "height"),
