@@ -1,7 +1,8 @@
 """Privacy loss distributions: exact laws, sound grid discretisation, FFT composition.
 
 - ``law``: the exact loss law of a pair (atoms + continuous part), δ(ε) by Steinke Prop. 7.
-- ``discretize``: pessimistic (connect-the-dots) and optimistic (lowered-chord hull) grids.
+- ``discretize``: pessimistic (connect-the-dots) and optimistic grids; ``postprocess``: the optimistic
+  one as a post-processing of the mechanism (data-processing inequality).
 - ``grid``: ``GridPLD``, convolution (Steinke Thm 9), squaring, sound truncation.
 - ``accountant``: certified intervals for ε(δ) and δ(ε) of heterogeneous compositions.
 """

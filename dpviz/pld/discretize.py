@@ -40,6 +40,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
+from dpviz.pld import postprocess
 from dpviz.pld.grid import DEFAULT_TAIL, MAX_BINS, GridPLD
 from dpviz.pld.law import LossLaw
 from dpviz.validation import ParameterError
@@ -146,53 +147,11 @@ def pessimistic(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL) -> GridPL
 
 
 def optimistic(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL) -> GridPLD:
-    """Lowered-chord lower bound (module docstring)."""
+    """Lower bound by post-processing (``dpviz.pld.postprocess``): cells sent to their two lattice
+    points with the fractions that keep each symbol's loss at its lattice point."""
     i_lo, i_hi = _checked_range(law, h, tail)
-    if max(-i_lo, i_hi) * h > _ALPHA_RANGE or h < _H_FINE:
-        return rounded_down(law, h=h, tail=tail)
-    eps, pc, qc, b, on_p, _below, above = _cells(law, h, i_lo, i_hi, -_SPLIT_MARGIN)
-    mass = on_p.copy()
-    mass[:-1] += pc - b
-    mass[1:] += b
-    mass[-1] += above  # lowered onto the top point; below-grid mass is dropped
-    alpha = np.exp(eps)
-    q = mass * np.exp(-eps)  # Q-mass of each grid atom of the connect-the-dots measure
-    # δ at grid points, by backward accumulation of positive terms: D_i = D_{i+1} + Δα·Q(L ≥ ε_{i+1})
-    q_tail = np.cumsum(q[::-1])[::-1]
-    dalpha = np.diff(alpha)
-    d = np.zeros(alpha.size)
-    d[:-1] = np.cumsum((dalpha * q_tail[1:])[::-1])[::-1]
-    g = qc * dalpha / 4.0  # in-cell Q-mass includes off-grid atoms; on-grid atoms are exact
-    r = np.zeros(alpha.size)
-    r[:-1] = g
-    r[1:] = np.maximum(r[1:], g)
-    r[-1] = 0.0
-    r[-2] = max(r[-2], 4.0 * g[-1])
-    clip = np.flatnonzero(d - r <= 0)
-    while clip.size and clip[0] > 0 and clip[0] < alpha.size - 1:
-        c0 = int(clip[0])
-        r[c0:] = d[c0:]
-        r[c0 - 1] = max(r[c0 - 1], 4.0 * g[c0 - 1])
-        new = np.flatnonzero(d[:c0] - r[:c0] <= 0)
-        clip = new if new.size else np.zeros(0, dtype=np.int64)
-    r = np.minimum(r, d)
-    d0 = float(d[0] + alpha[0] * q_tail[0])  # δ(α = 0) of the restricted measure
-    xs = np.concatenate([[0.0], alpha])
-    ys = np.concatenate([[d0 - r[0]], d - r])
-    r_ext = np.concatenate([[r[0]], r])
-    keep = np.arange(xs.size)
-    for _ in range(200):  # peel vertices above the chord of their neighbours (see _peel)
-        jumps_ext = _hull_jumps(alpha, q, r_ext, keep)
-        bad = keep[1:-1][jumps_ext[keep[1:-1]] < 0]
-        if bad.size == 0:
-            break
-        keep = np.setdiff1d(keep, bad, assume_unique=True)
-    else:
-        keep = _lower_hull(xs, ys)
-        jumps_ext = _hull_jumps(alpha, q, r_ext, keep)
-    jumps = jumps_ext[1:]
-    mass_opt = np.maximum(jumps, 0.0) * alpha
-    return GridPLD(h=h, lo=i_lo, mass=mass_opt, p_inf=law.p_inf, pessimistic=False)
+    mass = postprocess.windowed_masses(postprocess.half_cell_terms(law, h, i_lo, i_hi))
+    return GridPLD(h=h, lo=i_lo, mass=mass, p_inf=law.p_inf, pessimistic=False)
 
 
 def rounded_down(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL) -> GridPLD:
