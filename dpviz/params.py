@@ -10,7 +10,6 @@ from typing import Any
 
 from dpviz.budget import from_seconds
 from dpviz.composition.levels import Level, Levels, as_levels, parse_levels
-from dpviz.gce.constraints import check_neighbouring
 from dpviz.validation import ParameterError, check_count, check_delta, check_epsilon
 
 
@@ -84,10 +83,6 @@ FREE_ONLY = Param("free_only", "ad columns (free users)", 3,
                   partial(check_count, field="ad columns", minimum=0, maximum=10_000))
 PAID_ONLY = Param("paid_only", "premium columns (paid users)", 5,
                   partial(check_count, field="premium columns", minimum=0, maximum=10_000))
-NEIGHBOURING = Param("neighbouring", "neighbouring relation", "unbounded", check_neighbouring,
-                     "Unbounded: add or remove the person's records (compare with 0⃗). Bounded: replace "
-                     "them, so two membership vectors are compared and twice as many mechanisms can differ.")
-
 
 # --- The CLI's own specs (``compose`` and ``gce``; flags from ``dpviz.cli.flags``) -------------
 # Same keys, labels and checks as the pages'; where the CLI accepts more than a page (k up to
@@ -108,7 +103,6 @@ BUDGET = Param("budget", "seconds of work", None, from_seconds,
                "applies answers, with the reason.")
 CLI_CAP = replace(CAP, check=partial(check_count, field="cap"), default=None,
                   help="At most C databases per person, a whole number ≥ 1 (C ≥ k: no constraint).")
-CLI_NEIGHBOURING = replace(NEIGHBOURING, help="unbounded or bounded (with --cap).")
 
 
 def check_prior(value: object) -> str:

@@ -58,7 +58,8 @@ def values_from_args(args: argparse.Namespace, params: Iterable[Param], *,
     except a key in ``optional``, which is left out.
 
     A bad value raises ``ParameterError`` naming the flag the user typed (``eps0``, not the page's
-    ``ε0``; ``png-scale``); an error about one part of the value (a cell of ``--levels``) keeps that part's name.
+    ``ε0``; ``png-scale``); an error about one part of the value (a cell of ``--levels``) keeps
+    that part's name.
     """
     values: dict[str, Any] = {}
     for p in params:

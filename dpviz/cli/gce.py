@@ -8,21 +8,16 @@ Every value is ε at total δ ≤ --delta with its kind, source and proved direc
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from typing import Any
 
 from dpviz.cli.flags import add_param_flags, values_from_args
 from dpviz.gce import summary
-from dpviz.params import (
-    BUDGET,
-    CLI_CAP,
-    CLI_DELTA0,
-    CLI_EPS0,
-    CLI_K,
-    CLI_NEIGHBOURING,
-    PRIOR,
-    TARGET_DELTA,
-)
+from dpviz.params import BUDGET, CLI_CAP, CLI_DELTA0, CLI_EPS0, CLI_K, PRIOR, TARGET_DELTA
 from dpviz.validation import ParameterError, check_count
+from dpviz.views.database_priors import NEIGHBOURING
+
+CLI_NEIGHBOURING = replace(NEIGHBOURING, help="unbounded or bounded (with --cap).")
 
 PARAMS = (CLI_EPS0, CLI_DELTA0, CLI_K, TARGET_DELTA, PRIOR, CLI_CAP, CLI_NEIGHBOURING, BUDGET)
 REQUIRED = ("eps0", "k", "delta")
