@@ -1,5 +1,7 @@
 """Mechanisms: how much better real mechanisms compose than the generic worst case (Steinke; KOV §4;
-Meiser-Mohammadi), with certified error bars."""
+Meiser-Mohammadi), with certified error bars. Inputs → ``dpviz.views.mechanisms`` → display."""
+
+import time
 
 import streamlit as st
 
@@ -9,6 +11,13 @@ from dpviz.validation import ParameterError
 from dpviz.views import mechanisms as mv
 
 ui.page_setup("Mechanisms")
+for key, value in mv.legacy_query(st.query_params.to_dict()).items():  # old shared links
+    if st.query_params.get(key) != value:
+        st.query_params[key] = value
+for old in mv.LEGACY_KEYS:
+    if old in st.query_params:
+        del st.query_params[old]
+
 st.title("Mechanisms")
 st.markdown(
     "Generic (ε, δ) composition is the worst case over *all* mechanisms with the same per-step "
@@ -22,7 +31,8 @@ with st.expander("The results used (sources in the seeds)"):
     st.markdown("**Gaussian**, μ = Δ/σ, exact (Steinke Cor. 8); k runs compose to μ√k (Cor. 10)")
     st.latex(r"\delta(\varepsilon)=\Phi\!\left(-\tfrac{\varepsilon}{\mu}+\tfrac{\mu}{2}\right)"
              r"-e^{\varepsilon}\,\Phi\!\left(-\tfrac{\varepsilon}{\mu}-\tfrac{\mu}{2}\right)")
-    st.markdown("**Poisson subsampling** at rate q (Steinke Thm 29, tight)")
+    st.markdown("**Poisson subsampling** at rate q, add/remove neighbours (Steinke Thm 29, tight); "
+                "replace-one neighbours: the pair ((1−q)P0 + qP1, (1−q)P0 + qP2) (Steinke §6.2)")
     st.latex(r"(\varepsilon,\delta)\ \mapsto\ \big(\ln(1+q(e^{\varepsilon}-1)),\ q\delta\big)")
     st.markdown("**Rényi DP** of the subsampled mechanism (Steinke Thm 34, integer orders λ)")
     st.latex(r"\rho'(\lambda)=\tfrac{1}{\lambda-1}\ln\sum_{j=0}^{\lambda}\binom{\lambda}{j}(1-q)^{\lambda-j}"
@@ -32,40 +42,65 @@ with st.expander("The results used (sources in the seeds)"):
                 "convolution and squaring; a sound upper and a lower bound.")
 with st.expander("How to read this page"):
     st.markdown(
+        "- The first answer comes from the cheap routes (closed form, pure kε0, Rényi DP, the generic "
+        "optimum); the PLD grid and privacy buckets then refine it. The headline is the smallest sound "
+        "upper bound of all routes and the largest certified lower bound, with the routes that gave them.\n"
         "- The PLD band is certified: the pessimistic grid (connect-the-dots) can only over-state δ, "
-        "the optimistic grid (lowered chords) can only under-state it; the band's width is the "
-        "numerical error.\n"
+        "the optimistic grid can only under-state it; the band's width is the numerical error.\n"
         "- *Generic optimal* is KOV Thm 3.3 for the per-step (ε0, δ0) the mechanism satisfies (for "
         "the Gaussian, δ0 = δ/(2k) is spent per step): the best any composition theorem can say.\n"
         "- Rényi DP gives an upper bound only; buckets give both bounds, loose when squaring has made "
-        "the bucket factor coarse (a '—' means no finite certified value)."
+        "the bucket factor coarse (a '—' means no finite certified value; the note says why)."
     )
 
-kind_label = ui.choice_input("Mechanism", list(mv.KINDS), key="mechanism", default="Gaussian")
-kind = mv.KINDS[kind_label]
-own = mv.PARAMS[kind]  # one or two parameters; the shared ones keep their slots (see param_inputs)
-slots = (own[0], own[1] if len(own) > 1 else None, mv.K, mv.RATE, mv.DELTA)
+# --- inputs: every key is the CLI flag of `python -m dpviz mechanism` ----------------------------
+kind = ui.choice_input("Mechanism", list(mv.KINDS.values()), key="mechanism", default=mv.MECHANISM.default,
+                       help=mv.MECHANISM.help)
+own = mv.mechanism_params(kind)
+slots = (own[0], own[1] if len(own) > 1 else None, mv.K)  # each input keeps its slot (ui.param_inputs)
 values = ui.param_inputs(slots, per_row=3)
-k, delta = values["mech_k"], values["mech_delta"]
+c1, c2, c3 = st.columns(3)
+values["sampling_rate"] = ui.param_input(mv.SAMPLING_RATE, c1)
+with c2:
+    values["neighbouring"] = ui.choice_input("neighbouring relation", list(mv.registry.NEIGHBOURING),
+                                             key="neighbouring", default=mv.NEIGHBOURING.default,
+                                             help=mv.NEIGHBOURING.help)
+with c3:
+    solve = ui.choice_input("answer", list(mv.SOLVE_OPTIONS), key="solve", default=mv.SOLVE.default,
+                            help=mv.SOLVE.help)
+target_param = mv.DELTA if solve == "epsilon" else mv.EPSILON
+target = ui.param_input(target_param, c3)
+compare = ui.param_input(mv.COMPARE, c1)
+k = values["k"]
+target_kw = {"delta": target} if solve == "epsilon" else {"epsilon": target}
+q_name, t_name = ("ε", "δ") if solve == "epsilon" else ("δ", "ε")
 
 try:
-    spec = mv.make_spec(kind, values)
-    with st.spinner("Composing…"):
-        result = ui.cached(mv.build)(spec, k=k, delta=delta)
+    mv.make_mechanism(kind, values)  # a bad combination is named before anything is computed
+    args = (kind, mv.as_values({key: v for key, v in values.items() if key != "k"}))
+    first = ui.cached(mv.quick_for)(*args, k=k, **target_kw)
 except ParameterError as exc:
     ui.notice(exc)
     st.stop()
 
-tag = ui.export.file_stem("mechanisms", {"mechanism": kind, **values})  # every input
-st.subheader(f"ε at total δ = {ui.unbroken(delta)} after k = {k:,} runs")
+tag = ui.export.file_stem("mechanisms", {"mechanism": kind, "solve": solve, **values, **target_kw})
+st.subheader(f"{q_name} at total {t_name} = {ui.unbroken(target)} after k = {k:,} runs")
+headline = st.empty()
+
+
+headline.markdown(mv.headline(mv.best(first), solve=solve, refined=False))
+with st.status("Refining: PLD grid and privacy buckets…", expanded=False) as status:
+    t0 = time.perf_counter()
+    try:
+        result = ui.cached(mv.build_for)(*args, k=k, compare=compare and solve == "epsilon", **target_kw)
+    except ParameterError as exc:
+        status.update(label="Refinement failed", state="error")
+        ui.notice(exc)
+        st.stop()
+    routes = "PLD grid, privacy buckets" if compare else "PLD grid"
+    status.update(label=f"Refined in {time.perf_counter() - t0:.2f} s ({routes})", state="complete")
+headline.markdown(mv.headline(result.summary, solve=solve, refined=True))
 ui.table(result.tables["comparison"], key="table_comparison")
-pld = result.payload["results"]["pld"]
-gen = result.payload["results"]["generic"]
-if pld["upper"] is not None and gen["upper"]:
-    st.markdown(f"This mechanism: ε ∈ **[{ui.format_number(pld['lower'], down=True)}, "
-                f"{ui.format_number(pld['upper'])}]**; generic optimal "
-                f"composition of its per-step guarantee: ε = **{ui.format_number(gen['upper'])}** "
-                f"({gen['upper'] / max(pld['upper'], 1e-300):.3g}× larger).")
 
 left, right = st.columns(2)
 with left:
@@ -74,9 +109,15 @@ with right:
     ui.show_figure(result.figures["region"], filename=f"{tag}_region", key="fig_region")
 ui.show_figure(result.figures["delta"], filename=f"{tag}_delta", key="fig_delta")
 ui.show_figure(result.figures["epsilon_vs_k"], filename=f"{tag}_epsilon_vs_k", key="fig_eps_k")
-ui.download_csv(result.csv["delta_vs_epsilon"], filename=f"{tag}_delta_vs_epsilon.csv", key="csv_delta",
-                label="Download δ(ε) band (CSV)")
-ui.download_json(result.payload, filename=f"{tag}.json", key="json_mech")
+d1, d2, d3 = st.columns(3)
+with d1:
+    ui.download_csv(result.csv["routes"], filename=f"{tag}_routes.csv", key="csv_routes",
+                    label="Download the routes' table (CSV)")
+with d2:
+    ui.download_csv(result.csv["delta_vs_epsilon"], filename=f"{tag}_delta_vs_epsilon.csv", key="csv_delta",
+                    label="Download δ(ε) band (CSV)")
+with d3:
+    ui.download_json(result.payload, filename=f"{tag}.json", key="json_mech")
 
 st.header("Heterogeneous composition")
 st.markdown("Mechanisms with different (ε_i, δ_i): one row per kind with its count (type numbers as "

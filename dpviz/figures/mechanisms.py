@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 from dpviz.figures.curves import mark_target
 from dpviz.figures.style import base_layout, hover, rgba, style
 from dpviz.figures.tables import format_number
+from dpviz.guarantee import Guarantee, Status
 from dpviz.pld.accountant import Interval
 
 LABELS = {
@@ -21,6 +22,7 @@ LABELS = {
     "optimal": "Generic optimal (KOV Thm 3.3, same per-step ε0, δ0)",
     "exact": "Exact optimum (KOV Thm 3.3, product of canonical pairs)",
     "kov": "KOV Thm 3.5",
+    "pure": "Pure DP, basic composition (kε0)",
 }
 
 
@@ -148,4 +150,25 @@ def interval_rows(results: Mapping[str, Interval]) -> list[dict[str, str]]:
                      "width": format_number(iv.width, 3),
                      "time (ms)": f"{iv.seconds * 1e3:.1f}",
                      "note": iv.detail})
+    return rows
+
+
+def guarantee_rows(results: Mapping[str, Guarantee], *, solve: str = "epsilon") -> list[dict[str, str]]:
+    """Rows: route, lower, upper (of ε, or of δ when ``solve`` is "delta"), width, kind, time,
+    note (source, then why there is no value, then technical detail). Lower bounds are rounded
+    down and upper bounds up (``format_number``)."""
+    q = "ε" if solve == "epsilon" else "δ"
+    rows = []
+    for key, g in results.items():
+        ok = g.status is Status.OK
+        why = {Status.IMPOSSIBLE: "impossible: ", Status.NOT_COMPUTED: "not computed: "}.get(g.status, "")
+        note = "; ".join(x for x in (g.source, f"{why}{g.reason}" if g.reason else "", g.note, g.detail) if x)
+        lower, upper, width = (g.lower, g.upper, g.width) if ok else (None, None, None)
+        rows.append({"method": LABELS.get(key, key),
+                     f"{q} lower": format_number(lower, 8, down=True),
+                     f"{q} upper": format_number(upper, 8),
+                     "width": format_number(width, 3),
+                     "kind": g.kind.value if ok else g.status.value.replace("_", " "),
+                     "time (ms)": f"{(g.seconds or 0.0) * 1e3:.1f}",
+                     "note": note})
     return rows

@@ -1,15 +1,26 @@
 """The mechanisms view: data and figures for ``pages/4_Mechanisms.py`` (no Streamlit).
 
-``build`` takes validated parameters and returns a ``dpviz.views.View`` with the PLD
-histogram, δ(ε) with its certified band, the trade-off region against the generic optimal
-region for the same per-step (ε0, δ0), ε against k, and the comparison table with timings.
-``heterogeneous`` does the (ε_i, δ_i, count) table. The page grid budget is smaller than the
-CLI's so that a change of a widget answers within about a second.
+The page's inputs are ``Param`` specs whose keys are the CLI flags of ``python -m dpviz mechanism``
+(and the URL keys): the mechanism's own parameters come from the registry
+(``dpviz.mechanisms.registry``), then ``k``, ``sampling_rate``, ``neighbouring`` and the target,
+``delta`` (ε at δ) or ``epsilon`` (δ at ε).
+
+- ``quick`` answers with the cheap routes (closed form, pure kε0, Rényi DP, generic optimum): the
+  first sound answer, in milliseconds;
+- ``build`` adds the PLD grid and privacy buckets, within the page's budget, and the figures: the
+  loss histogram, δ(ε) with its certified band, the trade-off region against the generic optimal
+  region for the same per-step (ε0, δ0), ε against k, and the routes' table with timings.
+
+Every route answers with a ``dpviz.guarantee.Guarantee``; ``best`` picks the smallest sound upper
+bound and the largest certified lower bound, and names the routes that gave them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
+import time
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
@@ -17,107 +28,307 @@ import numpy as np
 
 from dpviz import budget as budgets
 from dpviz.budget import Budget, Cost, OverBudget, cost_of
-from dpviz.composition import as_levels, optimal
+from dpviz.composition import as_levels, homogeneous, optimal
 from dpviz.composition.levels import Level
 from dpviz.figures.mechanisms import (
+    LABELS,
     delta_band_figure,
     epsilon_vs_k_figure,
+    guarantee_rows,
     interval_rows,
     pld_histogram_figure,
 )
 from dpviz.figures.regions import region_figure
-from dpviz.mechanisms import gaussian
+from dpviz.figures.tables import format_number
+from dpviz.guarantee import Guarantee, Kind, Status
 from dpviz.mechanisms import heterogeneous as het
-from dpviz.mechanisms.spec import (
-    MechanismSpec,
-    analytic_interval,
-    buckets_interval,
-    choose_h,
-    generic_interval,
-    generic_levels,
-    rdp_interval,
-)
-from dpviz.params import Param
+from dpviz.mechanisms import registry
+from dpviz.mechanisms.spec import buckets_interval
+from dpviz.params import Param, check_flag
 from dpviz.pld import discretize
-from dpviz.pld.accountant import Interval, compose_many
+from dpviz.pld.accountant import compose_many, delta_bounds, epsilon_bounds
 from dpviz.pld.grid import DEFAULT_TAIL
+from dpviz.rdp.conversion import epsilon_from_rdp
+from dpviz.rdp.subsampled import DEFAULT_ORDERS
 from dpviz.regions import intersection_boundary, method_region
-from dpviz.validation import ParameterError, check_count, check_delta, check_positive, check_probability
+from dpviz.validation import (
+    EPSILON_MAX,
+    ParameterError,
+    check_count,
+    check_delta,
+    check_epsilon,
+    check_probability,
+)
 from dpviz.views import View, ViewSpec
-
-PAGE_BUDGET = 1 << 18
-"""Composed-grid bins on the page (the CLI allows 1 << 20)."""
 
 PAGE_BUCKETS_N = 10_000
 """n for the buckets column on the page (2n + 1 = 20,001 buckets)."""
 
-KINDS = {"Gaussian": "gaussian", "Laplace": "laplace", "Geometric": "geometric",
-         "Randomized response": "randomized-response"}
+__all__ = ["LABELS", "SPEC", "best", "build", "make_mechanism", "quick"]
+
+KINDS = {cls.title: key for key, cls in registry.MECHANISMS.items()}
+"""Menu title → registry key (the CLI subcommand and the URL value)."""
+
+
+def _kind(value: object) -> str:
+    text = str(value).strip().lower()
+    for title, key in KINDS.items():
+        if text in (title.lower(), key):
+            return key
+    raise ParameterError("mechanism", value, "one of " + ", ".join(KINDS.values()))
 
 
 def _rate(value: object) -> float | None:
-    x = check_probability(value, field="sampling rate q", open_low=False)
+    x = check_probability(value, field="sampling_rate", open_low=False)
     return None if x == 0 else x
 
 
-SIGMA = Param("sigma", "σ (Gaussian noise)", 1.1, partial(check_positive, field="σ", maximum=1e6),
-              "Standard deviation of the Gaussian noise, > 0.")
-SCALE = Param("scale", "b (Laplace scale)", 2.0, partial(check_positive, field="b", maximum=1e6),
-              "Scale of the Laplace noise, > 0.")
-EPS0 = Param("mech_eps0", "ε0 (per step)", 0.5, partial(check_positive, field="ε0", maximum=100.0),
-             "ε0 of the geometric mechanism / randomized response, in (0, 100].")
-SENS = Param("sensitivity", "sensitivity Δ", 1.0, partial(check_positive, field="sensitivity", maximum=1e6),
-             "Query sensitivity (a whole number for the geometric mechanism).")
-K = Param("mech_k", "k (compositions)", 1000, partial(check_count, field="k", maximum=100_000),
+def _neighbouring(value: object) -> str:
+    text = str(value).strip().lower()
+    if text not in registry.NEIGHBOURING:
+        raise ParameterError("neighbouring", value, " or ".join(registry.NEIGHBOURING))
+    return text
+
+
+def _solve(value: object) -> str:
+    text = str(value).strip().lower()
+    if text not in SOLVE_OPTIONS:
+        raise ParameterError("answer", value, " or ".join(SOLVE_OPTIONS))
+    return text
+
+
+SOLVE_OPTIONS = {"epsilon": "ε at a total δ", "delta": "δ at a total ε"}
+"""The two directions (``--delta`` / ``--epsilon`` on the CLI)."""
+
+MECHANISM = Param("mechanism", "Mechanism", "gaussian", _kind, ", ".join(KINDS.values()) + ".")
+K = Param("k", "k (compositions)", 1000, partial(check_count, field="k", maximum=100_000),
           "Number of composed runs, 1 to 100,000.")
-RATE = Param("rate", "sampling rate q (0 = none)", 0.01, _rate,
-             "Poisson subsampling rate in [0, 1]; 0 turns subsampling off.")
-DELTA = Param("mech_delta", "target total δ", 1e-5, partial(check_delta, field="target δ", positive=True),
-              "Total δ at which ε is reported, in (0, 1).")
+SAMPLING_RATE = Param("sampling_rate", "sampling rate q (0 = none)", 0.01, _rate,
+                      "Poisson subsampling rate in [0, 1]; 0 turns subsampling off.")
+NEIGHBOURING = Param("neighbouring", "neighbouring relation", "add-remove", _neighbouring,
+                     "add-remove (one record more or less) or replace-one (one record changed), "
+                     "Steinke §6.2.")
+SOLVE = Param("solve", "answer", "epsilon", _solve, "ε at a total δ, or δ at a total ε.")
+DELTA = Param("delta", "target total δ", 1e-5, partial(check_delta, field="delta"),
+              "Total δ at which ε is reported, in [0, 1); 0 only for pure mechanisms.")
+EPSILON = Param("epsilon", "target total ε", 1.0, partial(check_epsilon, field="epsilon"),
+                "Total ε at which δ is reported, in [0, 100].")
+COMPARE = Param("compare", "compare with privacy buckets", False, partial(check_flag, field="compare"),
+                "Also run privacy buckets (Meiser-Mohammadi) for ε at δ: slower, and at most a lower bound "
+                "where squaring has coarsened the buckets.")
 HDELTA = Param("het_delta", "target total δ (heterogeneous)", 1e-4,
                partial(check_delta, field="target δ (heterogeneous)", positive=True))
-PARAMS = {"gaussian": (SIGMA, SENS), "laplace": (SCALE, SENS), "geometric": (EPS0, SENS),
-          "randomized-response": (EPS0,)}
+
+LEGACY_KEYS = {"mech_k": "k", "mech_delta": "delta", "rate": "sampling_rate", "mech_eps0": "eps0"}
+"""URL keys of earlier versions of the page → today's (the CLI flags): old shared links still open."""
 
 
-def make_spec(kind: str, values: dict[str, Any]) -> MechanismSpec:
-    common = {"sampling_rate": values.get("rate")}
-    if kind == "gaussian":
-        return MechanismSpec(kind, sigma=values["sigma"], sensitivity=values["sensitivity"], **common)
-    if kind == "laplace":
-        return MechanismSpec(kind, scale=values["scale"], sensitivity=values["sensitivity"], **common)
-    if kind == "geometric":
-        sens = values["sensitivity"]
-        if sens != int(sens):
-            raise ParameterError("sensitivity", sens, "a whole number for the geometric mechanism")
-        return MechanismSpec(kind, eps0=values["mech_eps0"], sensitivity=sens, **common)
-    return MechanismSpec(kind, eps0=values["mech_eps0"], **common)
+def legacy_query(query: Mapping[str, str]) -> dict[str, str]:
+    """The URL query with earlier keys renamed (a key given both ways keeps today's value) and the
+    mechanism named by its registry key."""
+    out = {k: v for k, v in query.items() if k not in LEGACY_KEYS}
+    for old, new in LEGACY_KEYS.items():
+        if old in query and new not in query:
+            out[new] = query[old]
+    if "mechanism" in out:
+        with contextlib.suppress(ParameterError):  # the page names the field
+            out["mechanism"] = _kind(out["mechanism"])
+    return out
+
+
+def mechanism_params(key: str) -> tuple[Param, ...]:
+    """The registered mechanism's own parameters (keys = CLI flags)."""
+    return registry.mechanism_class(key).params
+
+
+def make_mechanism(key: str, values: Mapping[str, Any]) -> Any:
+    """The mechanism ``key`` with its parameters taken from ``values`` (page or CLI keys),
+    subsampled at ``sampling_rate`` (None: not subsampled) under ``neighbouring``."""
+    own = {p.key: values[p.key] for p in mechanism_params(key) if p.key in values}
+    return registry.make(key, sampling_rate=values.get("sampling_rate"),
+                         neighbouring=values.get("neighbouring", "add-remove"), **own)
 
 
 def k_values(k: int) -> list[int]:
-    ks = sorted({max(1, round(float(v))) for v in np.geomspace(1, k, 5)} | {k})
-    return ks
+    return sorted({max(1, round(float(v))) for v in np.geomspace(1, k, 5)} | {k})
 
 
-BUCKETS_SHARE, PLD_SHARE, CURVE_SHARE = 0.2, 0.5, 0.2
-"""Shares of the view's budget: privacy buckets, the PLD compositions (all k on one grid), and the
-δ(ε) band with the trade-off region (their δ evaluations); the rest is cheap."""
+# --------------------------------------------------------------------------- routes
+# The cheap routes answer first; PLD and buckets refine. Each returns a Guarantee.
 
-BAND_POINTS, REGION_POINTS = 120, 240
-"""ε grid of the δ(ε) band and of the region's envelope (thinned when over their budget share)."""
+def _timed(fn: Callable[[], Guarantee | None]) -> Guarantee | None:
+    t0 = time.perf_counter()
+    g = fn()
+    if g is not None and g.seconds is None:
+        g = Guarantee(**{**g.__dict__, "seconds": time.perf_counter() - t0})
+    return g
 
 
-def buckets_cost(spec: MechanismSpec, *, k: int, n: int = PAGE_BUCKETS_N) -> Cost:
-    """Estimated cost of ``buckets_interval`` (``dpviz.budget`` units): the law put into 2n + 1
+def _analytic(mech: Any, k: int, delta: float | None, epsilon: float | None) -> Guarantee | None:
+    return mech.closed_form(k, delta=delta, epsilon=epsilon)
+
+
+def _pure(mech: Any, k: int, delta: float | None, epsilon: float | None) -> Guarantee | None:
+    """Pure ε0-DP composed k times is kε0-DP (basic composition; DRV Thm III.3 with δ = 0)."""
+    m = mech.max_loss
+    if m is None or not math.isfinite(m):
+        return None
+    source = "basic composition kε0 (pure ε0 = largest loss)"
+    if epsilon is None:
+        return Guarantee(epsilon=k * m, delta=delta, kind=Kind.UPPER, source=source)
+    if epsilon >= k * m:
+        return Guarantee(epsilon=epsilon, delta=0.0, kind=Kind.EXACT, source=source, solved="delta")
+    return Guarantee.not_computed(source=source, epsilon=epsilon, solved="delta",
+                                  reason=f"ε < kε0 = {k * m:.6g}: this route says nothing there")
+
+
+def _rdp(mech: Any, k: int, delta: float | None, epsilon: float | None) -> Guarantee | None:
+    source = "Rényi DP (Steinke Thm 34 + conversion)"
+    if epsilon is not None:
+        return None  # the conversion here answers ε at δ
+    if delta == 0:
+        return Guarantee.not_computed(source=source, delta=0.0, reason="RDP converts only at δ > 0")
+    try:
+        curve = k * np.asarray(mech.rdp_curve(DEFAULT_ORDERS), dtype=float)
+    except NotImplementedError:
+        return None
+    if not np.any(np.isfinite(curve)):
+        return None
+    eps, order = epsilon_from_rdp(DEFAULT_ORDERS, curve, delta=float(delta))  # type: ignore[arg-type]
+    return Guarantee(epsilon=eps, delta=delta, kind=Kind.UPPER, source=source, detail=f"order {order}")
+
+
+def _generic(mech: Any, k: int, delta: float | None, epsilon: float | None,
+             budget: Budget | None = None) -> Guarantee | None:
+    """KOV Thm 3.3 for the per-step (ε0, δ0): for ε at δ, δ0 = δ/(2k) per step; for δ at ε, only
+    pure mechanisms (δ0 = 0)."""
+    source = "generic optimal (KOV Thm 3.3, same per-step ε0, δ0)"
+    if epsilon is not None:
+        if mech.max_loss is None:
+            return None
+        step = Guarantee(epsilon=mech.max_loss, delta=0.0, kind=Kind.UPPER, source="")
+    else:
+        if delta == 0 and mech.max_loss is None:
+            return Guarantee.impossible(source=source, delta=0.0, reason="no finite ε0 with δ0 = 0")
+        step = mech.step_guarantee(float(delta) / (2.0 * k))  # type: ignore[arg-type]
+    if step.epsilon is None or not math.isfinite(step.epsilon) or step.epsilon > EPSILON_MAX:
+        return Guarantee.not_computed(source=source, delta=delta, epsilon=epsilon,
+                                      solved="delta" if epsilon is not None else "epsilon",
+                                      reason=f"per-step ε0 beyond {EPSILON_MAX:g}")
+    levels = homogeneous(k=k, eps0=step.epsilon, delta0=float(step.delta or 0.0))
+    g = optimal.delta_for_epsilon(levels, epsilon=epsilon, budget=budget) if epsilon is not None else \
+        optimal.epsilon_for_delta(levels, delta=float(delta), budget=budget)  # type: ignore[arg-type]
+    if g.status is not Status.OK:
+        return Guarantee(**{**g.__dict__, "source": source})
+    # the optimum over all mechanisms with this per-step guarantee: exact for that question, an
+    # upper bound (only) for this mechanism
+    return Guarantee(epsilon=g.epsilon, delta=g.delta, kind=Kind.UPPER, source=source, solved=g.solved,
+                     upper=g.value, detail=f"per-step ({step.epsilon:.4g}, {float(step.delta or 0):.3g})")
+
+
+QUICK = {"analytic": _analytic, "pure": _pure, "rdp": _rdp, "generic": _generic}
+"""The cheap routes, in table order."""
+
+
+def quick(mech: Any, *, k: int, delta: float | None = None, epsilon: float | None = None,
+          budget: Budget = budgets.PAGE) -> dict[str, Guarantee]:
+    """The cheap routes' answers (``QUICK``): the page shows them before the PLD refines."""
+    out: dict[str, Guarantee] = {}
+    for key, route in QUICK.items():
+        extra = {"budget": budget} if key == "generic" else {}
+        g = _timed(lambda r=route, e=extra: r(mech, k, delta, epsilon, **e))  # type: ignore[misc]
+        if g is not None:
+            out[key] = g
+    return out
+
+
+def _pld(mech: Any, k: int, delta: float | None, epsilon: float | None, budget: Budget) -> Guarantee:
+    parts = [(mech.law, k)]
+    if epsilon is not None:
+        return delta_bounds(parts, epsilon=epsilon, budget=budget)
+    return epsilon_bounds(parts, delta=float(delta), budget=budget)  # type: ignore[arg-type]
+
+
+class _BucketsSpec:
+    """What ``buckets_interval`` reads of a mechanism (its law and grid unit)."""
+
+    def __init__(self, mech: Any) -> None:
+        self._law, self.grid_unit = mech.law, mech.grid_unit
+
+    def law(self) -> Any:
+        return self._law
+
+
+def buckets_cost(mech: Any, *, k: int, n: int = PAGE_BUCKETS_N) -> Cost:
+    """Estimated cost of the buckets route (``dpviz.budget`` units): the law put into 2n + 1
     buckets, then per direction a chain of k − 1 products (k ≤ 64) or ⌊log2 k⌋ squarings and
     popcount(k) − 1 products, each an FFT of 4n + 2 entries, for three arrays."""
-    law = spec.law()
+    law = mech.law() if callable(mech.law) else mech.law  # a MechanismSpec's law is a method
     dirs = len(law.both_directions())
     steps = k - 1 if k <= 64 else k.bit_length() - 1 + bin(k).count("1") - 1
     size = 4 * n + 2
     cells = cost_of("bucket_cell", dirs * (2 * n + 1))
     return cells + cost_of("bucket_log", dirs * steps * size * math.log2(size), memory_units=size,
                            what=f"{2 * n + 1:,} buckets, {steps} convolutions per direction")
+
+
+def _buckets(mech: Any, k: int, delta: float | None, budget: Budget) -> Guarantee | None:
+    source = "privacy buckets (Meiser-Mohammadi)"
+    if delta is None or delta == 0:
+        return None  # answers ε at δ > 0
+    c = buckets_cost(mech, k=k)
+    if not budget.admits(c):
+        return Guarantee.not_computed(source=source, delta=delta, reason=f"buckets {budget.reason(c)}")
+    iv = buckets_interval(_BucketsSpec(mech), k=k, delta=delta, n=PAGE_BUCKETS_N)  # type: ignore[arg-type]
+    if iv.upper is None and iv.lower is None:
+        return Guarantee.not_computed(source=source, delta=delta, reason=iv.detail)
+    return Guarantee(epsilon=iv.upper, delta=delta, kind=Kind.UPPER if iv.upper is not None else Kind.LOWER,
+                     source=source, lower=iv.lower, upper=iv.upper, detail=iv.detail, seconds=iv.seconds)
+
+
+BUCKETS_SHARE, PLD_SHARE, CURVE_SHARE = 0.2, 0.5, 0.2
+"""Shares of the view's budget: privacy buckets, the PLD (all k on one grid), and the δ(ε) band
+with the trade-off region (their δ evaluations); the rest is cheap."""
+
+FIGURE_COARSENING = 4
+"""The figures' grid is this many times coarser than the PLD route's: their band is as certified
+(only wider) and all k of the ε-against-k plot are composed at once, at a quarter of the cost."""
+
+BAND_POINTS, REGION_POINTS = 120, 240
+"""ε grid of the δ(ε) band and of the region's envelope (thinned when over their budget share)."""
+
+
+def best(results: Mapping[str, Guarantee]) -> dict[str, Any]:
+    """The smallest sound upper bound and the largest certified lower bound over the routes, each
+    with the route that gave it (``None`` when no route gave one)."""
+    ups = [(g.upper, key) for key, g in results.items()
+           if g.status is Status.OK and g.upper is not None and g.kind in (Kind.UPPER, Kind.EXACT)]
+    lows = [(g.lower, key) for key, g in results.items() if g.status is Status.OK and g.lower is not None]
+    up = min(ups, default=(None, None))
+    lo = max(lows, default=(None, None))
+    if up[0] is not None and lo[0] is not None and up[0] < lo[0]:
+        # routes computing the same exact value (kε0) can differ in the last bits: a certified
+        # lower bound is a value the truth reaches, so no upper bound may be shown below it
+        up = (lo[0], up[1])
+    return {"upper": up[0], "upper_route": up[1], "lower": lo[0], "lower_route": lo[1],
+            "impossible": [key for key, g in results.items() if g.status is Status.IMPOSSIBLE]}
+
+
+def headline(summary: Mapping[str, Any], *, solve: str, refined: bool) -> str:
+    """The page's headline (Markdown): the best sound upper bound and the best certified lower
+    bound of the solved quantity, each with its route; before refinement, says it is refining."""
+    q = "ε" if solve == "epsilon" else "δ"
+    if summary["upper"] is None:
+        text = f"No route gives a finite upper bound on {q} here (the table says why)."
+    else:
+        text = f"{q} ≤ **{format_number(summary['upper'])}** ({LABELS.get(summary['upper_route'])})"
+        if summary["lower"] is not None:
+            text += (f"; {q} ≥ **{format_number(summary['lower'], down=True)}** "
+                     f"({LABELS.get(summary['lower_route'])})")
+        text += "."
+    if not refined:
+        text += " First answer from the cheap routes; refining with the PLD grid and privacy buckets…"
+    return text
 
 
 def _delta_points(grids: int, h: float, n: int, budget: Budget) -> int:
@@ -127,58 +338,90 @@ def _delta_points(grids: int, h: float, n: int, budget: Budget) -> int:
     return int(min(n, max(12, budget.seconds / max(per.seconds, 1e-12))))
 
 
-def build(spec: MechanismSpec, *, k: int, delta: float, budget: Budget = budgets.PAGE) -> View:
-    """The page's view; ``budget`` (default: the page's) bounds each route (module constants):
-    the PLD grid coarsens to fit (a wider, still certified band), buckets beyond their share are
-    not computed (the table says why), the δ(ε) grids are thinned."""
-    h = choose_h(spec, k=k, budget=PAGE_BUDGET)
-    law = spec.law()
-    ks = k_values(k)
-    results: dict[str, Interval] = {}
-    try:
-        many = compose_many(law, ks, h=h, budget=budget.share(PLD_SHARE))
-    except OverBudget as exc:  # even the coarsest grid: the closed forms and RDP still answer
-        many = {}
-        results["pld"] = Interval(lower=None, upper=None, method="pld", detail=f"PLD {exc.reason}")
-    composed = many.get(k)
-    lo = up = None
-    if composed is not None:
-        lo, up = composed.epsilon(delta)
-        note = "" if composed.h == h else f" (coarsened from h={h:.3g} to fit the time budget)"
-        results["pld"] = Interval(lower=math.inf if lo is None else lo, upper=up, method="pld",
-                                  seconds=composed.seconds, detail=f"h={composed.h:.3g}{note}")
-    for key, fn in (("analytic", analytic_interval), ("rdp", rdp_interval)):
-        iv = fn(spec, k=k, delta=delta)
-        if iv is not None:
-            results[key] = iv
-    b_cost, b_budget = buckets_cost(spec, k=k), budget.share(BUCKETS_SHARE)
-    if b_budget.admits(b_cost):
-        results["buckets"] = buckets_interval(spec, k=k, delta=delta, n=PAGE_BUCKETS_N)
-    else:
-        results["buckets"] = Interval(lower=None, upper=None, method="buckets",
-                                      detail=f"buckets {b_budget.reason(b_cost)}")
-    results["generic"] = generic_interval(spec, k=k, delta=delta)
+def build(mech: Any, *, k: int, delta: float | None = None, epsilon: float | None = None,
+          compare: bool = False, budget: Budget = budgets.PAGE) -> View:
+    """The page's view (module docstring); ``budget`` (default: the page's) bounds each route:
+    a route over its share is a row that says why, the δ(ε) grids are thinned. ``compare`` adds
+    privacy buckets (ε at δ > 0 only; the CLI's ``--compare``)."""
+    solve = "delta" if epsilon is not None else "epsilon"
+    results = quick(mech, k=k, delta=delta, epsilon=epsilon, budget=budget)
+    results["pld"] = _timed(lambda: _pld(mech, k, delta, epsilon, budget.share(PLD_SHARE)))
+    b = _buckets(mech, k, delta, budget.share(BUCKETS_SHARE)) if solve == "epsilon" and compare else None
+    if b is not None:
+        results["buckets"] = b
+    order = ["pld", *QUICK, "buckets"]
+    results = {key: results[key] for key in order if key in results}
+    headline = best(results)
 
-    # δ(ε) band on a grid reaching well past this mechanism's ε at the target δ (the generic
-    # curve, often 100× larger, is shown only where it overlaps: there its δ is near 1)
-    top = max(v for v in (up, 0.5) if v is not None and math.isfinite(v))
+    law = mech.law
+    ks = k_values(k)
+    h = FIGURE_COARSENING * _grid_width(results["pld"])  # figures: a coarser grid, still certified
+    try:
+        many = compose_many(law, ks, h=h, budget=budget.share(CURVE_SHARE))
+    except (OverBudget, ParameterError):
+        many = {}
+    composed = many.get(k)
+    figs = _figures(mech, law, k=k, ks=ks, many=many, composed=composed, h=h,
+                    delta=delta if delta is not None else 1e-5, epsilon=epsilon, budget=budget)
+    band = figs.pop("_band")
+    k_rows = figs.pop("_k_rows")
+    payload = {"view": "mechanisms", "mechanism": mech.key, "k": k, "solve": solve,
+               "delta": delta, "epsilon": epsilon,
+               "parameters": {"mechanism": mech.key, **mech.values, "k": k,
+                              "sampling_rate": getattr(mech, "sampling_rate", None),
+                              "neighbouring": getattr(mech, "neighbouring", "add-remove"),
+                              "delta": delta, "epsilon": epsilon},
+               "best": headline,
+               "results": {key: g.to_json() | {"lower": g.lower, "upper": g.upper}
+                           for key, g in results.items()}}
+    csv = {"delta_vs_epsilon": band, "epsilon_vs_k": k_rows,
+           "routes": {c: [r[c] for r in guarantee_rows(results, solve=solve)]
+                      for c in guarantee_rows(results, solve=solve)[0]}}
+    return View(figures=figs, csv=csv, payload=payload, summary=headline,
+                tables={"comparison": guarantee_rows(results, solve=solve)})
+
+
+def _grid_width(pld: Guarantee) -> float:
+    """The PLD route's grid width (from its detail ``h=…``), 2e-4 when it did not say."""
+    for part in (pld.detail or "").split(","):
+        part = part.strip()
+        if part.startswith("h="):
+            try:
+                return float(part[2:].split()[0])
+            except ValueError:
+                break
+    return 2e-4
+
+
+def _figures(mech: Any, law: Any, *, k: int, ks: list[int], many: Mapping[int, Any], composed: Any, h: float,
+             delta: float, epsilon: float | None, budget: Budget) -> dict[str, Any]:
+    """Histogram, δ(ε) band, trade-off region, ε against k; plus the CSV columns of the band and
+    of ε against k (keys ``_band``, ``_k_rows``)."""
+    up = None
+    if composed is not None and delta > 0:
+        lo, up = composed.epsilon(delta)
+    else:
+        lo = None
+    top = max(v for v in (up, epsilon, 0.5) if v is not None and math.isfinite(v))
     curve_budget = budget.share(CURVE_SHARE / 3)
     n_band = BAND_POINTS if composed is None else \
         _delta_points(len(composed.upper) + len(composed.lower), composed.h, BAND_POINTS, curve_budget)
     eps = np.linspace(0.0, 2.5 * top, n_band)
     band = np.array([composed.delta(float(e)) for e in eps]) if composed is not None \
         else np.full((eps.size, 2), np.nan)
-    step = spec.step_guarantee(delta_step=delta / (2.0 * k))
-    levels = generic_levels(spec, k=k, delta=delta)  # None: per-step ε0 beyond the core's range
+    levels = None
+    if delta > 0:
+        step = mech.step_guarantee(delta / (2.0 * k))
+        if step.epsilon is not None and math.isfinite(step.epsilon) and step.epsilon <= EPSILON_MAX:
+            levels = homogeneous(k=k, eps0=step.epsilon, delta0=float(step.delta or 0.0))
     lines = {} if levels is None else {
         "optimal": np.array([optimal.delta_for_epsilon(levels, epsilon=float(e), budget=budget).delta
                              for e in eps], dtype=float)}
-    if "analytic" in results:
-        lines["analytic"] = np.array([gaussian.delta_for_epsilon(
-            epsilon=float(e), sigma=spec.sigma, sensitivity=spec.sensitivity, k=k) for e in eps])
+    closed = [mech.closed_form(k, epsilon=float(e)) for e in eps[:1]]
+    if closed[0] is not None:
+        lines["analytic"] = np.array([mech.closed_form(k, epsilon=float(e)).delta for e in eps], dtype=float)
     lines = {key: np.where(v > 0, v, np.nan) for key, v in lines.items()}
 
-    # trade-off regions: the mechanism's (outer bound from the sound δ-curve) vs generic optimal
     regions = {} if levels is None else {"optimal": method_region("optimal", levels)}
     if composed is not None:
         n_r = _delta_points(len(composed.upper), composed.h, REGION_POINTS, budget.share(CURVE_SHARE * 2 / 3))
@@ -186,31 +429,26 @@ def build(spec: MechanismSpec, *, k: int, delta: float, budget: Budget = budgets
         deltas = np.minimum([composed.delta_upper(float(e)) for e in eps_r], 1.0)
         regions["pld"] = intersection_boundary(eps_r, deltas)
 
-    # ε against k (PLD band on the same grid, and the other routes)
-    kl, ku, gen, rdp, ana = [], [], [], [], []
+    kl, ku, gen, rdp = [], [], [], []
     for kk in ks:
         a, b = many[kk].epsilon(delta) if kk in many else (None, None)
         kl.append(np.nan if a is None else a)
         ku.append(np.nan if b is None else b)
-        g = generic_interval(spec, k=kk, delta=delta).upper
-        gen.append(np.nan if g is None else g)
-        r = rdp_interval(spec, k=kk, delta=delta)
-        rdp.append(np.nan if r is None else r.upper)
-        an = analytic_interval(spec, k=kk, delta=delta)
-        ana.append(np.nan if an is None else an.upper)
+        g = _generic(mech, kk, delta, None, budget)
+        gen.append(np.nan if g is None or g.upper is None else g.upper)
+        r = _rdp(mech, kk, delta, None)
+        rdp.append(np.nan if r is None or r.upper is None else r.upper)
     k_lines = {"generic": np.array(gen), "rdp": np.array(rdp)}
-    if "analytic" in results:
-        k_lines["analytic"] = np.array(ana)
     if composed is not None and composed.single is not None:
         single = composed.single
     else:  # a histogram on at most ~4096 cells (a fine one may be what was over budget)
         lo_l, hi_l = law.support(DEFAULT_TAIL)
         single = discretize.pessimistic(law, h=max(h, (hi_l - lo_l) / 4096))
-
-    figs = {
+    return {
         "histogram": pld_histogram_figure(single.losses, single.mass, p_inf=single.p_inf,
                                           title=f"Privacy loss of one run: {law.name}"),
-        "delta": delta_band_figure(eps, band[:, 0], band[:, 1], lines, k=k, target_delta=delta,
+        "delta": delta_band_figure(eps, band[:, 0], band[:, 1], lines, k=k,
+                                   target_delta=delta if epsilon is None and delta > 0 else None,
                                    answer=(lo, up)),
         "region": region_figure(regions, title=f"Trade-off region after k = {k:,} runs",
                                 labels={"pld": "This mechanism (PLD, sound)",
@@ -218,17 +456,27 @@ def build(spec: MechanismSpec, *, k: int, delta: float, budget: Budget = budgets
                                 height=480),  # shown in a half-width column beside the histogram
         "epsilon_vs_k": epsilon_vs_k_figure(np.array(ks, dtype=float), np.array(kl), np.array(ku), k_lines,
                                             delta=delta),
+        "_band": {"epsilon": eps, "delta_lower": band[:, 0], "delta_upper": band[:, 1]},
+        "_k_rows": {"k": np.array(ks), "epsilon_lower": np.array(kl), "epsilon_upper": np.array(ku)},
     }
-    payload = {"view": "mechanisms", "mechanism": spec.kind, "k": k, "delta": delta,
-               "parameters": {"mechanism": spec.kind, "sigma": spec.sigma, "scale": spec.scale,
-                              "eps0": spec.eps0, "sensitivity": spec.sensitivity, "k": k,
-                              "sampling_rate": spec.sampling_rate, "delta": delta},
-               "sampling_rate": spec.sampling_rate, "grid_width": h if composed is None else composed.h,
-               "per_step": {"epsilon": step.epsilon, "delta": step.delta},
-               "results": {key: iv.to_json() for key, iv in results.items()}}
-    csv = {"delta_vs_epsilon": {"epsilon": eps, "delta_lower": band[:, 0], "delta_upper": band[:, 1]},
-           "epsilon_vs_k": {"k": np.array(ks), "epsilon_lower": np.array(kl), "epsilon_upper": np.array(ku)}}
-    return View(figures=figs, csv=csv, payload=payload, tables={"comparison": interval_rows(results)})
+
+
+Values = tuple[tuple[str, Any], ...]
+"""A mechanism's page values as sorted (key, value) pairs: hashable, so a cache can key on them."""
+
+
+def as_values(values: Mapping[str, Any]) -> Values:
+    return tuple(sorted(values.items()))
+
+
+def quick_for(kind: str, values: Values, **target: Any) -> dict[str, Guarantee]:
+    """``quick`` for the mechanism ``kind`` with ``values`` (``as_values``): cacheable arguments."""
+    return quick(make_mechanism(kind, dict(values)), **target)
+
+
+def build_for(kind: str, values: Values, **target: Any) -> View:
+    """``build`` for the mechanism ``kind`` with ``values`` (``as_values``): cacheable arguments."""
+    return build(make_mechanism(kind, dict(values)), **target)
 
 
 def heterogeneous(rows: list[dict[str, Any]], *, delta: float,
@@ -246,26 +494,28 @@ def heterogeneous(rows: list[dict[str, Any]], *, delta: float,
     return interval_rows(het.compare(as_levels(levels), delta=delta, budget=budget))
 
 
-def _kind(value: object) -> str:
-    text = str(value).strip().lower()
-    for label, key in KINDS.items():
-        if text in (label.lower(), key):
-            return key
-    raise ParameterError("mechanism", value, "one of " + ", ".join(KINDS.values()))
+def build_view(*, mechanism: str, k: int, sampling_rate: float | None, neighbouring: str = "add-remove",
+               solve: str = "epsilon", delta: float = 1e-5, epsilon: float = 1.0, compare: bool = False,
+               budget: Budget = budgets.PAGE, **own: Any) -> View:
+    """``ViewSpec`` entry point (headless ``python -m dpviz figure mechanisms``); ``own`` holds the
+    mechanism's parameters (absent ones take the registry's defaults)."""
+    mech = make_mechanism(mechanism, {**own, "sampling_rate": sampling_rate, "neighbouring": neighbouring})
+    if solve == "delta":
+        return build(mech, k=k, epsilon=epsilon, budget=budget)
+    return build(mech, k=k, delta=delta, compare=compare, budget=budget)
 
 
-MECHANISM = Param("mechanism", "Mechanism", "gaussian", _kind, "gaussian, laplace, geometric or "
-                  "randomized-response.")
-
-
-def build_view(*, mechanism: str, sigma: float, scale: float, mech_eps0: float, sensitivity: float,
-               mech_k: int, rate: float | None, mech_delta: float, budget: Budget = budgets.PAGE) -> View:
-    """``ViewSpec`` entry point (headless ``python -m dpviz figure mechanisms``)."""
-    values = {"sigma": sigma, "scale": scale, "mech_eps0": mech_eps0, "sensitivity": sensitivity,
-              "rate": rate}
-    return build(make_spec(mechanism, values), k=mech_k, delta=mech_delta, budget=budget)
+def _own_params() -> tuple[Param, ...]:
+    """Every registered mechanism's parameters, each key once (the first spec of a key wins)."""
+    seen: dict[str, Param] = {}
+    for cls in registry.MECHANISMS.values():
+        for p in cls.params:
+            seen.setdefault(p.key, p)
+    return tuple(seen.values())
 
 
 SPEC = ViewSpec(name="mechanisms", title="Mechanisms",
-                params=(MECHANISM, SIGMA, SCALE, EPS0, SENS, K, RATE, DELTA), build=build_view)
+                params=(MECHANISM, *_own_params(), K, SAMPLING_RATE, NEIGHBOURING, SOLVE, DELTA, EPSILON,
+                        COMPARE),
+                build=build_view)
 """For ``dpviz.views.registry``."""

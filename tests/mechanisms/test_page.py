@@ -18,10 +18,10 @@ def _pld_row(at) -> dict:
     return {"lower": float(row["ε lower"]), "upper": float(row["ε upper"])}
 
 
-@pytest.mark.parametrize("label", list(mv.KINDS))
-def test_each_mechanism_renders(label):
-    at = run_page(PAGE, mech_k="40")
-    at.radio(key="mechanism").set_value(label).run()
+@pytest.mark.parametrize("kind", list(mv.KINDS.values()))
+def test_each_mechanism_renders(kind):
+    at = run_page(PAGE, k="40")
+    at.radio(key="mechanism").set_value(kind).run()
     assert_clean(at)
     assert not errors(at)
     assert len(figures(at)) == 4  # histogram, region, δ band, ε against k
@@ -33,11 +33,13 @@ def test_default_is_dp_sgd_like_and_beats_generic():
     at = run_page(PAGE)
     assert_clean(at)
     text = " ".join(m.value for m in at.markdown)
-    assert "generic optimal composition" in text and "× larger" in text
+    assert "ε ≤ **" in text and "(PLD" in text and "refining" not in text.lower()
+    generic = tables(at)[0].set_index("method")["ε upper"]
+    assert generic.filter(like="Generic").iloc[0] > generic.filter(like="PLD").iloc[0]
 
 
 def test_changing_sigma_changes_epsilon():
-    at = run_page(PAGE, mech_k="40", rate="0")
+    at = run_page(PAGE, k="40", sampling_rate="0")
     before = _pld_row(at)
     at.text_input(key="sigma").set_value("3").run()
     assert_clean(at)
@@ -46,19 +48,19 @@ def test_changing_sigma_changes_epsilon():
 
 
 def test_subsampling_rate_changes_epsilon():
-    at = run_page(PAGE, mech_k="40", rate="0")
+    at = run_page(PAGE, k="40", sampling_rate="0")
     full = _pld_row(at)
-    at.text_input(key="rate").set_value("0.1").run()
+    at.text_input(key="sampling_rate").set_value("0.1").run()
     assert_clean(at)
     assert _pld_row(at)["upper"] < full["lower"]
 
 
 @pytest.mark.parametrize(("key", "value", "field"), [
-    ("sigma", "-1", "σ"), ("mech_k", "0", "k"), ("rate", "2", "sampling rate q"),
-    ("mech_delta", "0", "target δ"), ("sigma", "abc", "σ"),
+    ("sigma", "-1", "sigma"), ("k", "0", "k"), ("sampling_rate", "2", "sampling_rate"),
+    ("delta", "1", "delta"), ("sigma", "abc", "sigma"),
 ])
 def test_bad_input_names_the_field(key, value, field):
-    at = run_page(PAGE, mech_k="40")
+    at = run_page(PAGE, k="40")
     at.text_input(key=key).set_value(value).run()
     assert_clean(at)
     msgs = errors(at)
@@ -66,7 +68,7 @@ def test_bad_input_names_the_field(key, value, field):
 
 
 def test_heterogeneous_table_has_exact_pld_kov():
-    at = run_page(PAGE, mech_k="40")
+    at = run_page(PAGE, k="40")
     methods = list(tables(at)[1]["method"])
     assert any(m.startswith("Exact") for m in methods) and any(m.startswith("PLD") for m in methods)
     assert any("3.5" in m for m in methods)
@@ -79,7 +81,7 @@ def test_heterogeneous_bad_row_names_row():
 
 def test_view_spec_builds_headless():
     """The ViewSpec the figure CLI would use: same figures as the page, no Streamlit."""
-    values = {**mv.SPEC.defaults(), "mechanism": "randomized-response", "mech_k": 20, "rate": None}
+    values = {**mv.SPEC.defaults(), "mechanism": "randomized-response", "k": 20, "sampling_rate": None}
     view = mv.SPEC.build(**values)
     assert list(view.figures) == ["histogram", "delta", "region", "epsilon_vs_k"]
     assert view.payload["parameters"]["mechanism"] == "randomized-response"
