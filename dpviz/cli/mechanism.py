@@ -1,101 +1,178 @@
-"""``python -m dpviz mechanism KIND …``: ε of k compositions of a concrete mechanism, as JSON.
+"""``python -m dpviz mechanism KIND …`` and ``… mechanism mix --spec …``: ε at δ (or δ at ε) of
+compositions of concrete mechanisms, as JSON.
 
-``{"epsilon": upper, "epsilon_lower": …, "epsilon_upper": …, "method": …}``: the Gaussian
-without subsampling uses the closed form (Steinke Cor. 8/10, method ``analytic``), everything
-else the certified PLD interval (method ``pld``). ``--compare`` adds every other route.
+One subcommand per registered mechanism (``dpviz.mechanisms.registry``), its flags generated from
+the mechanism's ``Param`` specs. The answer is the best sound upper bound over the accounting
+routes (``dpviz.mechanisms.routes``: exact, analytic, PLD, RDP, generic, pure) with the best
+certified lower bound: ``{"epsilon": upper, "epsilon_lower", "epsilon_upper", "method": the
+route of the upper, "width", "seconds", "detail"}`` (with ``--epsilon E``: ``delta``,
+``delta_lower``, ``delta_upper``). ``--compare`` adds every route under ``routes``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
+from pathlib import Path
 from typing import Any
 
-from dpviz.budget import OverBudget, from_seconds
-from dpviz.guarantee import finite_or_none
-from dpviz.mechanisms.spec import (
-    MechanismSpec,
-    analytic_interval,
-    generic_interval,
-    pld_interval,
-    rdp_interval,
-    report,
-)
-from dpviz.pld.accountant import Interval
-from dpviz.validation import check_count, check_delta, check_positive, check_probability
+from dpviz.cli.flags import add_param_flags, values_from_args
+from dpviz.guarantee import Guarantee, Status, finite_or_none
+from dpviz.mechanisms import routes as R
+from dpviz.mechanisms.registry import MECHANISMS, NEIGHBOURING, make, mechanism_class
+from dpviz.params import BUDGET, TARGET_DELTA, TARGET_EPSILON, Param
+from dpviz.validation import ParameterError, check_count, check_positive, check_probability
 
-_KINDS: dict[str, tuple[tuple[str, str], ...]] = {
-    "gaussian": (("--sigma", "noise standard deviation σ > 0"),),
-    "laplace": (("--scale", "Laplace scale b > 0"),),
-    "geometric": (("--eps0", "ε0 of the geometric (discrete Laplace) noise, e^{−ε0|z|}"),),
-    "randomized-response": (("--eps0", "ε0 of randomized response"),),
-    "canonical": (("--eps0", "ε0 of the canonical pair"), ("--delta0", "δ0 of the canonical pair")),
-}
+K = Param("k", "k (steps)", None, lambda v: check_count(v, field="k"),
+          "number of compositions, a whole number ≥ 1")
+RATE = Param("sampling_rate", "sampling rate q", None, lambda v: check_probability(v, field="sampling_rate"),
+             "Poisson subsampling rate q in (0, 1]")
+H = Param("h", "PLD grid width", None, lambda v: check_positive(v, field="h"),
+          "PLD grid width (default: automatic)")
+TARGETS = (TARGET_DELTA, TARGET_EPSILON)
+OPTIONAL = ("sampling_rate", "h", "budget", "delta", "epsilon")
+
+MAX_SPEC_PARTS = 100
+"""Most entries a mix spec may list."""
+
+
+def _common(q: argparse.ArgumentParser) -> None:
+    add_param_flags(q.add_mutually_exclusive_group(required=True), TARGETS, optional=OPTIONAL)
+    add_param_flags(q, (H, BUDGET), optional=OPTIONAL)
+    q.add_argument("--compare", action="store_true",
+                   help="also report every other route (exact, PLD, RDP, buckets, generic, pure)")
 
 
 def register(subs: argparse._SubParsersAction) -> None:
-    p = subs.add_parser("mechanism", help="k-fold composition of a concrete mechanism (PLD, exact bars)",
+    p = subs.add_parser("mechanism", help="compositions of concrete mechanisms (exact, PLD, RDP, …)",
                         description=__doc__)
     kinds = p.add_subparsers(dest="kind", required=True, parser_class=type(p))
-    for kind, extra in _KINDS.items():
-        q = kinds.add_parser(kind, help=f"{kind} mechanism")
-        for flag, text in extra:
-            q.add_argument(flag, required=flag != "--delta0", default="0" if flag == "--delta0" else None,
-                           help=text)
-        if kind in ("gaussian", "laplace", "geometric"):
-            q.add_argument("--sensitivity", default="1", help="query sensitivity Δ (default 1)")
-        q.add_argument("--k", required=True, help="number of compositions, a whole number ≥ 1")
-        q.add_argument("--sampling-rate", default=None, help="Poisson subsampling rate q in (0, 1]")
-        q.add_argument("--delta", required=True, help="target δ in (0, 1)")
-        q.add_argument("--h", default=None, help="PLD grid width (default: automatic)")
-        q.add_argument("--compare", action="store_true",
-                       help="also report RDP, privacy buckets and generic composition")
-        q.add_argument("--budget", help="seconds of work allowed for the PLD (default 60); beyond it the "
-                                        "grid coarsens, then the RDP bound answers, with the reason")
+    for key, cls in MECHANISMS.items():
+        q = kinds.add_parser(key, help=f"{cls.title} mechanism")
+        add_param_flags(q, cls.params, required=cls.required)
+        add_param_flags(q, (K,), required=("k",))
+        add_param_flags(q, (RATE,), optional=OPTIONAL)
+        q.add_argument("--neighbouring", choices=NEIGHBOURING, default="add-remove",
+                       help="neighbouring relation under subsampling (default add-remove; replace-one: "
+                            "Steinke §6.2)")
+        _common(q)
         q.set_defaults(handler=run)
+    m = kinds.add_parser("mix", help="several mechanisms composed in one run (heterogeneous)")
+    m.add_argument("--spec", required=True,
+                   help='a JSON file, or inline JSON: a list of {"mechanism": KIND, its parameters…, '
+                        '"count": n, "sampling_rate": q (optional), "neighbouring": … (optional)}')
+    _common(m)
+    m.set_defaults(handler=run_mix)
 
 
-def spec_from_args(args: argparse.Namespace) -> MechanismSpec:
-    rate = None if args.sampling_rate is None else check_probability(args.sampling_rate,
-                                                                     field="sampling_rate")
-    sens = getattr(args, "sensitivity", "1")
-    common: dict[str, Any] = {"sampling_rate": rate, "sensitivity": check_positive(sens, field="sensitivity")}
-    if args.kind == "gaussian":
-        return MechanismSpec("gaussian", sigma=check_positive(args.sigma, field="sigma"), **common)
-    if args.kind == "laplace":
-        return MechanismSpec("laplace", scale=check_positive(args.scale, field="scale"), **common)
-    eps0 = check_positive(args.eps0, field="eps0", maximum=100.0)
-    if args.kind == "canonical":
-        return MechanismSpec("canonical", eps0=eps0, delta0=check_delta(args.delta0, field="delta0"),
-                             **common)
-    return MechanismSpec(args.kind, eps0=eps0, **common)
+# ---------------------------------------------------------------------- spec of a mix
+def load_spec(text: str) -> list[tuple[Any, int]]:
+    """Parts of a mix from inline JSON or a JSON file; one ``ParameterError`` naming the field."""
+    raw = text.strip()
+    if not raw.startswith(("[", "{")):
+        try:
+            raw = Path(text).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ParameterError("spec", text, f"a readable JSON file or inline JSON ({type(exc).__name__})"
+                                 ) from None
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        msg = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+        raise ParameterError("spec", text[:60], f"valid JSON ({msg})") from None
+    if isinstance(data, dict) and set(data) == {"mechanisms"}:
+        data = data["mechanisms"]
+    if not isinstance(data, list) or not 1 <= len(data) <= MAX_SPEC_PARTS:
+        raise ParameterError("spec", text[:60], f"a JSON list of 1 to {MAX_SPEC_PARTS} mechanisms")
+    return [_spec_part(i, entry) for i, entry in enumerate(data)]
+
+
+def _spec_part(i: int, entry: object) -> tuple[Any, int]:
+    where = f"spec[{i}]"
+    if not isinstance(entry, dict):
+        raise ParameterError(where, entry,
+                             'an object such as {"mechanism": "laplace", "scale": 1, "count": 10}')
+    entry = dict(entry)
+    key = entry.pop("mechanism", None)
+    if not isinstance(key, str) or key not in MECHANISMS:
+        raise ParameterError(f"{where}.mechanism", key, "one of " + ", ".join(MECHANISMS))
+    if "count" not in entry:
+        raise ParameterError(f"{where}.count", None, "given: a whole number in [1, 10,000,000]")
+    try:
+        count = check_count(entry.pop("count"), field="count")
+        rate = entry.pop("sampling_rate", None)
+        neighbouring = entry.pop("neighbouring", "add-remove")
+        if rate is not None:
+            rate = check_probability(rate, field="sampling_rate")
+        if neighbouring not in NEIGHBOURING:
+            raise ParameterError("neighbouring", neighbouring, "add-remove or replace-one")
+        cls = mechanism_class(key)
+        for p in cls.params:
+            if p.key in cls.required and p.key not in entry:
+                raise ParameterError(p.key, None, f"given for the {key} mechanism ({p.help})")
+        return make(key, sampling_rate=rate, neighbouring=neighbouring, **entry), count
+    except ParameterError as exc:
+        raise ParameterError(f"{where}.{exc.field}", exc.value, exc.allowed) from None
+
+
+# ---------------------------------------------------------------------- answering
+def route_json(key: str, g: Guarantee) -> dict[str, Any]:
+    """One route as JSON: the interval keys of earlier versions (lower, upper, width, method, seconds,
+    detail) and the ``Guarantee`` keys (kind, source, status, reason, epsilon, delta)."""
+    out = g.to_json()
+    out.update({"lower": finite_or_none(g.lower), "upper": finite_or_none(g.upper),
+                "width": finite_or_none(g.width), "method": key, "seconds": g.seconds or 0.0})
+    return out
+
+
+def answer(parts: list[tuple[Any, int]], *, delta: float | None, epsilon: float | None, h: float | None,
+           budget: Any, compare: bool) -> dict[str, Any]:
+    """The JSON answer for ``parts`` (module docstring)."""
+    if delta == 0 and R.largest_loss(parts) is None:
+        raise ParameterError("delta", 0, "> 0 here: the privacy loss is unbounded (a Gaussian tail or mass "
+                                         "at +∞), so ε at δ = 0 is infinite")
+    results = R.routes(parts, delta=delta, epsilon=epsilon, h=h, budget=budget, compare=compare)
+    solved = "epsilon" if delta is not None else "delta"
+    key, g = R.best(results, solved=solved)
+    name = solved
+    out: dict[str, Any] = {}
+    if solved == "delta":
+        out["epsilon"] = epsilon
+    out.update({name: finite_or_none(g.upper), f"{name}_lower": finite_or_none(g.lower),
+                f"{name}_upper": finite_or_none(g.upper), "method": key, "width": finite_or_none(g.width),
+                "seconds": g.seconds or 0.0, "detail": g.detail})
+    if solved == "epsilon":
+        out["delta"] = delta
+    out.update({"kind": g.kind.value, "source": g.source, "status": g.status.value})
+    pld = results.get("pld")
+    if pld is not None and pld.status is Status.NOT_COMPUTED and g.status is Status.OK:
+        out["reason"] = f"{pld.reason}; shown: the {key} upper bound"
+    elif g.status is not Status.OK:
+        out["reason"] = g.reason
+    if compare:
+        out["routes"] = {k: route_json(k, r) for k, r in results.items()}
+    out["mechanisms"] = [{**m.describe(), "count": c} for m, c in parts]
+    return out
+
+
+def _targets(args: argparse.Namespace) -> dict[str, Any]:
+    v = values_from_args(args, (*TARGETS, H, BUDGET), optional=OPTIONAL)
+    return {"delta": v.get("delta"), "epsilon": v.get("epsilon"), "h": v.get("h"), "budget": v.get("budget")}
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    spec = spec_from_args(args)
-    k = check_count(args.k, field="k")
-    delta = check_delta(args.delta, field="delta", positive=True)
-    h = None if args.h is None else check_positive(args.h, field="h")
-    budget = None if args.budget is None else from_seconds(args.budget)
-    routes = report(spec, k=k, delta=delta, h=h, cost_budget=budget) if args.compare else None
-    if routes is not None:  # the headline is one of the routes: compute it once
-        iv = routes.get("analytic") or routes["pld"]
-    else:
-        try:
-            iv = analytic_interval(spec, k=k, delta=delta) or pld_interval(spec, k=k, delta=delta, h=h,
-                                                                          cost_budget=budget)
-        except OverBudget as exc:
-            iv = Interval(lower=None, upper=None, method="pld", detail=f"PLD {exc.reason}")
-    not_computed = iv.detail if iv.method == "pld" and iv.lower is None else ""  # over budget
-    if not_computed:  # the RDP upper bound answers (generic composition where RDP has no value)
-        iv = rdp_interval(spec, k=k, delta=delta) or generic_interval(spec, k=k, delta=delta)
-        iv = Interval(lower=None, upper=iv.upper, method=iv.method, seconds=iv.seconds, detail=iv.detail)
-    out: dict[str, Any] = {"epsilon": finite_or_none(iv.upper), "epsilon_lower": finite_or_none(iv.lower),
-                           "epsilon_upper": finite_or_none(iv.upper), "method": iv.method,
-                           "width": finite_or_none(iv.width), "seconds": iv.seconds, "detail": iv.detail}
-    if not_computed:
-        out["reason"] = f"{not_computed}; shown: the {iv.method} upper bound"
-    elif iv.upper is None:
-        out["reason"] = "δ is below the probability mass at infinite privacy loss"
-    if routes is not None:
-        out["routes"] = {key: r.to_json() for key, r in routes.items()}
-    return out
+    cls = mechanism_class(args.kind)
+    values = values_from_args(args, cls.params)
+    k = values_from_args(args, (K,))["k"]
+    rate = values_from_args(args, (RATE,), optional=OPTIONAL).get("sampling_rate")
+    mech = make(args.kind, sampling_rate=rate, neighbouring=args.neighbouring, **values)
+    return answer([(mech, k)], compare=args.compare, **_targets(args))
+
+
+def run_mix(args: argparse.Namespace) -> dict[str, Any]:
+    parts = load_spec(args.spec)
+    total = sum(c for _, c in parts)
+    if total > 10_000_000 or not math.isfinite(total):
+        raise ParameterError("spec", f"{total:,} steps in all", "at most 10,000,000 steps in all")
+    return answer(parts, compare=args.compare, **_targets(args))

@@ -38,6 +38,8 @@ class Mechanism:
     title: ClassVar[str]
     params: ClassVar[tuple[Param, ...]]
     finite: ClassVar[bool] = False
+    required: ClassVar[tuple[str, ...]] = ()
+    """Parameters a user must give (the CLI makes their flags required); the others have defaults."""
     """True when the loss law has finitely many atoms (exact composition applies)."""
 
     def __init__(self, **values: Any) -> None:

@@ -46,6 +46,7 @@ class DiscreteGaussian(Mechanism):
 
     key = "discrete-gaussian"
     title = "Discrete Gaussian"
+    required = ("sigma",)
     finite = True
     params = (
         Param("sigma", "σ", 1.0, partial(check_positive, field="sigma", maximum=SIGMA_MAX),

@@ -48,6 +48,7 @@ class FinitePair(Mechanism):
 
     key = "finite"
     title = "Finite pair (P, Q)"
+    required = ("p", "q")
     finite = True
     params = (
         Param("p", "P", "0.5,0.5", partial(parse_vector, field="p"), "probabilities of P, e.g. 0.6,0.4"),

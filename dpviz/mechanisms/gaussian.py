@@ -105,6 +105,7 @@ class Gaussian(Mechanism):
 
     key = "gaussian"
     title = "Gaussian"
+    required = ("sigma",)
     params = (
         Param("sigma", "noise σ", 1.0, partial(check_positive, field="sigma"),
               "noise standard deviation σ > 0"),

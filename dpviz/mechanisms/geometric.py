@@ -41,6 +41,7 @@ class Geometric(Mechanism):
 
     key = "geometric"
     title = "Geometric (discrete Laplace)"
+    required = ("eps0",)
     finite = True
     params = (
         Param("eps0", "ε0", 0.1, partial(check_positive, field="eps0", maximum=100.0),

@@ -60,6 +60,7 @@ class Laplace(Mechanism):
 
     key = "laplace"
     title = "Laplace"
+    required = ("scale",)
     params = (
         Param("scale", "scale b", 1.0, partial(check_positive, field="scale"), "Laplace scale b > 0"),
         Param("sensitivity", "sensitivity Δ", 1.0, partial(check_positive, field="sensitivity"),

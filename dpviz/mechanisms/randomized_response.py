@@ -37,6 +37,7 @@ class RandomizedResponse(Mechanism):
 
     key = "randomized-response"
     title = "Randomized response"
+    required = ("eps0",)
     finite = True
     params = (
         Param("eps0", "ε0", 0.1, partial(check_positive, field="eps0", maximum=100.0),

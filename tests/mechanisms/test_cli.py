@@ -24,17 +24,18 @@ def test_gaussian_closed_form(capsys):
     assert data["epsilon"] == data["epsilon_upper"] == hi and data["epsilon_lower"] == lo
 
 
-@pytest.mark.parametrize("argv", [
-    ["laplace", "--scale", "2", "--k", "20", "--delta", "1e-6"],
-    ["geometric", "--eps0", "0.3", "--k", "20", "--delta", "1e-6"],
-    ["randomized-response", "--eps0", "0.3", "--k", "20", "--delta", "1e-6"],
-    ["gaussian", "--sigma", "2", "--k", "50", "--sampling-rate", "0.1", "--delta", "1e-6"],
-    ["canonical", "--eps0", "0.3", "--delta0", "1e-8", "--k", "20", "--delta", "1e-6"],
+@pytest.mark.parametrize(("argv", "method"), [
+    (["laplace", "--scale", "2", "--k", "20", "--delta", "1e-6"], "pld"),
+    (["geometric", "--eps0", "0.3", "--k", "20", "--delta", "1e-6"], "exact"),
+    (["randomized-response", "--eps0", "0.3", "--k", "20", "--delta", "1e-6"], "exact"),
+    (["gaussian", "--sigma", "2", "--k", "50", "--sampling-rate", "0.1", "--delta", "1e-6"], "pld"),
+    (["canonical", "--eps0", "0.3", "--delta0", "1e-8", "--k", "20", "--delta", "1e-6"], "exact"),
 ])
-def test_pld_interval_json(capsys, argv):
+def test_interval_json(capsys, argv, method):
+    """Finite pairs compose exactly (issue 8); continuous laws get the certified PLD interval."""
     code, out, _ = _run(capsys, *argv)
     data = json.loads(out)
-    assert code == 0 and data["method"] == "pld"
+    assert code == 0 and data["method"] == method
     assert data["epsilon_lower"] <= data["epsilon_upper"] == data["epsilon"]
     assert data["width"] == pytest.approx(data["epsilon_upper"] - data["epsilon_lower"])
 
@@ -43,9 +44,11 @@ def test_compare_lists_routes(capsys):
     code, out, _ = _run(capsys, "randomized-response", "--eps0", "0.5", "--k", "10", "--delta", "1e-5",
                         "--compare")
     routes = json.loads(out)["routes"]
-    assert code == 0 and set(routes) == {"pld", "rdp", "buckets", "generic"}
+    assert code == 0 and set(routes) == {"exact", "pld", "rdp", "buckets", "generic", "pure"}
     # RR is the worst case among ε0-DP mechanisms: generic composition is exact here
-    assert routes["pld"]["lower"] <= routes["generic"]["upper"] <= routes["pld"]["upper"]
+    slack = 1e-12 * routes["generic"]["upper"]  # the grid is exact here too: equal up to rounding
+    assert routes["pld"]["lower"] - slack <= routes["generic"]["upper"] <= routes["pld"]["upper"] + slack
+    assert routes["exact"]["upper"] == pytest.approx(routes["generic"]["upper"], rel=1e-12)
 
 
 @pytest.mark.parametrize(("argv", "field"), [
@@ -53,7 +56,7 @@ def test_compare_lists_routes(capsys):
     (["laplace", "--scale", "abc", "--k", "5", "--delta", "1e-5"], "scale"),
     (["geometric", "--eps0", "0.5", "--k", "0", "--delta", "1e-5"], "k"),
     (["randomized-response", "--eps0", "0.5", "--k", "5", "--delta", "1"], "delta"),
-    (["gaussian", "--sigma", "1", "--k", "5", "--delta", "1e-5", "--sampling-rate", "2"], "sampling_rate"),
+    (["gaussian", "--sigma", "1", "--k", "5", "--delta", "1e-5", "--sampling-rate", "2"], "sampling-rate"),
     (["laplace", "--scale", "1", "--k", "5", "--delta", "1e-5", "--h", "1e-9"], "h"),
     (["geometric", "--eps0", "0.5", "--sensitivity", "1.5", "--k", "5", "--delta", "1e-5"], "sensitivity"),
 ])
