@@ -30,28 +30,10 @@ from functools import cached_property, lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
-from dpviz.numerics import log1mexp, log_binom_pmf, softplus
+from dpviz.numerics import bisect_int, log1mexp, log_binom_pmf, logsumexp, softplus
 
 _WINDOW = 1.0
 """Atoms within this distance above ε are summed exactly (see module docstring)."""
-
-
-def _logsumexp(a: NDArray[np.float64]) -> float:
-    """``scipy.special.logsumexp`` of a 1-D real array, step for step (SciPy 1.17: the largest
-    terms separated out, log1p of the rest), without its ~0.2 ms of dispatch per call — the
-    δ(ε) evaluations of a page make a thousand such calls."""
-    if a.size == 0:
-        return -math.inf
-    a_max = a.max()
-    top = a == a_max
-    m = float(np.count_nonzero(top))
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        s = np.exp(np.where(top, -np.inf, a) - a_max).sum()
-        s = s if s == 0 else s / m
-        out = float(np.log1p(s) + math.log(m) + a_max)
-        if not math.isfinite(out):  # infinite or NaN terms: the direct sum decides, as in SciPy
-            out = float(np.log(np.exp(a).sum()))
-    return out
 
 
 def away_from_zero(loss: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -91,18 +73,10 @@ def binomial_window(k: int, eps0: float) -> tuple[int, int]:
     mode = min(k, max(0, int((k + 1) / (1.0 + math.exp(eps0)))))
     lo = 0
     if w(0) < TAIL_LOG_MASS:  # first l in (0, mode] above the threshold
-        a, b = 0, mode
-        while b - a > 1:
-            mid = (a + b) // 2
-            a, b = (mid, b) if w(mid) < TAIL_LOG_MASS else (a, mid)
-        lo = b
+        lo = bisect_int(lambda i: w(i) < TAIL_LOG_MASS, 0, mode)[1]
     hi = k
     if w(k) < TAIL_LOG_MASS:  # last l in [mode, k) above the threshold
-        a, b = mode, k
-        while b - a > 1:
-            mid = (a + b) // 2
-            a, b = (mid, b) if w(mid) >= TAIL_LOG_MASS else (a, mid)
-        hi = a
+        hi = bisect_int(lambda i: w(i) >= TAIL_LOG_MASS, mode, k)[0]
     return lo, hi
 
 
@@ -193,12 +167,12 @@ class LossAtoms:
         parts = []
         if j < m:
             gaps = self.loss[j:m] - eps
-            parts.append(_logsumexp(self.log_p[j:m] + log1mexp(-gaps)))
+            parts.append(logsumexp(self.log_p[j:m] + log1mexp(-gaps)))
         if j > 0:
             log_a, log_b = self._prefix
             y = min(eps + log_b[j - 1] - log_a[j - 1], -_WINDOW)  # ≤ −W by construction
             parts.append(float(log_a[j - 1] + log1mexp(y)))
-        return _logsumexp(np.asarray(parts, dtype=float))
+        return logsumexp(np.asarray(parts, dtype=float))
 
     def delta(self, eps: float) -> float:
         """δ(ε) = P(L=∞) + Σ_{L>ε} p (1 − e^{ε−L}) (Steinke Prop. 7)."""
@@ -222,13 +196,8 @@ class LossAtoms:
         log_t = math.log(target)
         positive = int(np.searchsorted(self._neg_loss, 0.0, side="left"))  # atoms with L > 0
         # S(L_i) increases with i; find the first i with S(L_i) ≥ target.
-        lo, hi = 0, positive  # S(L_0) = 0 < target; S(0) > target
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if self.log_finite_part(float(self.loss[mid])) >= log_t:
-                hi = mid
-            else:
-                lo = mid
+        # S(L_0) = 0 < target; S(0) > target
+        lo, hi = bisect_int(lambda i: self.log_finite_part(float(self.loss[i])) < log_t, 0, positive)
         left = max(float(self.loss[hi]), 0.0) if hi < positive else 0.0
         right = float(self.loss[lo])
         log_a, log_b = self._prefix

@@ -32,9 +32,11 @@ best bound that applies.
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 from numpy.typing import NDArray
@@ -44,7 +46,7 @@ from dpviz import budget as budgets
 from dpviz.budget import Budget, Cost, OverBudget, cost_of
 from dpviz.composition.atoms import LossAtoms
 from dpviz.gce.hypotheses import Exchangeable, Explicit, Hypothesis, to_explicit
-from dpviz.numerics import log1mexp, log_comb, logsumexp, softplus
+from dpviz.numerics import log1mexp, log_pow2_minus_1, logsumexp, lower_hull, softplus
 from dpviz.regions.boundary import Boundary
 from dpviz.validation import ParameterError, check_delta, check_epsilon
 
@@ -138,9 +140,42 @@ def exact_pair(p0: Hypothesis, p1: Hypothesis, *, eps0: float, delta0: float,
     b = budgets.resolve(budget)
     if not b.admits(c):
         raise TooLargeError(c, b, size)
+    key = _cache_key(p0, p1, eps0, delta0) if size <= CACHE_SIZE_MAX else None
+    with _CACHE_LOCK:
+        if key is not None and key in _CACHE:
+            _CACHE.move_to_end(key)
+            return _CACHE[key]
     if isinstance(p0, Exchangeable) and isinstance(p1, Exchangeable):
-        return ExactPair(_exchangeable_table(p0, p1, eps0, delta0))
-    return ExactPair(_explicit_table(to_explicit(p0), to_explicit(p1), eps0, delta0))
+        pair = ExactPair(_exchangeable_table(p0, p1, eps0, delta0))
+    else:
+        pair = ExactPair(_explicit_table(to_explicit(p0), to_explicit(p1), eps0, delta0))
+    if key is not None:
+        with _CACHE_LOCK:
+            _CACHE[key] = pair
+            while len(_CACHE) > CACHE_ENTRIES:
+                _CACHE.popitem(last=False)
+    return pair
+
+
+CACHE_ENTRIES = 32
+"""Exact pairs kept (least recently used dropped): the priors page asks for the same pair for its
+table, its ε-against-k curve and its region (issue 10 item 8)."""
+
+CACHE_SIZE_MAX = 200_000.0
+"""Only pairs of at most this much counted work (classes + cells + terms) are kept: small ones."""
+
+_CACHE: OrderedDict[tuple, ExactPair] = OrderedDict()
+_CACHE_LOCK = threading.Lock()
+
+
+def _cache_key(p0: Hypothesis, p1: Hypothesis, eps0: float, delta0: float) -> tuple | None:
+    """A key for two named exchangeable families (their weights follow from k, family and k');
+    ``None`` (not cached) for custom or explicit priors."""
+    if not (isinstance(p0, Exchangeable) and isinstance(p1, Exchangeable)):
+        return None
+    if "custom" in (p0.family, p1.family):
+        return None
+    return (p0.k, p0.family, p0.threshold, p1.family, p1.threshold, eps0, delta0)
 
 
 def cost(p0: Hypothesis, p1: Hypothesis, *, delta0: float, region: bool = False) -> Cost:
@@ -269,7 +304,7 @@ def _log_g(p: Exchangeable, eps0: float, n_b: NDArray[np.float64], n_c: NDArray[
         return np.where(n_a == 0, 0.0, -np.inf)
     if p.family == "uniform-nonzero":  # v_j = 1/(2^k − 1) for j ≥ 1
         a = n_b * float(softplus(eps0)) + n_c * float(softplus(-eps0))
-        log_norm = k * math.log(2.0) + float(log1mexp(-k * math.log(2.0)))
+        log_norm = log_pow2_minus_1(k)
         with np.errstate(divide="ignore"):
             tail = np.where(n_a == 0, a + log1mexp(-a), a)  # subtract h_0 = 1 when r = 0
         return tail - log_norm
@@ -287,25 +322,32 @@ def _log_g(p: Exchangeable, eps0: float, n_b: NDArray[np.float64], n_c: NDArray[
 def _threshold_top(p: Exchangeable, eps0: float) -> NDArray[np.float64]:
     """ln g(n_B, k − n_B, 0) for v_j = v on j ≥ k' (at-least) or j < k' (below):
     v Σ_s a_s Σ_{t: s+t in range} c_t with a_s = C(n_B, s)e^{sε0}, c_t = C(n_C, t)e^{−tε0}."""
-    k, k2 = p.k, p.threshold
-    log_v = float(p.log_v[k2] if p.family == "at-least" else p.log_v[0])
-    out = np.empty(k + 1)
+    at_least, below = _threshold_sums(p.k, p.threshold, eps0)
+    if p.family == "at-least":
+        return at_least + float(p.log_v[p.threshold])
+    return below + float(p.log_v[0])
+
+
+@lru_cache(maxsize=8)
+def _threshold_sums(k: int, k2: int, eps0: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """ln Σ_s a_s Σ_{t ≥ k' − s} c_t and ln Σ_s a_s Σ_{t ≤ k' − 1 − s} c_t for n_B = 0..k: both
+    families of a threshold question in one pass (they share a_s and c_t)."""
+    up, down = np.empty(k + 1), np.empty(k + 1)
+    lgam = gammaln(np.arange(k + 1, dtype=float) + 1.0)  # ln n!, looked up: the same floats as log_comb
     for n_b in range(k + 1):
         n_c = k - n_b
         s = np.arange(n_b + 1)
         t = np.arange(n_c + 1)
-        la = log_comb(n_b, s) + s * eps0
-        lc = log_comb(n_c, t) - t * eps0
-        if p.family == "at-least":  # Σ_{t ≥ k' − s} c_t
-            tail = np.concatenate([np.logaddexp.accumulate(lc[::-1])[::-1], [-np.inf]])
-            idx = np.clip(k2 - s, 0, n_c + 1)
-            part = tail[idx]
-        else:  # Σ_{t ≤ k' − 1 − s} c_t
-            head = np.concatenate([[-np.inf], np.logaddexp.accumulate(lc)])
-            idx = np.clip(k2 - s, 0, n_c + 1)
-            part = head[idx]
-        out[n_b] = float(logsumexp(la + part)) + log_v if np.isfinite(part).any() else -np.inf
-    return out
+        la = (lgam[n_b] - lgam[s] - lgam[n_b - s]) + s * eps0
+        lc = (lgam[n_c] - lgam[t] - lgam[n_c - t]) - t * eps0
+        idx = np.clip(k2 - s, 0, n_c + 1)
+        rows = np.empty((2, n_b + 1))
+        rows[0] = la + np.concatenate([np.logaddexp.accumulate(lc[::-1])[::-1], [-np.inf]])[idx]
+        rows[1] = la + np.concatenate([[-np.inf], np.logaddexp.accumulate(lc)])[idx]
+        up[n_b], down[n_b] = logsumexp(rows, axis=1)  # −inf for a row without a finite term
+    up.flags.writeable = False
+    down.flags.writeable = False
+    return up, down
 
 
 def _mass_with_a(p: Exchangeable, delta0: float) -> float:
@@ -420,15 +462,7 @@ def _tradeoff(log_p: NDArray[np.float64], log_q: NDArray[np.float64], *,
 def _lower_hull(x: NDArray[np.float64], y: NDArray[np.float64]) -> Boundary:
     """Lower convex hull of points in [0,1]², extended to (1, 0); a Boundary from x = 0."""
     pts = sorted(set(zip(np.round(x, 15).tolist(), np.round(y, 15).tolist(), strict=True)) | {(1.0, 0.0)})
-    hull: list[tuple[float, float]] = []
-    for px, py in pts:
-        while len(hull) >= 2:
-            (x1, y1), (x2, y2) = hull[-2], hull[-1]
-            if (x2 - x1) * (py - y1) - (y2 - y1) * (px - x1) <= 0:
-                hull.pop()
-            else:
-                break
-        hull.append((px, py))
-    hx = np.array([h[0] for h in hull])
-    hy = np.minimum.accumulate(np.array([h[1] for h in hull]))
-    return Boundary(p_fa=hx, p_md=hy)
+    px = np.array([p[0] for p in pts])
+    py = np.array([p[1] for p in pts])
+    keep = lower_hull(px, py)
+    return Boundary(p_fa=px[keep], p_md=np.minimum.accumulate(py[keep]))

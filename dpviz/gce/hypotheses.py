@@ -22,7 +22,7 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
-from dpviz.numerics import log1mexp, log_comb, logsumexp
+from dpviz.numerics import log_comb, log_pow2_minus_1, logsumexp
 from dpviz.validation import K_MAX, ParameterError, check_count
 
 EXPLICIT_K_MAX = 16
@@ -139,8 +139,7 @@ def uniform_nonzero(*, k: int) -> Exchangeable:
     """U(B ∖ {0⃗}): in at least one database, no further knowledge (HBW §V-B example)."""
     k = check_count(k, field="k", maximum=K_MAX)
     j = np.arange(k + 1)
-    log_total = k * math.log(2.0) + float(log1mexp(-k * math.log(2.0)))  # ln(2^k − 1)
-    log_w = log_comb(k, j) - log_total
+    log_w = log_comb(k, j) - log_pow2_minus_1(k)
     log_w[0] = -np.inf
     return _levels(k, log_w, "uniform-nonzero", "uniform over b ≠ 0⃗")
 

@@ -32,7 +32,7 @@ from dpviz.composition import METHODS, optimal
 from dpviz.composition.levels import Level, Levels
 from dpviz.gce.result import GceBound, infeasible
 from dpviz.guarantee import Guarantee, Kind
-from dpviz.numerics import LN2, log1mexp, log_comb, logsumexp, softplus
+from dpviz.numerics import LN2, log1mexp, log_comb, log_pow2_minus_1, logsumexp, softplus
 from dpviz.validation import ParameterError, check_count, check_delta, check_epsilon
 
 TERMS = 40
@@ -58,11 +58,6 @@ def _check_method(method: str) -> str:
     if method not in THEOREM3_METHODS:
         raise ParameterError("method", method, "one of " + ", ".join(THEOREM3_METHODS))
     return method
-
-
-def log_norm(k: int) -> float:
-    """ln(2^k − 1)."""
-    return k * LN2 + float(log1mexp(-k * LN2))
 
 
 def subsampled(*, eps0: float, delta0: float) -> tuple[float, float]:
@@ -99,7 +94,7 @@ def eq34(*, k: int, eps0: float, delta0: float) -> GceBound:
     δ = Σ_{j≥1} C(k,j) j δ0 / (2^k − 1); per-|b| guarantees (jε0, jδ0) by basic composition."""
     k, eps0, delta0 = _check(k, eps0, delta0)
     j = np.arange(1, k + 1, dtype=float)
-    log_w = log_comb(k, j) - log_norm(k)
+    log_w = log_comb(k, j) - log_pow2_minus_1(k)
     return _directed(*combine(log_w, j * eps0, j * delta0), source=SOURCE_EQ34)
 
 
@@ -111,7 +106,7 @@ def corollary7(*, k: int, eps0: float, delta0: float) -> GceBound:
     """
     k, eps0, delta0 = _check(k, eps0, delta0)
     a = k * float(softplus(eps0))
-    eps = max(0.0, a + float(log1mexp(-a)) - log_norm(k))  # ≥ 0 up to rounding: raise, never lower
+    eps = max(0.0, a + float(log1mexp(-a)) - log_pow2_minus_1(k))  # ≥ 0 up to rounding: raise, never lower
     delta = k * delta0 / (2.0 * -math.expm1(-k * LN2))  # 2^{k−1} k δ0 / (2^k − 1)
     return GceBound(Guarantee(epsilon=eps, delta=min(delta, 1.0), kind=Kind.UPPER, source=SOURCE_COR7))
 
@@ -158,10 +153,10 @@ def _weights(k: int, n: int) -> np.ndarray:
     """ln w_i for i = 1..n, w_i = 2^{k−i}/(2^k − 1); with n < k the last entry carries
     the whole tail Σ_{i≥n} w_i = (2^{k−n+1} − 1)/(2^k − 1)."""
     i = np.arange(1, n + 1, dtype=float)
-    log_w = (k - i) * LN2 - log_norm(k)
+    log_w = (k - i) * LN2 - log_pow2_minus_1(k)
     if n < k:
         m = k - n + 1
-        log_w[-1] = m * LN2 + float(log1mexp(-m * LN2)) - log_norm(k)
+        log_w[-1] = log_pow2_minus_1(m) - log_pow2_minus_1(k)
     return log_w
 
 
