@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, TypeVar
 
@@ -96,11 +96,13 @@ class Composed:
     single: GridPLD | None = None
     """One step of the first part, pessimistic (``compose_many`` keeps it for the histogram)."""
     tail: float = DEFAULT_TAIL
+    note: str = ""
 
     def describe(self) -> str:
         """The grid in a few words: width, bins, truncation tail, time."""
         bins = max(g.mass.size for g in self.upper + self.lower)
-        return f"h={self.h:.3g}, {bins:,} bins, tail={self.tail:.3g}, {self.seconds:.2f} s"
+        note = f"; {self.note}" if self.note else ""
+        return f"h={self.h:.3g}, {bins:,} bins, tail={self.tail:.3g}, {self.seconds:.2f} s{note}"
 
     def delta(self, epsilon: float) -> tuple[float, float]:
         return (max(g.delta(epsilon) for g in self.lower), max(g.delta(epsilon) for g in self.upper))
@@ -238,9 +240,10 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
     budgets.check(cost(parts, h=h, tail=tail), budget)
     t0 = time.perf_counter()
     dirs = directions(parts)
-    pess = [[(discretize.pessimistic(law, h=h, tail=tail), k) for law, k in d] for d in dirs]
+    # a single step may leave tail/k beyond its grid: k steps then leave at most ``tail`` in all
+    pess = [[(discretize.pessimistic(law, h=h, tail=tail / k), k) for law, k in d] for d in dirs]
     _plan_grids(pess, h)
-    opt = [[(discretize.optimistic(law, h=h, tail=tail), k) for law, k in d] for d in dirs]
+    opt = [[(discretize.optimistic(law, h=h, tail=tail / k), k) for law, k in d] for d in dirs]
     ups, lows = [], []
     for grids, out in ((pess, ups), (opt, lows)):
         for dgrids in grids:
@@ -249,7 +252,7 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
                 g = g1.self_compose(k, tail=tail)
                 acc = g if acc is None else acc.compose(g, tail=tail)
             out.append(acc)
-    return Composed(upper=tuple(ups), lower=tuple(lows), h=h, seconds=time.perf_counter() - t0)
+    return Composed(upper=tuple(ups), lower=tuple(lows), h=h, seconds=time.perf_counter() - t0, tail=tail)
 
 
 COARSENINGS = 4
@@ -369,21 +372,9 @@ def max_loss(parts: Parts) -> float:
     for d in directions(parts):
         total = 0.0
         for law, k in d:
-            total += k * _law_max_loss(law)
+            total += k * law.max_loss()
         worst = max(worst, total)
     return max(worst, 0.0)
-
-
-def _law_max_loss(law: LossLaw) -> float:
-    if law.p_inf > 0:
-        return math.inf
-    top = -math.inf
-    if law.loss.size and np.any(law.p > 0):
-        top = float(law.loss[law.p > 0].max())
-    c = law.continuous
-    if c is not None:
-        top = max(top, c.hi)
-    return top if top > -math.inf else 0.0
 
 
 def _checked_parts(parts: Parts) -> list[tuple[LossLaw, int]]:
@@ -481,8 +472,111 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
                 accuracy: float = DEFAULT_ACCURACY, h: float | None = None,
                 budget: Budget | None = None) -> Composed:
     """The composed upper and lower grids for a target δ (or ε), at width ``h`` or at one chosen
-    from ``accuracy``; raises ``OverBudget`` / ``ParameterError`` (field "h") when they do not fit."""
+    from ``accuracy``; raises ``OverBudget`` / ``ParameterError`` (field "h") when they do not fit.
+
+    Truncation: each truncation may move ``tail`` mass, chosen from the target δ (a small fraction
+    of δ·accuracy per truncation), so the grids only cover the composed law where it matters.
+    Width: atoms-only laws on a common lattice use that lattice (exact); otherwise a pilot at a
+    width from the single steps' spread, refined by the second-order error law (width ∝ h²) until
+    the interval is within ``accuracy`` (relative; absolute accuracy/10 below ε = 0.1) or the
+    next refinement is over ``budget`` (the last, wider but certified, grids are returned).
+    """
     parts = _checked_parts(parts)
+    accuracy = check_positive(accuracy, field="accuracy", maximum=1.0)
+    tail = target_tail(parts, delta=delta, epsilon=epsilon, accuracy=accuracy)
     if h is not None:
-        return compose(parts, h=check_positive(h, field="h", maximum=10.0), budget=budget)
-    return compose_within_limits(parts, h=DEFAULT_H, budget=budget)
+        return compose(parts, h=check_positive(h, field="h", maximum=10.0), tail=tail, budget=budget)
+    lattice = _lattice(parts)
+    if lattice is not None and all(law.continuous is None for law, _ in parts):
+        return _coarsening(lattice, lambda hh: compose(parts, h=hh, tail=tail, budget=budget))
+    h1 = _pilot_h(parts, tail)
+    if lattice is not None:
+        h1 = lattice / math.ceil(lattice / h1)
+    best: Composed | None = None
+    best_ratio = math.inf
+    hh = h1
+    for _ in range(REFINEMENTS):
+        try:
+            c = compose(parts, h=hh, tail=tail, budget=budget)
+        except (OverBudget, ParameterError) as exc:
+            if best is None:
+                if isinstance(exc, OverBudget) or exc.field == "h":
+                    return _coarsening(hh * 2, lambda x: compose(parts, h=x, tail=tail, budget=budget))
+                raise
+            return replace(best, note="accuracy not reached within the budget")
+        ratio = _width_ratio(c, delta=delta, epsilon=epsilon, accuracy=accuracy)
+        if best is not None and ratio > 0.7 * best_ratio:  # width no longer set by h (FFT error, tails)
+            return c if ratio < best_ratio else best
+        best, best_ratio = c, ratio
+        if ratio <= 1.0:
+            return c
+        step = min(1.0, max(1.0 / 4.0, 0.8 / math.sqrt(ratio)))
+        hh = max(hh * step, h1 / 8.0)
+        if lattice is not None:
+            hh = lattice / math.ceil(lattice / hh)
+    assert best is not None
+    return best
+
+
+REFINEMENTS = 3
+"""At most this many grids are composed while refining h towards the accuracy."""
+
+
+def target_tail(parts: Parts, *, delta: float | None, epsilon: float | None, accuracy: float) -> float:
+    """Mass each truncation may move: δ·accuracy/(20·(truncations + 1)), within [1e-30, 1e-12];
+    for an ε target (δ unknown) the default ``DEFAULT_TAIL``·accuracy."""
+    steps = sum(2 * max(k.bit_length(), 1) for _, k in parts) + len(parts) + 1
+    if delta is None or delta <= 0:
+        return min(DEFAULT_TAIL, 1e-18 / steps)
+    return min(1e-12, max(1e-30, delta * accuracy / (20.0 * steps)))
+
+
+def _width_ratio(c: Composed, *, delta: float | None, epsilon: float | None, accuracy: float) -> float:
+    """Width of the interval over the width aimed for (≤ 1: accurate enough)."""
+    if delta is not None:
+        lo, up = c.epsilon(delta)
+        if lo is None:
+            return 0.0
+        if up is None:
+            return math.inf
+        return (up - lo) / (accuracy * max(up, 0.1))
+    lo_d, up_d = c.delta(epsilon if epsilon is not None else 0.0)
+    if up_d <= 0:
+        return 0.0
+    return (up_d - lo_d) / (accuracy * up_d)
+
+
+def _pilot_h(parts: Parts, tail: float) -> float:
+    """A first width: 1/8 of the smallest single-step standard deviation of the loss (narrower
+    cells than that lose the law's shape), at most 0.05."""
+    sds = []
+    for law, _ in parts:
+        lo, hi = law.support(1e-12)
+        g = _coarse_grid(law, max((hi - lo) / 4096, 1e-9), 1e-12)
+        sds.append(max(g.mean_sd()[1], g.h))
+    return min(0.05, min(sds) / 8.0)
+
+
+def _lattice(parts: Parts) -> float | None:
+    """The coarsest h putting every atom of every law on the grid h·ℤ (None if there is none)."""
+    cands = []
+    for law, _ in parts:
+        loss = law.loss[(law.p > 0) | (law.q > 0)]
+        nz = np.abs(loss[loss != 0])
+        if nz.size == 0:
+            continue
+        cands.append(float(nz.min()))
+    if not cands:
+        return None
+    base = min(cands)
+    for div in range(1, 13):
+        h0 = base / div
+        ok = True
+        for law, _ in parts:
+            t = law.loss[(law.p > 0) | (law.q > 0)] / h0
+            if np.any(np.abs(t - np.round(t)) > 1e-9 * np.maximum(1.0, np.abs(t))):
+                ok = False
+                break
+        if ok:
+            return h0
+    return None

@@ -143,7 +143,9 @@ def pessimistic(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL) -> GridPL
     mass[:-1] += pc - b
     mass[1:] += b
     mass[0] += below
-    return GridPLD(h=h, lo=i_lo, mass=mass, p_inf=law.p_inf + above, pessimistic=True)
+    # mass above the grid: to +∞, or for bounded losses to the largest loss (δ still only grows)
+    return GridPLD(h=h, lo=i_lo, mass=mass, p_inf=law.p_inf + above, pessimistic=True,
+                   top=max(law.max_loss(), (i_hi) * h))
 
 
 def optimistic(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL) -> GridPLD:

@@ -117,6 +117,18 @@ class LossLaw:
             lo = hi = 0.0
         return lo, hi
 
+    def max_loss(self) -> float:
+        """The largest finite loss carrying P-mass, rounded up; ``math.inf`` when there is mass at
+        +∞ or the continuous part is unbounded above (then δ(ε) > 0 for every ε)."""
+        if self.p_inf > 0 or (self.continuous is not None and not math.isfinite(self.continuous.hi)):
+            return math.inf
+        top = -math.inf
+        if self.loss.size and np.any(self.p > 0):
+            top = float(self.loss[self.p > 0].max())
+        if self.continuous is not None:
+            top = max(top, self.continuous.hi)
+        return float(np.nextafter(top, math.inf)) if math.isfinite(top) else 0.0
+
     def reversed(self) -> LossLaw:
         """The law of the swapped pair (Q, P): loss −L, P and Q exchanged."""
         if self.symmetric:
