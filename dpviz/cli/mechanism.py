@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 from dpviz.cli.flags import add_param_flags, values_from_args
 from dpviz.guarantee import Guarantee, Status, finite_or_none
+from dpviz.mechanisms import registry
 from dpviz.mechanisms import routes as R
 from dpviz.mechanisms.registry import MECHANISMS, NEIGHBOURING, make, mechanism_class
 from dpviz.params import BUDGET, TARGET_DELTA, TARGET_EPSILON, Param
@@ -32,10 +32,6 @@ H = Param("h", "PLD grid width", None, lambda v: check_positive(v, field="h"),
           "PLD grid width (default: automatic)")
 TARGETS = (TARGET_DELTA, TARGET_EPSILON)
 OPTIONAL = ("sampling_rate", "h", "budget", "delta", "epsilon")
-
-MAX_SPEC_PARTS = 100
-"""Most entries a mix spec may list."""
-
 
 def _common(q: argparse.ArgumentParser) -> None:
     add_param_flags(q.add_mutually_exclusive_group(required=True), TARGETS, optional=OPTIONAL)
@@ -81,39 +77,7 @@ def load_spec(text: str) -> list[tuple[Any, int]]:
     except (json.JSONDecodeError, RecursionError) as exc:
         msg = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
         raise ParameterError("spec", text[:60], f"valid JSON ({msg})") from None
-    if isinstance(data, dict) and set(data) == {"mechanisms"}:
-        data = data["mechanisms"]
-    if not isinstance(data, list) or not 1 <= len(data) <= MAX_SPEC_PARTS:
-        raise ParameterError("spec", text[:60], f"a JSON list of 1 to {MAX_SPEC_PARTS} mechanisms")
-    return [_spec_part(i, entry) for i, entry in enumerate(data)]
-
-
-def _spec_part(i: int, entry: object) -> tuple[Any, int]:
-    where = f"spec[{i}]"
-    if not isinstance(entry, dict):
-        raise ParameterError(where, entry,
-                             'an object such as {"mechanism": "laplace", "scale": 1, "count": 10}')
-    entry = dict(entry)
-    key = entry.pop("mechanism", None)
-    if not isinstance(key, str) or key not in MECHANISMS:
-        raise ParameterError(f"{where}.mechanism", key, "one of " + ", ".join(MECHANISMS))
-    if "count" not in entry:
-        raise ParameterError(f"{where}.count", None, "given: a whole number in [1, 10,000,000]")
-    try:
-        count = check_count(entry.pop("count"), field="count")
-        rate = entry.pop("sampling_rate", None)
-        neighbouring = entry.pop("neighbouring", "add-remove")
-        if rate is not None:
-            rate = check_probability(rate, field="sampling_rate")
-        if neighbouring not in NEIGHBOURING:
-            raise ParameterError("neighbouring", neighbouring, "add-remove or replace-one")
-        cls = mechanism_class(key)
-        for p in cls.params:
-            if p.key in cls.required and p.key not in entry:
-                raise ParameterError(p.key, None, f"given for the {key} mechanism ({p.help})")
-        return make(key, sampling_rate=rate, neighbouring=neighbouring, **entry), count
-    except ParameterError as exc:
-        raise ParameterError(f"{where}.{exc.field}", exc.value, exc.allowed) from None
+    return registry.parts(data, field="spec")
 
 
 # ---------------------------------------------------------------------- answering
@@ -171,8 +135,4 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run_mix(args: argparse.Namespace) -> dict[str, Any]:
-    parts = load_spec(args.spec)
-    total = sum(c for _, c in parts)
-    if total > 10_000_000 or not math.isfinite(total):
-        raise ParameterError("spec", f"{total:,} steps in all", "at most 10,000,000 steps in all")
-    return answer(parts, compare=args.compare, **_targets(args))
+    return answer(load_spec(args.spec), compare=args.compare, **_targets(args))

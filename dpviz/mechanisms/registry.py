@@ -41,4 +41,55 @@ def make(key: str, *, sampling_rate: float | None = None, neighbouring: str = "a
     return wrap(mechanism_class(key)(**params), rate=sampling_rate, neighbouring=neighbouring)
 
 
-__all__ = ["KINDS", "MECHANISMS", "NEIGHBOURING", "Mechanism", "Subsampled", "make", "mechanism_class"]
+def part(entry: object, *, where: str = "spec[0]") -> tuple[Mechanism | Subsampled, int]:
+    """One entry of a mix, ``{"mechanism": key, its parameters…, "count": n, "sampling_rate": q?,
+    "neighbouring": …?}`` → (mechanism, count); ``ParameterError`` fields are prefixed with ``where``
+    (e.g. ``spec[2].sigma``). The CLI's ``mechanism mix --spec`` and the page's mix editor share it."""
+    from dpviz.validation import check_count, check_probability
+
+    if not isinstance(entry, dict):
+        raise ParameterError(where, entry,
+                             'an object such as {"mechanism": "laplace", "scale": 1, "count": 10}')
+    entry = dict(entry)
+    key = entry.pop("mechanism", None)
+    if not isinstance(key, str) or key not in MECHANISMS:
+        raise ParameterError(f"{where}.mechanism", key, "one of " + ", ".join(MECHANISMS))
+    if "count" not in entry:
+        raise ParameterError(f"{where}.count", None, "given: a whole number in [1, 10,000,000]")
+    try:
+        count = check_count(entry.pop("count"), field="count")
+        rate = entry.pop("sampling_rate", None)
+        neighbouring = entry.pop("neighbouring", "add-remove")
+        if rate is not None:
+            rate = check_probability(rate, field="sampling_rate")
+        if neighbouring not in NEIGHBOURING:
+            raise ParameterError("neighbouring", neighbouring, "add-remove or replace-one")
+        cls = MECHANISMS[key]
+        for p in cls.params:
+            if p.key in cls.required and p.key not in entry:
+                raise ParameterError(p.key, None, f"given for the {key} mechanism ({p.help})")
+        return make(key, sampling_rate=rate, neighbouring=neighbouring, **entry), count
+    except ParameterError as exc:
+        raise ParameterError(f"{where}.{exc.field}", exc.value, exc.allowed) from None
+
+
+MAX_MIX_PARTS = 100
+"""Most entries a mix may list."""
+
+
+def parts(data: object, *, field: str = "spec") -> list[tuple[Mechanism | Subsampled, int]]:
+    """A mix: a JSON-like list of ``part`` entries (or ``{"mechanisms": [...]}``), 1 to ``MAX_MIX_PARTS``
+    of them and at most 10,000,000 steps in all."""
+    if isinstance(data, dict) and set(data) == {"mechanisms"}:
+        data = data["mechanisms"]
+    if not isinstance(data, list) or not 1 <= len(data) <= MAX_MIX_PARTS:
+        raise ParameterError(field, str(data)[:60], f"a list of 1 to {MAX_MIX_PARTS} mechanisms")
+    out = [part(entry, where=f"{field}[{i}]") for i, entry in enumerate(data)]
+    total = sum(c for _, c in out)
+    if total > 10_000_000:
+        raise ParameterError(field, f"{total:,} steps in all", "at most 10,000,000 steps in all")
+    return out
+
+
+__all__ = ["KINDS", "MECHANISMS", "NEIGHBOURING", "Mechanism", "Subsampled", "make", "mechanism_class",
+           "part", "parts"]
