@@ -42,7 +42,9 @@ __all__ = [
     "param_inputs",
     "show_figure",
     "slider_input",
+    "spec_inputs",
     "table",
+    "url_aliases",
 ]
 
 CACHE_ENTRIES = 64
@@ -191,6 +193,31 @@ def param_inputs(params: Sequence[Param | None], *, per_row: int = 3) -> dict[st
             if p is not None:
                 values[p.key] = param_input(p, col)
     return values
+
+
+def url_aliases(aliases: Mapping[str, str]) -> None:
+    """Links shared before a URL key was renamed keep working: ``?old=v`` opens as ``?new=v``
+    (when both are present, the new key wins). Call before the widgets are drawn.
+
+    A URL-bound widget seeds itself from the query string the page was opened with, which the
+    page cannot rewrite; a value set in ``st.session_state`` before the widget is drawn is kept
+    when the URL has no value of its own, and the widget then writes it under its new key."""
+    for old, new in aliases.items():
+        if old not in st.query_params:
+            continue
+        value = st.query_params[old]
+        del st.query_params[old]  # the old key is bound to no widget: the page may drop it
+        if new not in st.query_params:
+            st.session_state[new] = value
+
+
+def spec_inputs(spec: Any, params: Sequence[Param | None] | None = None, *,
+                per_row: int = 3) -> dict[str, Any]:
+    """A view's inputs (``dpviz.views.ViewSpec``): its old URL keys read as aliases, then one
+    validated, URL-bound input per parameter (all of them, or ``params`` in the slots given,
+    see ``param_inputs``); values by key, ready for ``spec.build``."""
+    url_aliases(spec.aliases)
+    return param_inputs(spec.params if params is None else params, per_row=per_row)
 
 
 ROW_NOTICES = 4

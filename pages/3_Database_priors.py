@@ -3,8 +3,8 @@
 import streamlit as st
 
 from dpviz import ui
-from dpviz.gce.presets import PRESETS, Question
-from dpviz.gce.specs import (
+from dpviz.validation import ParameterError
+from dpviz.views.database_priors import (
     CAP,
     COMMON,
     DELTA,
@@ -12,13 +12,16 @@ from dpviz.gce.specs import (
     EPS0,
     FREE_ONLY,
     K2,
+    KIND,
     KIND_LABELS,
+    NEIGHBOURING,
     PAID_ONLY,
+    PRESET,
+    PRESETS,
+    SPEC,
     K,
     with_default,
 )
-from dpviz.validation import ParameterError
-from dpviz.views.database_priors import build_question
 
 ui.page_setup("Database priors")
 st.title("Database priors")
@@ -66,14 +69,16 @@ def apply_scenario() -> None:
     """A scenario brings its own C and k' (HBW's examples): set them, so that the screen shows the
     scenario's values and the URL, which leaves out a value equal to its widget's default (the
     scenario's), opens on exactly these."""
-    p = PRESETS[titles[st.session_state["preset"]]]
+    p = PRESETS[titles[st.session_state[PRESET.key]]]
     st.session_state[CAP.key] = str(p.cap)
     st.session_state[K2.key] = str(p.k2)
 
 
-chosen = ui.choice_input("Scenario", list(titles), key="preset", default=PRESETS["hospitals"].title,
+ui.url_aliases(SPEC.aliases)  # links shared before the URL keys became the CLI's flags (?nb=)
+chosen = ui.choice_input(PRESET.label, list(titles), key=PRESET.key, default=PRESETS[PRESET.default].title,
                          on_change=apply_scenario)
-preset = PRESETS[titles[chosen]]
+values = {**SPEC.defaults(), "preset": PRESET.check(chosen)}  # those not shown: the scenario's
+preset = PRESETS[values["preset"]]
 st.info(preset.story, icon=":material/lightbulb:")
 
 # Drawn for every scenario, empty but for Custom: the inputs below keep their place in the page
@@ -82,37 +87,37 @@ st.info(preset.story, icon=":material/lightbulb:")
 kind_box = st.container()
 kind = preset.kind
 if preset.key == "custom":
-    label = ui.choice_input("Constraint or prior", list(KIND_LABELS.values()), key="kind",
-                            default=KIND_LABELS["cap"], container=kind_box)
-    kind = {v: k for k, v in KIND_LABELS.items()}[label]
+    label = ui.choice_input(KIND.label, list(KIND_LABELS.values()), key=KIND.key,
+                            default=KIND_LABELS[KIND.default], container=kind_box)
+    kind = values["kind"] = KIND.check(label)
 
-values = ui.param_inputs((EPS0, DELTA0, DELTA))
+shown = ui.param_inputs((EPS0, DELTA0, DELTA))
 extra: dict = {}
 if kind == "features":
     extra.update(ui.param_inputs((COMMON, FREE_ONLY, PAID_ONLY)))
     k = extra["common"] + extra["free_only"] + extra["paid_only"]
 else:
     cols = st.columns(3)
-    k = ui.param_input(K, cols[0])
+    k = extra["k"] = ui.param_input(K, cols[0])
     if kind == "cap":
         extra["cap"] = ui.param_input(with_default(CAP, preset.cap), cols[1])
     if kind == "at-least":
         extra["k2"] = ui.param_input(with_default(K2, preset.k2), cols[1])
 if kind in ("cap", "features"):
-    extra["neighbouring"] = ui.choice_input(
-        "Neighbouring relation", ["unbounded", "bounded"], key="nb", default="unbounded",
-        help="Unbounded: add or remove the person's records (compare with 0⃗). Bounded: replace them, "
-             "so two membership vectors are compared and twice as many mechanisms can differ.")
+    extra["neighbouring"] = ui.choice_input(NEIGHBOURING.label, ["unbounded", "bounded"],
+                                            key=NEIGHBOURING.key, default=NEIGHBOURING.default,
+                                            help=NEIGHBOURING.help)
+values.update(shown, **extra)
 
 try:
-    q = Question(kind=kind, k=k, **values, **extra)
-    view = ui.cached(build_question)(q)
+    view = ui.cached(SPEC.build)(**values)
 except ParameterError as exc:
     ui.notice(exc)
     st.stop()
+q = view.summary["question"]
 
 st.subheader(f"ε at total δ ≤ {ui.unbroken(values['delta'])}, k = {q.databases:,}")
-d = q.compositions()
+d = view.summary["compositions"]
 if d is not None and d < q.databases:
     st.markdown(f"Under this constraint only **{d:,}** of the {q.databases:,} mechanisms can tell the "
                 "hypotheses apart; every composition theorem is applied to those alone (HBW §V-A).")
@@ -132,7 +137,7 @@ st.caption(
     "proves both directions; with different δ̂_i only the forward direction follows."
 )
 
-tag = ui.export.file_stem("priors", {"preset": preset.key, "kind": kind, "k": k, **values, **extra})
+tag = ui.export.file_stem("priors", {"preset": preset.key, "kind": kind, "k": k, **shown, **extra})
 ui.show_figure(view.figures["epsilon_vs_k"], filename=f"{tag}_epsilon_vs_k", key="fig_gce_k")
 for row in view.tables["region_note"]:
     st.warning(row["note"])

@@ -31,12 +31,14 @@ class View:
 
 @dataclass(frozen=True)
 class ViewSpec:
-    """A page's parameters and the function that builds its view from them."""
+    """A page's parameters and the function that builds its view from them. ``aliases`` maps
+    URL keys the page used before (in links already shared) to the parameter keys."""
 
     name: str
     title: str
     params: tuple[Param, ...]
     build: Callable[..., View]
+    aliases: Mapping[str, str] = field(default_factory=dict)
 
     def defaults(self) -> dict[str, Any]:
         return {p.key: p.check(p.default) for p in self.params}

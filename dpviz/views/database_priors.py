@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, replace
 from functools import partial
 from typing import Any
@@ -10,24 +11,40 @@ from dpviz import budget as budgets
 from dpviz.budget import Budget
 from dpviz.figures.gce import bound_columns, bound_rows, epsilon_vs_k_figure, prior_region_figure
 from dpviz.gce import constraints
-from dpviz.gce.presets import KINDS, LABELS, PRESETS, Question, bounds, epsilon_series, regions
-from dpviz.gce.specs import CAP, COMMON, DELTA, DELTA0, EPS0, FREE_ONLY, K2, PAID_ONLY, K
-from dpviz.params import Param
+from dpviz.params import CAP, COMMON, EPS0, FREE_ONLY, GCE_DELTA0, GCE_K, K2, PAID_ONLY, Param
+from dpviz.params import CURVES_DELTA as DELTA
 from dpviz.validation import ParameterError
 from dpviz.views import View, ViewSpec
+from dpviz.views.gce_questions import KINDS, LABELS, PRESETS, Question, bounds, epsilon_series, regions
+
+KIND_LABELS = {"cap": "at most C databases per person", "features": "free vs paid feature columns",
+               "uniform-nonzero": "in at least one database (uniform prior)",
+               "at-least": "in at least k' databases"}
+"""The page's names of the constraint kinds (what a shared URL's ``kind=`` holds)."""
+PRESET_TITLES = {p.key: p.title for p in PRESETS.values()}
+"""The page's names of the scenarios (what a shared URL's ``preset=`` holds)."""
 
 
-def _choice(value: Any, *, field: str, options: tuple[str, ...]) -> str:
-    if str(value) not in options:
-        raise ParameterError(field, value, "one of " + ", ".join(options))
-    return str(value)
+def _choice(value: Any, *, field: str, names: Mapping[str, str]) -> str:
+    """A key of ``names``, given as the key (CLI) or as its name on the page (URL)."""
+    text = str(value)
+    for key, name in names.items():
+        if text in (key, name):
+            return key
+    raise ParameterError(field, value, "one of " + ", ".join(names))
 
 
-PRESET = Param("preset", "scenario", "hospitals", partial(_choice, field="preset", options=tuple(PRESETS)))
-KIND = Param("kind", "constraint or prior (custom scenario only)", "cap",
-             partial(_choice, field="kind", options=KINDS))
-NEIGHBOURING = Param("neighbouring", "neighbouring relation", "unbounded",
-                     lambda v: constraints.check_neighbouring(str(v)))
+PRESET = Param("preset", "Scenario", "hospitals", partial(_choice, field="preset", names=PRESET_TITLES),
+               "A scenario of HBW §V: " + ", ".join(PRESET_TITLES) + " (or its title on the page).")
+KIND = Param("kind", "Constraint or prior", "cap", partial(_choice, field="kind", names=KIND_LABELS),
+             "Custom scenario only: " + ", ".join(KINDS) + ".")
+NEIGHBOURING = Param("neighbouring", "Neighbouring relation", "unbounded",
+                     lambda v: constraints.check_neighbouring(str(v)),
+                     "Unbounded: add or remove the person's records (compare with 0⃗). Bounded: replace "
+                     "them, so two membership vectors are compared and twice as many mechanisms can differ.")
+DELTA0, K = GCE_DELTA0, GCE_K
+ALIASES = {"nb": "neighbouring"}
+"""Old URL keys of the page, still read (links shared before the keys became the CLI's flags)."""
 
 
 def _or_preset(value: Any, *, check: Any) -> int | None:
@@ -47,6 +64,10 @@ def describe(q: Question) -> str:
             "features": f"free vs paid columns ({q.neighbouring})",
             "uniform-nonzero": "0⃗ vs uniform over b ≠ 0⃗",
             "at-least": f"|b| < {q.k2} vs |b| ≥ {q.k2}"}[q.kind]
+
+
+def with_default(p: Param, default: object) -> Param:
+    return replace(p, default=default)
 
 
 def build_question(q: Question, *, tag: str = "gce", budget: Budget = budgets.PAGE) -> View:
@@ -70,15 +91,20 @@ def build_question(q: Question, *, tag: str = "gce", budget: Budget = budgets.PA
                  "region": prior_region_figure(region_map, k=q.databases, what=what)},
         csv={"bounds": table_csv,
              "epsilon_vs_k": {"k": ks, **{f"epsilon_{key}": v for key, v in series.items()}}},
-        payload=payload, tables={"bounds": rows, "region_note": [{"note": note}] if note else []})
+        payload=payload, tables={"bounds": rows, "region_note": [{"note": note}] if note else []},
+        summary={"question": q, "databases": q.databases, "compositions": q.compositions()})
 
 
 def build(*, preset: str, kind: str, eps0: float, delta0: float, delta: float, k: int, cap: int | None,
           k2: int | None, neighbouring: str, common: int, free_only: int, paid_only: int,
           budget: Budget = budgets.PAGE) -> View:
-    """The view for a preset (its constraint kind, cap and k' unless given) or a custom question."""
+    """The view for a preset (its constraint kind, cap and k' unless given) or a custom question.
+    With feature columns, k is their number (``common + free_only + paid_only``)."""
     p = PRESETS[preset]
-    q = Question(kind=kind if preset == "custom" else p.kind, k=k, eps0=eps0, delta0=delta0, delta=delta,
+    kind = kind if preset == "custom" else p.kind
+    if kind == "features":
+        k = common + free_only + paid_only
+    q = Question(kind=kind, k=k, eps0=eps0, delta0=delta0, delta=delta,
                  cap=p.cap if cap is None else cap, neighbouring=neighbouring, k2=p.k2 if k2 is None else k2,
                  common=common, free_only=free_only, paid_only=paid_only)
     return build_question(q, budget=budget)
@@ -87,4 +113,4 @@ def build(*, preset: str, kind: str, eps0: float, delta0: float, delta: float, k
 SPEC = ViewSpec(name="priors", title="Database priors",
                 params=(PRESET, KIND, EPS0, DELTA0, DELTA, K, PRESET_CAP, PRESET_K2, NEIGHBOURING, COMMON,
                         FREE_ONLY, PAID_ONLY),
-                build=build)
+                build=build, aliases=ALIASES)

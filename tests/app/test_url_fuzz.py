@@ -18,14 +18,14 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpviz.gce import specs as gce
-from dpviz.gce.presets import PRESETS
 from dpviz.params import DELTA0, EPS0, HETERO_LEVELS, K_SLIDER, Param, row_levels, text_rows
 from dpviz.ui import SHOWN_CHARS
 from dpviz.validation import ParameterError
+from dpviz.views import database_priors as gce
 from dpviz.views import mechanisms as mv
 from dpviz.views import regions
 from dpviz.views.curves import SPEC as CURVES
+from dpviz.views.gce_questions import PRESETS
 from tests.app.helpers import PAYLOADS, ROOT, TIMEOUT, assert_clean, assert_inert, errors, split_code_spans
 
 CASES = int(os.environ.get("DPVIZ_URL_FUZZ_CASES", "16"))
@@ -65,7 +65,7 @@ PAGES = (
          {p.key: p for p in (gce.EPS0, gce.DELTA0, gce.DELTA, gce.K, gce.CAP, gce.K2, gce.COMMON,
                              gce.FREE_ONLY, gce.PAID_ONLY)},
          {"preset": tuple(p.title for p in PRESETS.values()), "kind": tuple(gce.KIND_LABELS.values()),
-          "nb": ("unbounded", "bounded")}),
+          "neighbouring": ("unbounded", "bounded"), "nb": ("unbounded", "bounded")}),
     Page("pages/4_Mechanisms.py",
          {p.key: p for p in (mv.SIGMA, mv.SCALE, mv.EPS0, mv.SENS, mv.K, mv.RATE, mv.DELTA, mv.HDELTA)},
          {"mechanism": tuple(mv.KINDS)}, rows="het_rows"),

@@ -12,7 +12,7 @@ CASES = {
     "pages/2_Composition_curves.py": {"eps0": "0.2", "delta0": "1e-08", "delta": "1e-06", "k_max": "300",
                                       "k": "40", "levels": "0.2:0:5,1.0:1e-07:2", "hdelta": "0.001"},
     "pages/3_Database_priors.py": {"preset": "Subsidiaries", "eps0": "0.3", "delta0": "0.0", "delta": "1e-06",
-                                   "k": "50", "cap": "2", "nb": "bounded"},
+                                   "k": "50", "cap": "2", "neighbouring": "bounded"},
     "pages/4_Mechanisms.py": {"mechanism": "Laplace", "scale": "3.0", "sensitivity": "1.0", "mech_k": "20",
                               "rate": "0.0", "mech_delta": "1e-06", "het_delta": "0.001"},
 }
@@ -81,3 +81,29 @@ def test_switching_the_scenario_sets_its_values():
     assert at.text_input(key="k2").value == "3"
     at.radio(key="preset").set_value("365 hospital nights").run()
     assert at.text_input(key="cap").value == "365"
+
+
+# --- URL keys renamed to the CLI's flag names: links shared before still open the same view ------
+
+OLD_LINKS = [  # (page, old query, the same query with today's keys)
+    ("pages/3_Database_priors.py",
+     {"preset": "Subsidiaries", "k": "50", "cap": "2", "nb": "bounded"},
+     {"preset": "Subsidiaries", "k": "50", "cap": "2", "neighbouring": "bounded"}),
+    ("pages/3_Database_priors.py",
+     {"preset": "Custom", "kind": "free vs paid feature columns", "common": "2", "nb": "bounded"},
+     {"preset": "Custom", "kind": "free vs paid feature columns", "common": "2", "neighbouring": "bounded"}),
+]
+
+
+@pytest.mark.parametrize(("path", "old", "new"), OLD_LINKS)
+def test_old_url_keys_open_the_same_view(path, old, new):
+    """An alias (``ViewSpec.aliases``) is read as its new key: same widgets, same numbers."""
+    before, after = run_page(path, **old), run_page(path, **new)
+    assert_clean(before)
+    assert not errors(before), errors(before)
+    for key, value in new.items():
+        assert widget_value(before, key) == value, key
+    shown = [t.to_csv() for t in tables(before)]
+    assert shown == [t.to_csv() for t in tables(after)]
+    unbounded = run_page(path, **{k: v for k, v in new.items() if k != "neighbouring"})
+    assert shown != [t.to_csv() for t in tables(unbounded)]  # the alias was read, not dropped

@@ -13,8 +13,8 @@ from urllib.parse import urlencode, urlparse
 import pytest
 from playwright.sync_api import BrowserContext, Page
 
-from dpviz.gce.presets import PRESETS
 from dpviz.ui import SHOWN_CHARS
+from dpviz.views.gce_questions import PRESETS
 from tests.app.helpers import LOOPBACK, PAYLOADS
 from tests.app.test_url_fuzz import PAGES
 from tests.browser.conftest import ARTIFACTS

@@ -6,8 +6,8 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from dpviz.gce.presets import PRESETS
 from dpviz.views import View, registry
+from dpviz.views.gce_questions import PRESETS
 from dpviz.views.mechanisms import KINDS
 
 CASES: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (

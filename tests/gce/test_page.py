@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dpviz.gce.presets import PRESETS
+from dpviz.views.gce_questions import PRESETS
 from tests.app.helpers import assert_clean, errors, figures, run_page, tables, trace_names
 
 PAGE = "pages/3_Database_priors.py"

@@ -1,4 +1,5 @@
-"""The questions the "Database priors" page asks, as data (no Streamlit).
+"""The questions the "Database priors" view asks, as data (no Streamlit): view-layer glue over
+the GCE math in ``dpviz.gce``, moved out of it so that ``dpviz/gce/`` is math only.
 
 A :class:`Question` is one GCE setting (a membership constraint or an adversary prior);
 ``bounds`` answers it with every applicable bound, ``regions`` gives the privacy regions
