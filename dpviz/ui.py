@@ -3,6 +3,7 @@ downloads. The only module under ``dpviz`` that imports Streamlit."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -140,6 +141,7 @@ def param_input(p: Param, container: Any = None) -> Any:
     box = container if container is not None else st
     if isinstance(p.default, bool):
         return toggle_input(p, box)
+    url_value(p.key, str)
     raw = box.text_input(p.label, value=str(p.default), key=p.key, help=p.help or None,
                          bind="query-params")
     try:
@@ -157,7 +159,7 @@ def toggle_input(p: Param, container: Any = None) -> bool:
     """A URL-bound switch. Streamlit silently drops a URL value other than true/false; the raw
     value is still readable before the widget is drawn, so say so and name the field."""
     box = container if container is not None else st
-    raw = st.query_params.get(p.key)
+    raw = url_value(p.key, _toggle_value)
     value = bool(box.toggle(p.label, value=p.default, key=p.key, help=p.help or None,
                             bind="query-params"))
     if raw is not None and raw.lower() not in TOGGLE_VALUES:
@@ -170,7 +172,7 @@ def slider_input(p: Param, options: Sequence[Any], container: Any = None) -> Any
     """A URL-bound slider over ``options``. Streamlit silently drops a URL value that is not
     an option; the raw value is still readable on that run, so say so and name the field."""
     box = container if container is not None else st
-    raw = st.query_params.get(p.key)
+    raw = url_value(p.key, lambda text: {str(o): o for o in options}[text])
     value = box.select_slider(p.label, options=list(options), value=p.default, key=p.key,
                               help=p.help or None, bind="query-params")
     if raw is not None and raw not in {str(o) for o in options}:
@@ -200,15 +202,36 @@ def url_aliases(aliases: Mapping[str, str]) -> None:
     (when both are present, the new key wins). Call before the widgets are drawn.
 
     A URL-bound widget seeds itself from the query string the page was opened with, which the
-    page cannot rewrite; a value set in ``st.session_state`` before the widget is drawn is kept
-    when the URL has no value of its own, and the widget then writes it under its new key."""
+    page cannot rewrite. The old key's value waits in the session until the input of the new key
+    is drawn (``url_value``), which then sets it as the widget's value; the widget writes it to the
+    URL under its new key."""
     for old, new in aliases.items():
         if old not in st.query_params:
             continue
         value = st.query_params[old]
         del st.query_params[old]  # the old key is bound to no widget: the page may drop it
         if new not in st.query_params:
-            st.session_state[new] = value
+            st.session_state.setdefault(_ALIASED, {})[new] = value
+
+
+_ALIASED = "_dpviz_aliased_url_values"
+
+
+def url_value(key: str, convert: Callable[[str], Any]) -> str | None:
+    """The raw URL text for the input ``key``: from the query string, or from an old key read by
+    ``url_aliases`` (then set as the widget's value when ``convert`` accepts it; a value it
+    rejects is left to the input's notice, as a bad URL value is)."""
+    pending = st.session_state.get(_ALIASED, {})
+    if key not in pending:
+        return st.query_params.get(key)
+    text = pending.pop(key)
+    with contextlib.suppress(KeyError, ValueError):  # a bad value: the input's notice names it
+        st.session_state[key] = convert(text)
+    return text
+
+
+def _toggle_value(text: str) -> bool:
+    return {"true": True, "false": False}[text.lower()]
 
 
 def spec_inputs(spec: Any, params: Sequence[Param | None] | None = None, *,
@@ -285,7 +308,7 @@ def choice_input(label: str, options: Sequence[str], *, key: str, default: str,
     ``on_change`` runs before the rerun a person's choice starts (not for a URL value): it may
     set other widgets' values in ``st.session_state``, which their URL parameters follow."""
     box = container if container is not None else st
-    raw = st.query_params.get(key)
+    raw = url_value(key, lambda text: {o: o for o in options}[text])
     value = box.radio(label, list(options), index=list(options).index(default), key=key,
                       horizontal=horizontal, bind="query-params", help=help, on_change=on_change)
     if raw is not None and raw not in options:

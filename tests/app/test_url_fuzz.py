@@ -25,6 +25,7 @@ from dpviz.views import database_priors as gce
 from dpviz.views import mechanisms as mv
 from dpviz.views import regions
 from dpviz.views.curves import SPEC as CURVES
+from dpviz.views.database_priors import ALIASES
 from dpviz.views.gce_questions import PRESETS
 from tests.app.helpers import PAYLOADS, ROOT, TIMEOUT, assert_clean, assert_inert, errors, split_code_spans
 
@@ -174,7 +175,8 @@ def test_typed_payload_in_every_text_input(page: Page, payload: str):
 
 
 @pytest.mark.parametrize("key,value,field", [
-    ("preset", "Nope", "Scenario"), ("nb", "sideways", "Neighbouring relation"),
+    ("preset", "Nope", "Scenario"), ("neighbouring", "sideways", "Neighbouring relation"),
+    ("nb", "sideways", "Neighbouring relation"),  # the key's old name, still read
 ])
 def test_bad_radio_in_url_names_the_field(key, value, field):
     """Regression (issue 14): Streamlit dropped these silently; now the notice lists the options."""
@@ -184,7 +186,7 @@ def test_bad_radio_in_url_names_the_field(key, value, field):
     at.run()
     assert_clean(at)
     (message,) = [m for m in errors(at) if m.startswith(f"{field} must be one of ")]
-    options = at.radio(key=key).options
+    options = at.radio(key=ALIASES.get(key, key)).options
     assert all(o in message for o in options) and "Showing the default" in message
 
 

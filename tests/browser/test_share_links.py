@@ -137,7 +137,7 @@ def test_database_priors_every_scenario_switch(page: Page, app_url: str, browser
     text(page, "ε0 (each mechanism)", "0.2", "eps0")
     assert_shared_link_matches(browser, page)
     radio(page, "Scenario", "365 hospital nights", "preset")
-    radio(page, "Neighbouring relation", "bounded", "nb")
+    radio(page, "Neighbouring relation", "bounded", "neighbouring")
     shown = assert_shared_link_matches(browser, page)
     assert ["at most C databases per person", "365"] in shown["inputs"]
     # a custom question of another kind, with its own k'
