@@ -3,6 +3,7 @@ Meiser-Mohammadi), with certified error bars. Inputs → ``dpviz.views.mechanism
 
 import time
 
+import pandas as pd
 import streamlit as st
 
 from dpviz import ui
@@ -118,6 +119,72 @@ with d2:
                     label="Download δ(ε) band (CSV)")
 with d3:
     ui.download_json(result.payload, filename=f"{tag}.json", key="json_mech")
+
+st.header("Mechanism mix")
+st.markdown("Different mechanisms composed in one run (a heterogeneous accountant): one row per mechanism "
+            "with its parameters as `key=value; key=value` (the CLI flags, e.g. `sigma=1.1`), how many times "
+            "it runs, and an optional Poisson sampling rate and neighbouring relation. Answered at the "
+            "target above, by every route; the table is kept in the URL as the JSON that "
+            "`python -m dpviz mechanism mix --spec` reads.")
+
+
+def mix_editor() -> str:
+    """The mix table, seeded from the URL (``?mix=``) and written back after each edit; the spec text.
+
+    As ``ui.levels_editor``: the table a person edits keeps its seed while the URL holds what this
+    session last wrote, so an edit is never lost to a rebuilt widget."""
+    text = st.query_params.get(mv.MIX.key, mv.MIX.default)
+    seed = st.session_state.get("_mix_seed")
+    if seed is None or seed["url"] != text:
+        problem = None
+        try:
+            rows = mv.mix_rows(text)
+        except ParameterError as exc:
+            problem, rows = exc, mv.mix_rows(mv.MIX.default)
+        seed = {"url": text, "rows": rows, "problem": problem,
+                "generation": 0 if seed is None else seed["generation"] + 1}
+        st.session_state["_mix_seed"] = seed
+    frame = pd.DataFrame(seed["rows"], columns=list(mv.MIX_COLUMNS), dtype=object)
+    edited = st.data_editor(frame, num_rows="dynamic", hide_index=True,
+                            key=f"mix_editor_{seed['generation']}", column_config={
+                                "mechanism": st.column_config.SelectboxColumn(
+                                    "mechanism", options=list(mv.KINDS.values()), required=True),
+                                "parameters": st.column_config.TextColumn(
+                                    "parameters", help="key=value; key=value, e.g. sigma=1.1; sensitivity=1"),
+                                "count": st.column_config.TextColumn("count", help="how many runs, ≥ 1"),
+                                "sampling rate": st.column_config.TextColumn(
+                                    "sampling rate", help="Poisson rate q in (0, 1]; empty: no subsampling"),
+                                "neighbouring": st.column_config.SelectboxColumn(
+                                    "neighbouring", options=list(mv.registry.NEIGHBOURING)),
+                            })
+    rows = [{c: "" if v is None or v != v else str(v) for c, v in zip(mv.MIX_COLUMNS, row, strict=True)}
+            for row in edited.itertuples(index=False)]
+    new_text = mv.mix_spec(rows)
+    if seed["problem"] is not None:
+        ui.notice(seed["problem"], default="mix")
+        if rows == seed["rows"]:
+            return new_text
+    if new_text != text:
+        st.query_params[mv.MIX.key] = new_text  # this session's own rows: not a new seed
+        seed.update(url=new_text, problem=None)
+    return new_text
+
+
+spec = mix_editor()
+try:
+    mixed = ui.cached(mv.mix_view)(spec, **target_kw)
+except ParameterError as exc:
+    ui.notice(exc)
+else:
+    st.markdown(mv.headline(mixed.summary, solve=solve, refined=True))
+    ui.table(mixed.tables["mix"], key="table_mix")
+    m1, m2 = st.columns(2)
+    with m1:
+        ui.download_json(mixed.payload, filename=f"mechanisms_mix_{solve}.json", key="json_mix",
+                         label="Download the mix and its results (JSON)")
+    with m2:
+        ui.download_csv(mixed.csv["mix"], filename=f"mechanisms_mix_{solve}.csv", key="csv_mix",
+                        label="Download the mix's routes (CSV)")
 
 st.header("Heterogeneous composition")
 st.markdown("Mechanisms with different (ε_i, δ_i): one row per kind with its count (type numbers as "

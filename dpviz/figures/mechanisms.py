@@ -25,6 +25,9 @@ LABELS = {
     "pure": "Pure DP, basic composition (kε0)",
 }
 
+ROUTE_LABELS = {**LABELS, "exact": "Exact (finite atoms, Steinke Prop. 7)"}
+"""Names of the mechanism routes (``dpviz.mechanisms.routes``); "exact" there composes the atoms."""
+
 
 MAX_BARS = 2000
 """Most bars the loss histogram draws: a fine grid (20,000–40,000 cells, 0.5 MB of JSON, seconds
@@ -164,7 +167,7 @@ def guarantee_rows(results: Mapping[str, Guarantee], *, solve: str = "epsilon") 
         why = {Status.IMPOSSIBLE: "impossible: ", Status.NOT_COMPUTED: "not computed: "}.get(g.status, "")
         note = "; ".join(x for x in (g.source, f"{why}{g.reason}" if g.reason else "", g.note, g.detail) if x)
         lower, upper, width = (g.lower, g.upper, g.width) if ok else (None, None, None)
-        rows.append({"method": LABELS.get(key, key),
+        rows.append({"method": ROUTE_LABELS.get(key, key),
                      f"{q} lower": format_number(lower, 8, down=True),
                      f"{q} upper": format_number(upper, 8),
                      "width": format_number(width, 3),

@@ -18,6 +18,7 @@ bound and the largest certified lower bound, and names the routes that gave them
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import time
 from collections.abc import Callable, Mapping
@@ -31,7 +32,7 @@ from dpviz.budget import Budget, Cost, OverBudget, cost_of
 from dpviz.composition import as_levels, homogeneous, optimal
 from dpviz.composition.levels import Level
 from dpviz.figures.mechanisms import (
-    LABELS,
+    ROUTE_LABELS,
     delta_band_figure,
     epsilon_vs_k_figure,
     guarantee_rows,
@@ -42,14 +43,11 @@ from dpviz.figures.regions import region_figure
 from dpviz.figures.tables import format_number
 from dpviz.guarantee import Guarantee, Kind, Status
 from dpviz.mechanisms import heterogeneous as het
-from dpviz.mechanisms import registry
-from dpviz.mechanisms.spec import buckets_interval
+from dpviz.mechanisms import registry, routes
 from dpviz.params import Param, check_flag
 from dpviz.pld import discretize
-from dpviz.pld.accountant import compose_many, delta_bounds, epsilon_bounds
+from dpviz.pld.accountant import compose_many
 from dpviz.pld.grid import DEFAULT_TAIL
-from dpviz.rdp.conversion import epsilon_from_rdp
-from dpviz.rdp.subsampled import DEFAULT_ORDERS
 from dpviz.regions import intersection_boundary, method_region
 from dpviz.validation import (
     EPSILON_MAX,
@@ -64,7 +62,7 @@ from dpviz.views import View, ViewSpec
 PAGE_BUCKETS_N = 10_000
 """n for the buckets column on the page (2n + 1 = 20,001 buckets)."""
 
-__all__ = ["LABELS", "SPEC", "best", "build", "make_mechanism", "quick"]
+__all__ = ["ROUTE_LABELS", "SPEC", "best", "build", "make_mechanism", "quick"]
 
 KINDS = {cls.title: key for key, cls in registry.MECHANISMS.items()}
 """Menu title → registry key (the CLI subcommand and the URL value)."""
@@ -164,99 +162,24 @@ def _timed(fn: Callable[[], Guarantee | None]) -> Guarantee | None:
     return g
 
 
-def _analytic(mech: Any, k: int, delta: float | None, epsilon: float | None) -> Guarantee | None:
-    return mech.closed_form(k, delta=delta, epsilon=epsilon)
+QUICK = ("exact", "analytic", "pure", "rdp", "generic")
+"""The cheap routes of ``dpviz.mechanisms.routes`` (milliseconds), in table order; the PLD and
+privacy buckets refine."""
 
 
-def _pure(mech: Any, k: int, delta: float | None, epsilon: float | None) -> Guarantee | None:
-    """Pure ε0-DP composed k times is kε0-DP (basic composition; DRV Thm III.3 with δ = 0)."""
-    m = mech.max_loss
-    if m is None or not math.isfinite(m):
-        return None
-    source = "basic composition kε0 (pure ε0 = largest loss)"
-    if epsilon is None:
-        return Guarantee(epsilon=k * m, delta=delta, kind=Kind.UPPER, source=source)
-    if epsilon >= k * m:
-        return Guarantee(epsilon=epsilon, delta=0.0, kind=Kind.EXACT, source=source, solved="delta")
-    return Guarantee.not_computed(source=source, epsilon=epsilon, solved="delta",
-                                  reason=f"ε < kε0 = {k * m:.6g}: this route says nothing there")
-
-
-def _rdp(mech: Any, k: int, delta: float | None, epsilon: float | None) -> Guarantee | None:
-    source = "Rényi DP (Steinke Thm 34 + conversion)"
-    if epsilon is not None:
-        return None  # the conversion here answers ε at δ
-    if delta == 0:
-        return Guarantee.not_computed(source=source, delta=0.0, reason="RDP converts only at δ > 0")
-    try:
-        curve = k * np.asarray(mech.rdp_curve(DEFAULT_ORDERS), dtype=float)
-    except NotImplementedError:
-        return None
-    if not np.any(np.isfinite(curve)):
-        return None
-    eps, order = epsilon_from_rdp(DEFAULT_ORDERS, curve, delta=float(delta))  # type: ignore[arg-type]
-    return Guarantee(epsilon=eps, delta=delta, kind=Kind.UPPER, source=source, detail=f"order {order}")
-
-
-def _generic(mech: Any, k: int, delta: float | None, epsilon: float | None,
-             budget: Budget | None = None) -> Guarantee | None:
-    """KOV Thm 3.3 for the per-step (ε0, δ0): for ε at δ, δ0 = δ/(2k) per step; for δ at ε, only
-    pure mechanisms (δ0 = 0)."""
-    source = "generic optimal (KOV Thm 3.3, same per-step ε0, δ0)"
-    if epsilon is not None:
-        if mech.max_loss is None:
-            return None
-        step = Guarantee(epsilon=mech.max_loss, delta=0.0, kind=Kind.UPPER, source="")
-    else:
-        if delta == 0 and mech.max_loss is None:
-            return Guarantee.impossible(source=source, delta=0.0, reason="no finite ε0 with δ0 = 0")
-        step = mech.step_guarantee(float(delta) / (2.0 * k))  # type: ignore[arg-type]
-    if step.epsilon is None or not math.isfinite(step.epsilon) or step.epsilon > EPSILON_MAX:
-        return Guarantee.not_computed(source=source, delta=delta, epsilon=epsilon,
-                                      solved="delta" if epsilon is not None else "epsilon",
-                                      reason=f"per-step ε0 beyond {EPSILON_MAX:g}")
-    levels = homogeneous(k=k, eps0=step.epsilon, delta0=float(step.delta or 0.0))
-    g = optimal.delta_for_epsilon(levels, epsilon=epsilon, budget=budget) if epsilon is not None else \
-        optimal.epsilon_for_delta(levels, delta=float(delta), budget=budget)  # type: ignore[arg-type]
-    if g.status is not Status.OK:
-        return Guarantee(**{**g.__dict__, "source": source})
-    # the optimum over all mechanisms with this per-step guarantee: exact for that question, an
-    # upper bound (only) for this mechanism
-    return Guarantee(epsilon=g.epsilon, delta=g.delta, kind=Kind.UPPER, source=source, solved=g.solved,
-                     upper=g.value, detail=f"per-step ({step.epsilon:.4g}, {float(step.delta or 0):.3g})")
-
-
-QUICK = {"analytic": _analytic, "pure": _pure, "rdp": _rdp, "generic": _generic}
-"""The cheap routes, in table order."""
-
-
-def quick(mech: Any, *, k: int, delta: float | None = None, epsilon: float | None = None,
-          budget: Budget = budgets.PAGE) -> dict[str, Guarantee]:
-    """The cheap routes' answers (``QUICK``): the page shows them before the PLD refines."""
+def quick(mech: Any, *, k: int, delta: float | None = None,
+          epsilon: float | None = None) -> dict[str, Guarantee]:
+    """The cheap routes' answers (``QUICK``): the page shows them before the PLD refines. The exact
+    route is left out where it does not apply (a continuous law, too many atoms)."""
+    parts = [(mech, k)]
     out: dict[str, Guarantee] = {}
-    for key, route in QUICK.items():
-        extra = {"budget": budget} if key == "generic" else {}
-        g = _timed(lambda r=route, e=extra: r(mech, k, delta, epsilon, **e))  # type: ignore[misc]
-        if g is not None:
-            out[key] = g
+    for key in QUICK:
+        route = getattr(routes, key)
+        g = _timed(lambda r=route: r(parts, delta=delta, epsilon=epsilon))  # type: ignore[misc]
+        if g is None or (key in ("exact", "pure") and g.status is Status.NOT_COMPUTED):
+            continue  # the route does not apply (a continuous or unbounded law, too many atoms)
+        out[key] = g
     return out
-
-
-def _pld(mech: Any, k: int, delta: float | None, epsilon: float | None, budget: Budget) -> Guarantee:
-    parts = [(mech.law, k)]
-    if epsilon is not None:
-        return delta_bounds(parts, epsilon=epsilon, budget=budget)
-    return epsilon_bounds(parts, delta=float(delta), budget=budget)  # type: ignore[arg-type]
-
-
-class _BucketsSpec:
-    """What ``buckets_interval`` reads of a mechanism (its law and grid unit)."""
-
-    def __init__(self, mech: Any) -> None:
-        self._law, self.grid_unit = mech.law, mech.grid_unit
-
-    def law(self) -> Any:
-        return self._law
 
 
 def buckets_cost(mech: Any, *, k: int, n: int = PAGE_BUCKETS_N) -> Cost:
@@ -273,17 +196,13 @@ def buckets_cost(mech: Any, *, k: int, n: int = PAGE_BUCKETS_N) -> Cost:
 
 
 def _buckets(mech: Any, k: int, delta: float | None, budget: Budget) -> Guarantee | None:
-    source = "privacy buckets (Meiser-Mohammadi)"
     if delta is None or delta == 0:
         return None  # answers ε at δ > 0
     c = buckets_cost(mech, k=k)
     if not budget.admits(c):
-        return Guarantee.not_computed(source=source, delta=delta, reason=f"buckets {budget.reason(c)}")
-    iv = buckets_interval(_BucketsSpec(mech), k=k, delta=delta, n=PAGE_BUCKETS_N)  # type: ignore[arg-type]
-    if iv.upper is None and iv.lower is None:
-        return Guarantee.not_computed(source=source, delta=delta, reason=iv.detail)
-    return Guarantee(epsilon=iv.upper, delta=delta, kind=Kind.UPPER if iv.upper is not None else Kind.LOWER,
-                     source=source, lower=iv.lower, upper=iv.upper, detail=iv.detail, seconds=iv.seconds)
+        return Guarantee.not_computed(source="privacy buckets (Meiser-Mohammadi)", delta=delta,
+                                      reason=f"buckets {budget.reason(c)}")
+    return routes.buckets([(mech, k)], delta=delta, n=PAGE_BUCKETS_N)
 
 
 BUCKETS_SHARE, PLD_SHARE, CURVE_SHARE = 0.2, 0.5, 0.2
@@ -304,7 +223,7 @@ def best(results: Mapping[str, Guarantee]) -> dict[str, Any]:
     ups = [(g.upper, key) for key, g in results.items()
            if g.status is Status.OK and g.upper is not None and g.kind in (Kind.UPPER, Kind.EXACT)]
     lows = [(g.lower, key) for key, g in results.items() if g.status is Status.OK and g.lower is not None]
-    up = min(ups, default=(None, None))
+    up = min(ups, default=(None, None), key=lambda u: (u[0], results[u[1]].kind is not Kind.EXACT))
     lo = max(lows, default=(None, None))
     if up[0] is not None and lo[0] is not None and up[0] < lo[0]:
         # routes computing the same exact value (kε0) can differ in the last bits: a certified
@@ -321,10 +240,10 @@ def headline(summary: Mapping[str, Any], *, solve: str, refined: bool) -> str:
     if summary["upper"] is None:
         text = f"No route gives a finite upper bound on {q} here (the table says why)."
     else:
-        text = f"{q} ≤ **{format_number(summary['upper'])}** ({LABELS.get(summary['upper_route'])})"
+        text = f"{q} ≤ **{format_number(summary['upper'])}** ({ROUTE_LABELS.get(summary['upper_route'])})"
         if summary["lower"] is not None:
             text += (f"; {q} ≥ **{format_number(summary['lower'], down=True)}** "
-                     f"({LABELS.get(summary['lower_route'])})")
+                     f"({ROUTE_LABELS.get(summary['lower_route'])})")
         text += "."
     if not refined:
         text += " First answer from the cheap routes; refining with the PLD grid and privacy buckets…"
@@ -344,8 +263,10 @@ def build(mech: Any, *, k: int, delta: float | None = None, epsilon: float | Non
     a route over its share is a row that says why, the δ(ε) grids are thinned. ``compare`` adds
     privacy buckets (ε at δ > 0 only; the CLI's ``--compare``)."""
     solve = "delta" if epsilon is not None else "epsilon"
-    results = quick(mech, k=k, delta=delta, epsilon=epsilon, budget=budget)
-    results["pld"] = _timed(lambda: _pld(mech, k, delta, epsilon, budget.share(PLD_SHARE)))
+    results = quick(mech, k=k, delta=delta, epsilon=epsilon)
+    if not any(g.kind is Kind.EXACT for g in results.values()):  # an exact answer needs no grid
+        results["pld"] = _timed(lambda: routes.pld([(mech, k)], delta=delta, epsilon=epsilon,
+                                                   budget=budget.share(PLD_SHARE)))
     b = _buckets(mech, k, delta, budget.share(BUCKETS_SHARE)) if solve == "epsilon" and compare else None
     if b is not None:
         results["buckets"] = b
@@ -355,7 +276,7 @@ def build(mech: Any, *, k: int, delta: float | None = None, epsilon: float | Non
 
     law = mech.law
     ks = k_values(k)
-    h = FIGURE_COARSENING * _grid_width(results["pld"])  # figures: a coarser grid, still certified
+    h = FIGURE_COARSENING * _grid_width(results.get("pld"))  # figures: a coarser grid, still certified
     try:
         many = compose_many(law, ks, h=h, budget=budget.share(CURVE_SHARE))
     except (OverBudget, ParameterError):
@@ -381,9 +302,9 @@ def build(mech: Any, *, k: int, delta: float | None = None, epsilon: float | Non
                 tables={"comparison": guarantee_rows(results, solve=solve)})
 
 
-def _grid_width(pld: Guarantee) -> float:
+def _grid_width(pld: Guarantee | None) -> float:
     """The PLD route's grid width (from its detail ``h=…``), 2e-4 when it did not say."""
-    for part in (pld.detail or "").split(","):
+    for part in ((pld.detail if pld is not None else "") or "").split(","):
         part = part.strip()
         if part.startswith("h="):
             try:
@@ -434,10 +355,10 @@ def _figures(mech: Any, law: Any, *, k: int, ks: list[int], many: Mapping[int, A
         a, b = many[kk].epsilon(delta) if kk in many else (None, None)
         kl.append(np.nan if a is None else a)
         ku.append(np.nan if b is None else b)
-        g = _generic(mech, kk, delta, None, budget)
-        gen.append(np.nan if g is None or g.upper is None else g.upper)
-        r = _rdp(mech, kk, delta, None)
-        rdp.append(np.nan if r is None or r.upper is None else r.upper)
+        g = routes.generic([(mech, kk)], delta=delta)
+        gen.append(np.nan if g.status is not Status.OK or g.upper is None else g.upper)
+        r = routes.rdp([(mech, kk)], delta=delta)
+        rdp.append(np.nan if r.status is not Status.OK or r.upper is None else r.upper)
     k_lines = {"generic": np.array(gen), "rdp": np.array(rdp)}
     if composed is not None and composed.single is not None:
         single = composed.single
@@ -477,6 +398,121 @@ def quick_for(kind: str, values: Values, **target: Any) -> dict[str, Guarantee]:
 def build_for(kind: str, values: Values, **target: Any) -> View:
     """``build`` for the mechanism ``kind`` with ``values`` (``as_values``): cacheable arguments."""
     return build(make_mechanism(kind, dict(values)), **target)
+
+
+# --------------------------------------------------------------------------- the mix editor
+MIX_COLUMNS = ("mechanism", "parameters", "count", "sampling rate", "neighbouring")
+"""Columns of the page's mix table: one row per mechanism of a heterogeneous run."""
+
+MIX = Param("mix", "mechanism mix (JSON, as `python -m dpviz mechanism mix --spec` reads it)",
+            '[{"mechanism":"gaussian","sigma":1.1,"count":1000,"sampling_rate":0.01},'
+            '{"mechanism":"laplace","scale":2,"count":10},'
+            '{"mechanism":"randomized-response","eps0":0.5,"count":5}]',
+            str, "A JSON list of {mechanism, its parameters, count, sampling_rate (optional), neighbouring "
+                 "(optional)}: the inline spec of `mechanism mix --spec`.")
+MAX_MIX_ROWS = 50
+"""Most rows the page's mix table takes (the CLI's limit is larger)."""
+
+
+def _cell(value: object) -> str:
+    return "" if value is None else (json.dumps(value) if not isinstance(value, str) else value)
+
+
+def _typed(text: str) -> Any:
+    """A cell as the JSON value a person means: a number when it reads as one, else the text."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else text
+
+
+def mix_rows(text: str) -> list[dict[str, str]]:
+    """The mix spec (JSON, ``MIX``) as editor rows of text cells (``MIX_COLUMNS``); a
+    ``ParameterError`` naming ``mix`` when it is not a list of objects with a mechanism."""
+    allowed = 'a JSON list of objects such as {"mechanism": "laplace", "scale": 2, "count": 10}'
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        raise ParameterError("mix", text[:60], allowed) from None
+    if not isinstance(data, list) or not 1 <= len(data) <= MAX_MIX_ROWS or \
+            not all(isinstance(e, dict) for e in data):
+        raise ParameterError("mix", text[:60], f"{allowed}, 1 to {MAX_MIX_ROWS} of them")
+    rows = []
+    for entry in data:
+        rest = {k: v for k, v in entry.items()
+                if k not in ("mechanism", "count", "sampling_rate", "neighbouring")}
+        rows.append({"mechanism": _cell(entry.get("mechanism")),
+                     "parameters": "; ".join(f"{k}={_cell(v)}" for k, v in rest.items()),
+                     "count": _cell(entry.get("count")), "sampling rate": _cell(entry.get("sampling_rate")),
+                     "neighbouring": _cell(entry.get("neighbouring"))})
+    return rows
+
+
+def mix_entries(rows: list[Mapping[str, str]]) -> list[dict[str, Any]]:
+    """Editor rows as the JSON entries of a mix spec (empty rows skipped; the parameters cell
+    ``key=value; key=value``); a ``ParameterError`` naming the row and column of a malformed cell."""
+    entries = []
+    for i, row in enumerate(rows, start=1):
+        cells = {c: str(row.get(c) or "").strip() for c in MIX_COLUMNS}
+        if not any(cells.values()):
+            continue
+        entry: dict[str, Any] = {"mechanism": cells["mechanism"]}
+        for item in filter(None, (s.strip() for s in cells["parameters"].split(";"))):
+            key, sep, value = item.partition("=")
+            if not sep or not key.strip():
+                raise ParameterError(f"parameters (mix row {i})", item, "key=value pairs separated by ;")
+            entry[key.strip()] = _typed(value.strip())
+        entry["count"] = _typed(cells["count"]) if cells["count"] else None
+        if cells["sampling rate"]:
+            entry["sampling_rate"] = _typed(cells["sampling rate"])
+        if cells["neighbouring"]:
+            entry["neighbouring"] = cells["neighbouring"]
+        entries.append(entry)
+    return entries
+
+
+def mix_spec(rows: list[Mapping[str, str]]) -> str:
+    """Editor rows as the compact JSON spec (the URL value and the CLI's ``--spec``)."""
+    return json.dumps(mix_entries(rows), ensure_ascii=False, separators=(",", ":"))
+
+
+def mix_parts(entries: list[Mapping[str, Any]]) -> list[tuple[Any, int]]:
+    """(mechanism, count) for each entry; a ``ParameterError`` naming the row and the field."""
+    if not entries:
+        raise ParameterError("mix", "no rows", "at least one row with a mechanism and a count")
+    parts = []
+    for i, entry in enumerate(entries, start=1):
+        e = dict(entry)
+        try:
+            key = _kind(e.pop("mechanism", ""))
+            if e.get("count") is None:
+                raise ParameterError("count", None, "a whole number ≥ 1")
+            count = check_count(e.pop("count"), field="count", maximum=10_000_000)
+            rate = e.pop("sampling_rate", None)
+            parts.append((registry.make(key, sampling_rate=None if rate is None else _rate(rate),
+                                        neighbouring=_neighbouring(e.pop("neighbouring", "add-remove")), **e),
+                          count))
+        except ParameterError as exc:
+            raise ParameterError(f"{exc.field} (mix row {i})", exc.value, exc.allowed) from None
+    return parts
+
+
+def mix_view(spec: str, *, delta: float | None = None, epsilon: float | None = None,
+             budget: Budget = budgets.PAGE) -> View:
+    """Every route for the mix ``spec`` (``MIX``): the table and the best bounds, as the CLI's
+    ``mechanism mix`` computes them."""
+    parts = mix_parts(mix_entries(mix_rows(spec)))
+    results = routes.routes(parts, delta=delta, epsilon=epsilon, budget=budget, compare=True)
+    solve = "delta" if epsilon is not None else "epsilon"
+    rows = guarantee_rows(results, solve=solve)
+    summary = best(results)
+    payload = {"view": "mechanisms mix", "spec": json.loads(spec), "solve": solve, "delta": delta,
+               "epsilon": epsilon, "best": summary,
+               "results": {key: g.to_json() | {"lower": g.lower, "upper": g.upper}
+                           for key, g in results.items()}}
+    return View(figures={}, payload=payload, summary=summary, tables={"mix": rows},
+                csv={"mix": {c: [r[c] for r in rows] for c in rows[0]}})
 
 
 def heterogeneous(rows: list[dict[str, Any]], *, delta: float,

@@ -13,9 +13,9 @@ PAGE = "pages/4_Mechanisms.py"
 
 
 def _pld_row(at) -> dict:
+    """The best certified bounds of the routes' table: the largest lower, the smallest upper."""
     table = tables(at)[0]
-    row = table[table["method"].str.startswith("PLD")].iloc[0]
-    return {"lower": float(row["ε lower"]), "upper": float(row["ε upper"])}
+    return {"lower": float(table["ε lower"].max()), "upper": float(table["ε upper"].min())}
 
 
 @pytest.mark.parametrize("kind", list(mv.KINDS.values()))
@@ -69,7 +69,7 @@ def test_bad_input_names_the_field(key, value, field):
 
 def test_heterogeneous_table_has_exact_pld_kov():
     at = run_page(PAGE, k="40")
-    methods = list(tables(at)[1]["method"])
+    methods = list(tables(at)[-1]["method"])  # the last table: (ε, δ, count) rows
     assert any(m.startswith("Exact") for m in methods) and any(m.startswith("PLD") for m in methods)
     assert any("3.5" in m for m in methods)
 
