@@ -87,6 +87,13 @@ def route_json(key: str, g: Guarantee) -> dict[str, Any]:
     out = g.to_json()
     out.update({"lower": finite_or_none(g.lower), "upper": finite_or_none(g.upper),
                 "width": finite_or_none(g.width), "method": key, "seconds": g.seconds or 0.0})
+    if key == "analytic":  # the closed form's value, as earlier versions gave it
+        out["exact"] = finite_or_none(g.upper)
+    if g.reason and not g.detail:  # earlier versions said why a route gave no value under "detail"
+        why = g.reason
+        if g.status is Status.NOT_COMPUTED and "not computed" not in why:
+            why = f"{key} not computed: {why}"
+        out["detail"] = why
     return out
 
 
@@ -111,7 +118,7 @@ def answer(parts: list[tuple[Any, int]], *, delta: float | None, epsilon: float 
     out.update({"kind": g.kind.value, "source": g.source, "status": g.status.value})
     pld = results.get("pld")
     if pld is not None and pld.status is Status.NOT_COMPUTED and g.status is Status.OK:
-        out["reason"] = f"{pld.reason}; shown: the {key} upper bound"
+        out["reason"] = f"PLD not computed: {pld.reason}; shown: the {key} upper bound"
     elif g.status is not Status.OK:
         out["reason"] = g.reason
     if compare:
