@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install everything the test suite needs on a fresh machine, then lint and run all tests.
+# Install everything the test suite needs on a fresh machine, then lint, type-check and run all tests
+# (warnings are errors in tests: pyproject.toml [tool.pytest.ini_options] filterwarnings).
 # Used verbatim by .ci/run and quoted in the README.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,4 +20,5 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 
 python3 -m ruff check .
+python3 -m mypy                  # dpviz/, settings in pyproject.toml [tool.mypy]
 python3 -m pytest -n 2 --dist loadfile "$@"
