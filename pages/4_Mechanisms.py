@@ -12,12 +12,10 @@ from dpviz.validation import ParameterError
 from dpviz.views import mechanisms as mv
 
 ui.page_setup("Mechanisms")
-for key, value in mv.legacy_query(st.query_params.to_dict()).items():  # old shared links
-    if st.query_params.get(key) != value:
-        st.query_params[key] = value
-for old in mv.LEGACY_KEYS:
-    if old in st.query_params:
-        del st.query_params[old]
+migrated = mv.legacy_query(st.query_params.to_dict())  # old shared links: today's keys, then rerun
+if migrated != st.query_params.to_dict():
+    st.query_params.from_dict(migrated)
+    st.rerun()
 
 st.title("Mechanisms")
 st.markdown(

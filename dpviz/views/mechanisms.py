@@ -233,6 +233,16 @@ def best(results: Mapping[str, Guarantee]) -> dict[str, Any]:
             "impossible": [key for key, g in results.items() if g.status is Status.IMPOSSIBLE]}
 
 
+def routes_csv(results: Mapping[str, Guarantee]) -> dict[str, list[Any]]:
+    """The routes as CSV columns of full-precision numbers (empty: no value) and their words."""
+    gs = list(results.values())
+    return {"route": list(results), "lower": [g.lower for g in gs], "upper": [g.upper for g in gs],
+            "epsilon": [g.epsilon for g in gs], "delta": [g.delta for g in gs],
+            "kind": [g.kind.value for g in gs], "status": [g.status.value for g in gs],
+            "source": [g.source for g in gs], "reason": [g.reason or "" for g in gs],
+            "detail": [g.detail for g in gs], "seconds": [g.seconds for g in gs]}
+
+
 def headline(summary: Mapping[str, Any], *, solve: str, refined: bool) -> str:
     """The page's headline (Markdown): the best sound upper bound and the best certified lower
     bound of the solved quantity, each with its route; before refinement, says it is refining."""
@@ -295,9 +305,7 @@ def build(mech: Any, *, k: int, delta: float | None = None, epsilon: float | Non
                "best": headline,
                "results": {key: g.to_json() | {"lower": g.lower, "upper": g.upper}
                            for key, g in results.items()}}
-    csv = {"delta_vs_epsilon": band, "epsilon_vs_k": k_rows,
-           "routes": {c: [r[c] for r in guarantee_rows(results, solve=solve)]
-                      for c in guarantee_rows(results, solve=solve)[0]}}
+    csv = {"delta_vs_epsilon": band, "epsilon_vs_k": k_rows, "routes": routes_csv(results)}
     return View(figures=figs, csv=csv, payload=payload, summary=headline,
                 tables={"comparison": guarantee_rows(results, solve=solve)})
 
@@ -512,7 +520,7 @@ def mix_view(spec: str, *, delta: float | None = None, epsilon: float | None = N
                "results": {key: g.to_json() | {"lower": g.lower, "upper": g.upper}
                            for key, g in results.items()}}
     return View(figures={}, payload=payload, summary=summary, tables={"mix": rows},
-                csv={"mix": {c: [r[c] for r in rows] for c in rows[0]}})
+                csv={"mix": routes_csv(results)})
 
 
 def heterogeneous(rows: list[dict[str, Any]], *, delta: float,
