@@ -1,0 +1,246 @@
+"""The mechanism protocol, the registry and the routes (issue 11 item 1, issue 8).
+
+Exact composition of finite pairs against brute-force enumeration (``_enum``), δ = 0 and δ at ε,
+replace-one subsampling against numerical integration, mixes against their parts, and the
+headline never above a cheaper sound route.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from dpviz.guarantee import Kind, Status
+from dpviz.mechanisms import routes as R
+from dpviz.mechanisms.base import law_max_loss
+from dpviz.mechanisms.registry import MECHANISMS, make, part, parts
+from dpviz.mechanisms.subsampling import gaussian_replace_one
+from dpviz.validation import ParameterError
+from tests.mechanisms import _enum
+
+EXAMPLES = {  # one valid parameter set per registered mechanism
+    "gaussian": {"sigma": 1.3}, "laplace": {"scale": 2.0}, "geometric": {"eps0": 0.4, "sensitivity": 2},
+    "randomized-response": {"eps0": 0.7, "categories": 3}, "canonical": {"eps0": 0.5, "delta0": 1e-3},
+    "finite": {"p": "0.5,0.3,0.2", "q": "0.2,0.3,0.5"}, "discrete-gaussian": {"sigma": 1.5},
+}
+
+
+# ---------------------------------------------------------------- the protocol
+def test_every_registered_mechanism_has_an_example() -> None:
+    assert set(EXAMPLES) == set(MECHANISMS)
+
+
+@pytest.mark.parametrize("key", sorted(MECHANISMS))
+def test_contract(key: str) -> None:
+    """Params are keyed specs; the law is proper; max_loss is the law's; the per-step guarantee
+    holds on the exact law; RDP is non-negative where finite."""
+    cls = MECHANISMS[key]
+    assert all(p.key and p.label and p.help for p in cls.params)
+    assert set(cls.required) <= {p.key for p in cls.params}
+    m = make(key, **EXAMPLES[key])
+    law = m.law
+    assert math.fsum(law.p) + law.p_inf == pytest.approx(1.0, abs=1e-9) or law.continuous is not None
+    assert m.max_loss == law_max_loss(law) or m.max_loss == pytest.approx(law_max_loss(law), rel=1e-12)
+    step = m.step_guarantee(1e-6)
+    for d in law.both_directions():
+        assert float(d.delta(step.epsilon)[0]) <= step.delta + 1e-15
+    curve = m.rdp_curve((2, 8, 64))
+    assert np.all((curve >= 0) | np.isinf(curve))
+    assert m.label and m.describe()["mechanism"] == key
+
+
+@pytest.mark.parametrize("key", sorted(MECHANISMS))
+def test_missing_and_unknown_parameters_name_the_field(key: str) -> None:
+    cls = MECHANISMS[key]
+    for required in cls.required:
+        values = {k: v for k, v in EXAMPLES[key].items() if k != required}
+        with pytest.raises(ParameterError) as exc:
+            make(key, **{**values, required: None})
+        assert exc.value.field == required
+    with pytest.raises(ParameterError) as exc:
+        make(key, **EXAMPLES[key], bogus=1)
+    assert exc.value.field == "bogus"
+
+
+# ---------------------------------------------------------------- exact vs brute force
+def _outcomes(m, reverse=False):
+    law = m.law.reversed() if reverse else m.law
+    return _enum.law_outcomes(law)
+
+
+def _brute_delta(pairs: list[tuple[object, int]], eps: float) -> float:
+    best = 0.0
+    for reverse in (False, True):
+        factors = [_outcomes(m, reverse) for m, k in pairs for _ in range(k)]
+        p, q = _enum.product(factors)
+        best = max(best, _enum.hockey(p, q, eps))
+    return best
+
+
+FINITE_CASES = [
+    [(make("finite", p="0.6,0.3,0.1", q="0.2,0.3,0.5"), 3)],
+    [(make("finite", p="0.7,0.3,0", q="0.1,0.4,0.5"), 2)],  # an outcome with P = 0 (loss −∞)
+    [(make("finite", p="0.5,0.5", q="0.9,0.1"), 4)],
+    [(make("randomized-response", eps0=0.8, categories=4), 4)],
+    [(make("geometric", eps0=0.3, sensitivity=2), 3)],
+    [(make("canonical", eps0=0.4, delta0=0.01), 5)],
+    [(make("finite", p="0.6,0.4", q="0.3,0.7"), 2), (make("randomized-response", eps0=0.5, categories=3), 2)],
+    [(make("randomized-response", eps0=1.0, sampling_rate=0.3), 3)],
+]
+
+
+@pytest.mark.parametrize("pairs", FINITE_CASES, ids=lambda p: " + ".join(f"{m.key}×{k}" for m, k in p))
+@pytest.mark.parametrize("eps", [0.0, 0.2, 0.9, 2.5])
+def test_exact_delta_at_epsilon_equals_enumeration(pairs, eps: float) -> None:
+    g = R.exact(pairs, epsilon=eps)
+    assert g.status is Status.OK and g.kind is Kind.EXACT
+    truth = _brute_delta(pairs, eps)
+    assert truth <= g.delta <= truth * (1 + 1e-9) + 1e-15
+
+
+@pytest.mark.parametrize("pairs", FINITE_CASES, ids=lambda p: " + ".join(f"{m.key}×{k}" for m, k in p))
+@pytest.mark.parametrize("delta", [1e-6, 0.02, 0.2])
+def test_exact_epsilon_at_delta_is_the_smallest(pairs, delta: float) -> None:
+    g = R.exact(pairs, delta=delta)
+    if g.status is Status.IMPOSSIBLE:  # δ below the mass at +∞
+        assert _brute_delta(pairs, 300.0) > delta
+        return
+    eps = g.epsilon
+    assert _brute_delta(pairs, eps) <= delta * (1 + 1e-9)
+    if eps > 1e-9:
+        assert _brute_delta(pairs, eps * (1 - 1e-7)) > delta
+
+
+def test_exact_beyond_the_atom_limit_is_not_computed_and_pld_answers() -> None:
+    big = [(make("randomized-response", eps0=0.2, categories=3), 3000)]
+    assert R.exact(big, delta=1e-5).status is Status.NOT_COMPUTED
+    key, g = R.best(R.routes(big, delta=1e-5))
+    assert g.status is Status.OK and key in ("pld", "rdp", "generic", "pure")
+
+
+def test_exact_and_pld_agree_on_a_lattice_law() -> None:
+    pairs = [(make("geometric", eps0=0.25, sensitivity=3), 40)]
+    ex = R.exact(pairs, delta=1e-6)
+    pl = R.pld(pairs, delta=1e-6)
+    assert pl.lower - 1e-12 <= ex.epsilon <= pl.upper + 1e-12
+
+
+# ---------------------------------------------------------------- δ = 0 and δ at ε
+def test_delta_zero_is_the_exact_largest_loss() -> None:
+    lap = make("laplace", scale=0.5)
+    _, g = R.best(R.routes([(lap, 7)], delta=0.0))
+    assert g.kind is Kind.EXACT and g.epsilon == pytest.approx(14.0, rel=1e-15) and g.epsilon >= 14.0
+    sub = make("laplace", scale=0.5, sampling_rate=0.2)
+    _key, g = R.best(R.routes([(sub, 3)], delta=0.0))
+    assert g.epsilon == pytest.approx(3 * math.log1p(0.2 * math.expm1(2.0)), rel=1e-12)
+    assert R.pure([(make("gaussian", sigma=1.0), 3)], delta=0.0).status is Status.IMPOSSIBLE
+
+
+def test_bounded_laws_never_lose_to_a_pure_bound() -> None:
+    """Issue 8: Laplace b = 0.5, q = 0.2, k = 3 at δ = 1e-14 has a finite ε ≤ kε0'."""
+    sub = make("laplace", scale=0.5, sampling_rate=0.2)
+    _key, g = R.best(R.routes([(sub, 3)], delta=1e-14))
+    assert g.status is Status.OK and g.upper <= 3 * math.log1p(0.2 * math.expm1(2.0)) * (1 + 1e-12)
+
+
+def test_gaussian_delta_at_epsilon_is_the_closed_form() -> None:
+    from dpviz.mechanisms import gaussian
+
+    pairs = [(make("gaussian", sigma=2.0), 30)]
+    key, g = R.best(R.routes(pairs, epsilon=1.5), solved="delta")
+    assert key == "analytic" and g.delta == gaussian.delta_for_epsilon(epsilon=1.5, sigma=2.0, k=30)
+    pl = R.pld(pairs, epsilon=1.5)
+    assert pl.lower <= g.delta <= pl.upper
+
+
+# ---------------------------------------------------------------- replace-one
+@pytest.mark.parametrize(("mu", "q"), [(1.0, 0.1), (0.5, 0.5), (2.0, 0.02)])
+def test_replace_one_law_against_numerical_integration(mu: float, q: float) -> None:
+    """δ(ε) of ((1−q)N(0,1) + qN(μ,1), (1−q)N(0,1) + qN(−μ,1)) integrated directly."""
+    law = gaussian_replace_one(mu=mu, rate=q)
+    for eps in (0.0, 0.05, 0.3, 1.0):
+        def f(x, eps=eps):
+            p = (1 - q) * stats.norm.pdf(x) + q * stats.norm.pdf(x - mu)
+            r = (1 - q) * stats.norm.pdf(x) + q * stats.norm.pdf(x + mu)
+            return max(0.0, p - math.exp(eps) * r)
+        truth, _ = integrate.quad(f, -40, 40, points=[0.0, mu, -mu], limit=400, epsabs=1e-14)
+        assert float(law.delta(eps)[0]) == pytest.approx(truth, rel=1e-6, abs=1e-13)
+
+
+def test_replace_one_at_rate_one_is_the_gaussian_of_twice_the_sensitivity() -> None:
+    a = make("gaussian", sigma=1.5, sampling_rate=1.0, neighbouring="replace-one").law
+    b = make("gaussian", sigma=1.5, sensitivity=2.0).law
+    eps = np.array([0.0, 0.4, 2.0])
+    np.testing.assert_allclose(a.delta(eps), b.delta(eps), rtol=1e-12)
+
+
+def test_replace_one_costs_more_than_add_remove_and_its_rdp_is_sound() -> None:
+    ar = [(make("gaussian", sigma=1.0, sampling_rate=0.01), 500)]
+    ro = [(make("gaussian", sigma=1.0, sampling_rate=0.01, neighbouring="replace-one"), 500)]
+    a, r = R.pld(ar, delta=1e-5), R.pld(ro, delta=1e-5)
+    assert r.lower > a.upper
+    assert R.rdp(ro, delta=1e-5).epsilon >= r.lower
+
+
+def test_replace_one_is_refused_where_not_implemented() -> None:
+    with pytest.raises(ParameterError) as exc:
+        make("laplace", scale=1.0, sampling_rate=0.1, neighbouring="replace-one")
+    assert exc.value.field == "neighbouring"
+
+
+# ---------------------------------------------------------------- mixes
+def test_a_mix_of_equal_parts_is_the_single_composition() -> None:
+    rr = make("randomized-response", eps0=0.3)
+    one = R.exact([(rr, 12)], delta=1e-6).epsilon
+    two = R.exact([(rr, 5), (rr, 7)], delta=1e-6).epsilon
+    assert two == pytest.approx(one, rel=1e-12)
+
+
+def test_a_mix_of_gaussians_is_the_gaussian_of_the_summed_mu_squared() -> None:
+    """Steinke Cor. 10: the mix is Gaussian with μ² = Σ k_i/σ_i²."""
+    from dpviz.mechanisms import gaussian
+
+    mix = [(make("gaussian", sigma=2.0), 10), (make("gaussian", sigma=5.0), 40)]
+    mu = math.sqrt(10 / 4.0 + 40 / 25.0)
+    lo, hi = gaussian.epsilon_bracket(delta=1e-6, sigma=1.0 / mu)
+    g = R.pld(mix, delta=1e-6)
+    assert g.lower <= hi and lo <= g.upper
+
+
+def test_mix_parser_names_the_entry_and_field() -> None:
+    m, c = part({"mechanism": "laplace", "scale": 2, "count": 3, "sampling_rate": 0.5})
+    assert c == 3 and m.sampling_rate == 0.5
+    for entry, field in [({"mechanism": "nope", "count": 1}, "spec[0].mechanism"),
+                         ({"mechanism": "laplace", "scale": 1}, "spec[0].count"),
+                         ({"mechanism": "laplace", "count": 1}, "spec[0].scale"),
+                         ({"mechanism": "laplace", "scale": -1, "count": 1}, "spec[0].scale"),
+                         ({"mechanism": "laplace", "scale": 1, "count": 0}, "spec[0].count"),
+                         ({"mechanism": "laplace", "scale": 1, "count": 1, "x": 1}, "spec[0].x")]:
+        with pytest.raises(ParameterError) as exc:
+            part(entry)
+        assert exc.value.field == field
+    with pytest.raises(ParameterError) as exc:
+        parts([{"mechanism": "laplace", "scale": 1, "count": 6_000_000}] * 2)
+    assert exc.value.field == "spec"
+
+
+# ---------------------------------------------------------------- the best route
+@pytest.mark.parametrize("pairs", [
+    [(make("randomized-response", eps0=0.1), 30)],
+    [(make("laplace", scale=1.0, sampling_rate=0.2), 20)],
+    [(make("gaussian", sigma=1.0, sampling_rate=0.01), 300)],
+    [(make("canonical", eps0=0.2, delta0=1e-7), 50)],
+], ids=lambda p: p[0][0].key)
+def test_the_headline_is_never_above_a_cheaper_sound_route(pairs) -> None:
+    results = R.routes(pairs, delta=1e-8)
+    _key, g = R.best(results)
+    for name in ("rdp", "generic", "pure"):
+        r = results[name]
+        if r.status is Status.OK:
+            assert g.upper <= r.upper
+    for r in results.values():
+        if r.status is Status.OK and r.lower is not None and r.kind is not Kind.UPPER:
+            assert r.lower <= g.upper * (1 + 1e-12)
