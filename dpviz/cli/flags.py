@@ -1,8 +1,9 @@
 """CLI flags generated from ``dpviz.params.Param`` specs: one parameter path from URL to CLI.
 
 A ``Param``'s ``key`` is its URL query key and, with ``_`` spelled ``-``, its CLI flag
-(``k_max`` → ``--k-max``); its ``help`` (or ``label``) and ``default`` give the help text,
-its ``check`` the value and the one-line error naming the field. Subcommands call
+(``k_max`` → ``--k-max``, and ``--k_max`` as in the URL); its ``help`` (or ``label``) and
+``default`` give the help text, its ``check`` the value and the one-line error naming the field.
+Subcommands call
 :func:`add_param_flags` to declare them and :func:`values_from_args` to read them back.
 """
 
@@ -19,6 +20,13 @@ from dpviz.validation import ParameterError
 def flag(p: Param) -> str:
     """The CLI spelling of ``p``: ``--`` and its key with ``-`` for ``_``."""
     return "--" + p.key.replace("_", "-")
+
+
+def flags(p: Param) -> tuple[str, ...]:
+    """Every spelling the CLI accepts for ``p``: :func:`flag`, and ``--`` + the URL key itself
+    when that differs (``--k_max``), so that a URL's query keys are valid flags as written."""
+    url = "--" + p.key
+    return (flag(p),) if url == flag(p) else (flag(p), url)
 
 
 def help_text(p: Param, *, optional: bool = False) -> str:
@@ -44,12 +52,13 @@ def add_param_flags(parser: Any, params: Iterable[Param], *, required: Collectio
     Values are kept as typed: :func:`values_from_args` checks them.
     """
     for p in params:
+        names = flags(p)
         if p.key in required:
-            parser.add_argument(flag(p), dest=p.key, required=True, help=help_text(p, optional=True))
+            parser.add_argument(*names, dest=p.key, required=True, help=help_text(p, optional=True))
         elif p.key in optional:
-            parser.add_argument(flag(p), dest=p.key, default=None, help=help_text(p, optional=True))
+            parser.add_argument(*names, dest=p.key, default=None, help=help_text(p, optional=True))
         else:
-            parser.add_argument(flag(p), dest=p.key, default=None, help=help_text(p))
+            parser.add_argument(*names, dest=p.key, default=None, help=help_text(p))
 
 
 def values_from_args(args: argparse.Namespace, params: Iterable[Param], *,

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.colors as pcolors
 import plotly.graph_objects as go
 
-from dpviz.figures.style import AXIS_COLOR, TEXT_COLOR, base_layout, hover, rgba, style, wrap
+from dpviz.figures.style import AXIS_COLOR, TEXT_COLOR, base_layout, hover, style, wrap
 from dpviz.regions.boundary import Boundary, region_polygon
 
 MAX_DRAWN_VERTICES = 4000
@@ -39,34 +39,52 @@ def excluded_area(boundary: Boundary) -> float:
     return 2.0 * float(np.trapezoid(boundary.p_md, boundary.p_fa))
 
 
+FILL_TINT = 0.16
+"""Strength of a region's fill: its colour mixed with this much of itself and the rest white."""
+
+
+def tint(color: str, strength: float = FILL_TINT) -> str:
+    """'#RRGGBB' mixed with white, opaque: nested regions each show their own tint, never a mix of
+    every fill beneath them (translucent fills stacked into a muddy brown where four overlapped)."""
+    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
+    return "rgb({},{},{})".format(*(round(255 - (255 - c) * strength) for c in (r, g, b)))
+
+
 def region_figure(regions: Mapping[str, Boundary], *, title: str,
                   labels: Mapping[str, str] | None = None, colors: Mapping[str, str] | None = None,
                   fill: bool = True, height: int = 620) -> go.Figure:
-    """Overlay of privacy regions, largest first so smaller ones stay visible. Hover reads
-    (P_FA, P_MD) on the boundary of the region under the pointer (``hoveron="points"``: a fill never
-    answers for another region). A region that fills the square is named in a note on the figure."""
+    """Overlay of privacy regions, largest first so smaller ones stay visible. Fills are light
+    opaque tints drawn first, every outline on top of every fill (a region's boundary stays visible
+    where a smaller region covers its fill); the grid is drawn above the fills. Hover reads
+    (P_FA, P_MD) on the boundary of the region under the pointer (the outline answers, the fill
+    never does). A region that fills the square is named in a note on the figure."""
     fig = go.Figure()
     labels, colors = labels or {}, colors or {}
     vacuous: list[str] = []
+    fills: list[go.Scatter] = []
+    outlines: list[go.Scatter] = []
     for key, boundary in regions.items():
         s = style(key)
         name = labels.get(key, s.label)
         color = colors.get(key, s.color)
         x, y = region_polygon(thin(boundary))
-        fig.add_trace(go.Scatter(
-            x=x, y=y, mode="lines", name=name,
+        if fill:
+            fills.append(go.Scatter(x=x, y=y, mode="none", fill="toself", fillcolor=tint(color), name=name,
+                                    legendgroup=key, showlegend=False, hoverinfo="skip"))
+        outlines.append(go.Scatter(
+            x=x, y=y, mode="lines", name=name, legendgroup=key,
             line={"color": color, "dash": s.dash if key not in colors else "solid", "width": s.width},
-            fill="toself" if fill else None, fillcolor=rgba(color, 0.12), hoveron="points",
             hovertemplate=hover("P_FA = %{x:.4g}", "P_MD = %{y:.4g}"),
         ))
         if excluded_area(boundary) < VACUOUS_AREA:
             vacuous.append(name)
+    fig.add_traces([*fills, *outlines])
     fig.add_trace(go.Scatter(x=[0, 1], y=[1, 0], mode="lines", name="No privacy loss (P_FA + P_MD = 1)",
                              line={"color": "rgba(128,128,128,0.6)", "width": 1, "dash": "dot"},
                              hovertemplate=hover("P_FA = %{x:.4g}", "P_MD = %{y:.4g}")))
     base_layout(fig, title=title, x_title="P_FA (false alarm)", y_title="P_MD (missed detection)")
-    fig.update_xaxes(range=[0, 1], constrain="domain")
-    fig.update_yaxes(range=[0, 1], scaleanchor="x", scaleratio=1, constrain="domain")
+    fig.update_xaxes(range=[0, 1], constrain="domain", layer="above traces")
+    fig.update_yaxes(range=[0, 1], scaleanchor="x", scaleratio=1, constrain="domain", layer="above traces")
     fig.update_layout(height=height)  # the square plot fills the width; less height for narrow columns
     if vacuous:
         note_vacuous(fig, vacuous)
@@ -93,9 +111,11 @@ def nested_region_figure(regions: Mapping[int, Boundary], *, eps0: float, delta0
 
 
 def note_vacuous(fig: go.Figure, names: list[str]) -> go.Figure:
-    """Say on the figure that a guarantee is vacuous: its region is (almost) the whole square."""
-    who = [wrap(n.replace("<br>", " "), 34) for n in names]
-    text = "<br>".join(["Vacuous: every test is possible", "(δ ≥ 1 or ε very large) for", *who])
+    """Say on the figure that a guarantee is vacuous: its region is (almost) the whole square. Each
+    name is listed as in the legend, on its own line (never inside a sentence, which read
+    "for Any mechanism …")."""
+    who = [wrap("• " + n.replace("<br>", " "), 34) for n in names]
+    text = "<br>".join(["Vacuous: every test is possible", "(δ ≥ 1 or ε very large):", *who])
     fig.add_annotation(x=0.5, y=0.5, xref="x domain", yref="y domain", text=text, showarrow=False,
                        font={"size": 15, "color": TEXT_COLOR}, align="center",
                        bgcolor="rgba(255,255,255,0.85)", bordercolor=AXIS_COLOR, borderwidth=1, borderpad=6)

@@ -43,10 +43,14 @@ def test_hover_names_the_curve_and_gives_its_coordinates(case):
 
 def _check_hover(case, name, fig) -> None:
     assert fig.layout.template.layout.hoverlabel.namelength == -1  # names are never cut to 15 characters
+    outlined = {t.legendgroup for t in fig.data if t.mode and "lines" in t.mode}
     for trace in fig.data:
         if trace.visible is False or not _has_data(trace):
             continue
         label = f"{case_id(case)}:{name}:{trace.name}"
+        if trace.mode == "none" and trace.fill == "toself":  # a region's fill: its outline answers
+            assert trace.legendgroup in outlined and trace.showlegend is False, label
+            continue
         assert trace.hoverinfo != "skip", f"{label}: no hover at all"
         template = trace.hovertemplate or ""
         assert "%{fullData.name}" in template or (trace.name and trace.name in template), label
@@ -100,6 +104,29 @@ def test_a_vacuous_region_is_said_on_the_figure(params):
     notes = _notes(fig)
     assert len(notes) == 1 and "every test is possible" in notes[0]
     assert "Optimal (KOV Thm 3.3)" in notes[0]
+
+
+def test_the_vacuous_note_lists_names_as_in_the_legend():
+    """Issue 10: the note read "… for Any mechanism with the same per-step (ε0, δ0)"."""
+    full = Boundary(p_fa=np.array([0.0, 1.0]), p_md=np.array([0.0, 0.0]))
+    fig = region_figure({"optimal": full}, title="t", labels={"optimal": "Any mechanism with (ε0, δ0)"})
+    (note,) = [a.text for a in fig.layout.annotations if "Vacuous" in (a.text or "")]
+    assert "for Any" not in note.replace("<br>", " ")
+    assert "• Any mechanism with (ε0, δ0)" in note.split("<br>")
+
+
+def test_overlapping_regions_each_show_their_own_tint_and_every_outline():
+    """Issue 10: translucent fills of four nested regions stacked into one muddy colour and hid the
+    outlines beneath. Fills are now opaque light tints, drawn before every outline."""
+    fig = view("regions").figures["methods"]
+    methods = {"basic", "advanced", "kov", "optimal"}
+    kinds = ["fill" if t.mode == "none" else "line" for t in fig.data if t.legendgroup in methods]
+    assert kinds == ["fill"] * 4 + ["line"] * 4
+    for t in fig.data:
+        if t.fill == "toself":
+            assert t.fillcolor.startswith("rgb(") and not t.fillcolor.startswith("rgba("), t.fillcolor
+    tints = {t.legendgroup: t.fillcolor for t in fig.data if t.fill == "toself"}
+    assert len(set(tints.values())) == 4  # one tint per method
 
 
 def test_an_informative_region_has_no_vacuous_note():

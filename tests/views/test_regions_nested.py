@@ -36,9 +36,10 @@ def test_nested_regions_are_the_optimal_regions_and_nest() -> None:
     eps0, delta0, ks = 0.3, 1e-4, (1, 4, 16, 64)
     view = SPEC.build(eps0=eps0, delta0=delta0, k=16, ks=ks)
     fig = view.figures["nested"]
-    names = [t.name for t in fig.data if t.name.startswith("k = ")]
+    outlines = [t for t in fig.data if t.name.startswith("k = ") and t.mode == "lines"]  # fills: no line
+    names = [t.name for t in outlines]
     assert names == [f"k = {n}" for n in sorted(ks, reverse=True)]  # largest drawn first
-    colours = [t.line.color for t in fig.data if t.name.startswith("k = ")]
+    colours = [t.line.color for t in outlines]
     assert len(set(colours)) == len(ks)
     nested = view.payload["nested_optimal_vertices"]
     grid = np.linspace(0.0, 1.0, 401)
