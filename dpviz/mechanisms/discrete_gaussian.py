@@ -1,13 +1,15 @@
-"""Discrete Gaussian mechanism (Canonne, Kamath & Steinke 2020): P(Z = z) ∝ e^{−z²/(2σ²)} on ℤ.
+"""Discrete Gaussian mechanism (Canonne, Kamath & Steinke 2020, arXiv:2004.00010):
+P(Z = z) ∝ e^{−z²/(2σ²)} on ℤ.
 
 On an integer query of sensitivity Δ, P = Z and Q = Z + Δ give the linear loss
-L(x) = (Δ² − 2Δx)/(2σ²): a lattice of atoms with spacing Δ/σ². The law is kept on
-x ∈ [−T, T + Δ] with T = ⌈σ√1400⌉ + 1; each cut tail weighs at most
-e^{−T²/(2σ²)}/(1 − e^{−T/σ²}) (a geometric series; the normaliser is ≥ 1), below 1e-300. The
-P-tail x < −T (the largest losses) goes to L = +∞ and the Q-tail x > T + Δ to L = −∞ with that
-bound as mass, so δ(ε) is never understated; the two other tails (losses below every kept one
-in their direction) only lower δ by nothing measurable and are dropped. RDP: the discrete
-Gaussian is Δ²/(2σ²)-zCDP (CKS 2020, Thm 4), i.e. ρ(λ) ≤ λΔ²/(2σ²).
+L(x) = (Δ² − 2Δx)/(2σ²): a lattice of atoms with spacing Δ/σ², unbounded (not pure DP).
+The law is kept on x ∈ [−T, T + Δ] with T = ⌈σ√1400⌉ + 1; each cut tail weighs at most
+e^{−T²/(2σ²)}/(1 − e^{−T/σ²}) (a geometric series; the normaliser is ≥ 1), below 1e-300.
+The P-tail x < −T (the largest losses) goes to L = +∞ and the Q-tail x > T + Δ to L = −∞
+with that bound as mass (at least the smallest double), so δ(ε) is never understated; the
+two other tails (losses below every kept one in their direction) are dropped, which cannot
+raise δ(ε) for ε ≥ 0. RDP: the discrete Gaussian is Δ²/(2σ²)-zCDP (CKS 2020, Thm 4), i.e.
+ρ(λ) ≤ λΔ²/(2σ²).
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ def loss_law(*, sigma: float, sensitivity: int = 1) -> LossLaw:
     log_z = float(np.log(np.exp(-(all_x**2) / (2 * s * s)).sum()))
     log_p = -(x**2) / (2 * s * s) - log_z
     log_q = -((x - d) ** 2) / (2 * s * s) - log_z
-    tail = math.exp(-(t * t) / (2 * s * s)) / -math.expm1(-t / (s * s))
+    # the cut tails are > 0: at least the smallest double, so the law keeps its infinite loss
+    tail = max(math.exp(-(t * t) / (2 * s * s)) / -math.expm1(-t / (s * s)), math.ulp(0.0))
     loss = (d * d - 2.0 * d * x) / (2 * s * s)
     return LossLaw.from_atoms(f"Discrete Gaussian σ={s:g}, Δ={d}", loss, np.exp(log_p), np.exp(log_q),
                               p_inf=tail, q_neg_inf=tail, symmetric=True)
@@ -65,3 +68,8 @@ class DiscreteGaussian(Mechanism):
     @property
     def grid_unit(self) -> float | None:
         return self.sensitivity / self.sigma**2
+
+    @property
+    def max_loss(self) -> float | None:  # type: ignore[override]
+        """None: the loss (Δ² − 2Δx)/(2σ²) is unbounded on ℤ (not pure DP)."""
+        return None

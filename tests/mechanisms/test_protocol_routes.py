@@ -137,6 +137,10 @@ def test_delta_zero_is_the_exact_largest_loss() -> None:
     _key, g = R.best(R.routes([(sub, 3)], delta=0.0))
     assert g.epsilon == pytest.approx(3 * math.log1p(0.2 * math.expm1(2.0)), rel=1e-12)
     assert R.pure([(make("gaussian", sigma=1.0), 3)], delta=0.0).status is Status.IMPOSSIBLE
+    # the discrete Gaussian's loss is unbounded on ℤ, even where its cut tails underflow (σ = 1)
+    dg = make("discrete-gaussian", sigma=1.0)
+    assert dg.max_loss is None and dg.law.p_inf > 0
+    assert R.pure([(dg, 1)], delta=0.0).status is Status.IMPOSSIBLE
 
 
 def test_bounded_laws_never_lose_to_a_pure_bound() -> None:
