@@ -230,9 +230,11 @@ def _cost(parts: Parts, *, ffts: int, h: float, tail: float) -> Cost:
 
 
 def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
-            budget: Budget | None = None) -> Composed:
+            budget: Budget | None = None, total: bool = False) -> Composed:
     """Upper and lower composed grids for every direction (see module docstring); raises
-    :class:`~dpviz.budget.OverBudget` when the estimated ``cost`` is above ``budget``."""
+    :class:`~dpviz.budget.OverBudget` when the estimated ``cost`` is above ``budget``. With ``total``,
+    ``tail`` bounds the mass all truncations and discretisations move together (a third per part
+    to the single steps, to the squarings and to joining the parts), else each truncation's."""
     if not parts:
         raise ParameterError("mechanisms", "[]", "a non-empty list")
     for _, k in parts:
@@ -240,17 +242,20 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
     budgets.check(cost(parts, h=h, tail=tail), budget)
     t0 = time.perf_counter()
     dirs = directions(parts)
-    # a single step may leave tail/k beyond its grid: k steps then leave at most ``tail`` in all
-    pess = [[(discretize.pessimistic(law, h=h, tail=tail / k), k) for law, k in d] for d in dirs]
+    share = tail / (3 * len(parts)) if total else tail
+    # a single step may leave share/k beyond its grid: its k steps then leave at most ``share``
+    pess = [[(discretize.pessimistic(law, h=h, tail=share / k if total else tail), k) for law, k in d]
+            for d in dirs]
     _plan_grids(pess, h)
-    opt = [[(discretize.optimistic(law, h=h, tail=tail / k), k) for law, k in d] for d in dirs]
+    opt = [[(discretize.optimistic(law, h=h, tail=share / k if total else tail), k) for law, k in d]
+           for d in dirs]
     ups, lows = [], []
     for grids, out in ((pess, ups), (opt, lows)):
         for dgrids in grids:
             acc: GridPLD | None = None
             for g1, k in dgrids:
-                g = g1.self_compose(k, tail=tail)
-                acc = g if acc is None else acc.compose(g, tail=tail)
+                g = g1.self_compose(k, tail=share, total=total)
+                acc = g if acc is None else acc.compose(g, tail=share)
             out.append(acc)
     return Composed(upper=tuple(ups), lower=tuple(lows), h=h, seconds=time.perf_counter() - t0, tail=tail)
 
@@ -474,47 +479,53 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
     """The composed upper and lower grids for a target δ (or ε), at width ``h`` or at one chosen
     from ``accuracy``; raises ``OverBudget`` / ``ParameterError`` (field "h") when they do not fit.
 
-    Truncation: each truncation may move ``tail`` mass, chosen from the target δ (a small fraction
-    of δ·accuracy per truncation), so the grids only cover the composed law where it matters.
-    Width: atoms-only laws on a common lattice use that lattice (exact); otherwise a pilot at a
-    width from the single steps' spread, refined by the second-order error law (width ∝ h²) until
-    the interval is within ``accuracy`` (relative; absolute accuracy/10 below ε = 0.1) or the
-    next refinement is over ``budget`` (the last, wider but certified, grids are returned).
+    Truncation: all truncations together may move ``target_tail`` mass (a small part of δ·accuracy),
+    so the grids only cover the composed law where it matters. Width: atoms-only laws on a common
+    lattice use that lattice (exact); otherwise a pilot at a width from the single steps' spread,
+    refined by the second-order error law (width ∝ h²) until the interval is within ``accuracy``
+    (relative; absolute accuracy/10 below ε = 0.1) or the next refinement is over ``budget`` (the
+    last, wider but certified, grids are returned).
     """
     parts = _checked_parts(parts)
     accuracy = check_positive(accuracy, field="accuracy", maximum=1.0)
     tail = target_tail(parts, delta=delta, epsilon=epsilon, accuracy=accuracy)
+
+    def run(hh: float) -> Composed:
+        return compose(parts, h=hh, tail=tail, budget=budget, total=True)
+
     if h is not None:
-        return compose(parts, h=check_positive(h, field="h", maximum=10.0), tail=tail, budget=budget)
+        return run(check_positive(h, field="h", maximum=10.0))
     lattice = _lattice(parts)
     if lattice is not None and all(law.continuous is None for law, _ in parts):
-        return _coarsening(lattice, lambda hh: compose(parts, h=hh, tail=tail, budget=budget))
-    h1 = _pilot_h(parts, tail)
+        return _coarsening(lattice, run)
+    hh = _pilot_h(parts, tail)
     if lattice is not None:
-        h1 = lattice / math.ceil(lattice / h1)
-    best: Composed | None = None
-    best_ratio = math.inf
-    hh = h1
+        hh = lattice / math.ceil(lattice / hh)
+    h1 = hh
+    try:
+        c = run(hh)
+    except (OverBudget, ParameterError) as exc:
+        if isinstance(exc, OverBudget) or exc.field == "h":
+            return _coarsening(hh * 2, run)
+        raise
+    best, best_ratio = c, _width_ratio(c, delta=delta, epsilon=epsilon, accuracy=accuracy)
     for _ in range(REFINEMENTS):
-        try:
-            c = compose(parts, h=hh, tail=tail, budget=budget)
-        except (OverBudget, ParameterError) as exc:
-            if best is None:
-                if isinstance(exc, OverBudget) or exc.field == "h":
-                    return _coarsening(hh * 2, lambda x: compose(parts, h=x, tail=tail, budget=budget))
-                raise
-            return replace(best, note="accuracy not reached within the budget")
-        ratio = _width_ratio(c, delta=delta, epsilon=epsilon, accuracy=accuracy)
-        if best is not None and ratio > 0.7 * best_ratio:  # width no longer set by h (FFT error, tails)
-            return c if ratio < best_ratio else best
-        best, best_ratio = c, ratio
-        if ratio <= 1.0:
-            return c
-        step = min(1.0, max(1.0 / 4.0, 0.8 / math.sqrt(ratio)))
+        if best_ratio <= 1.0:
+            break
+        step = min(1.0, max(1.0 / 4.0, 0.8 / math.sqrt(best_ratio)))
         hh = max(hh * step, h1 / 8.0)
         if lattice is not None:
             hh = lattice / math.ceil(lattice / hh)
-    assert best is not None
+        try:
+            c = run(hh)
+        except (OverBudget, ParameterError) as exc:
+            if isinstance(exc, OverBudget) or exc.field == "h":
+                return replace(best, note="accuracy not reached within the budget")
+            raise
+        ratio = _width_ratio(c, delta=delta, epsilon=epsilon, accuracy=accuracy)
+        if ratio > 0.7 * best_ratio:  # the width is no longer set by h (round-off, tails)
+            return c if ratio < best_ratio else best
+        best, best_ratio = c, ratio
     return best
 
 
@@ -523,12 +534,11 @@ REFINEMENTS = 3
 
 
 def target_tail(parts: Parts, *, delta: float | None, epsilon: float | None, accuracy: float) -> float:
-    """Mass each truncation may move: δ·accuracy/(20·(truncations + 1)), within [1e-30, 1e-12];
-    for an ε target (δ unknown) the default ``DEFAULT_TAIL``·accuracy."""
-    steps = sum(2 * max(k.bit_length(), 1) for _, k in parts) + len(parts) + 1
+    """Mass all truncations together may move: δ·accuracy/10 (it adds at most that to δ, shifting
+    ε by a small part of the accuracy), within [1e-30, 1e-9]; 1e-18 for an ε target."""
     if delta is None or delta <= 0:
-        return min(DEFAULT_TAIL, 1e-18 / steps)
-    return min(1e-12, max(1e-30, delta * accuracy / (20.0 * steps)))
+        return 1e-18
+    return min(1e-9, max(1e-30, delta * accuracy / 10.0))
 
 
 def _width_ratio(c: Composed, *, delta: float | None, epsilon: float | None, accuracy: float) -> float:

@@ -145,7 +145,14 @@ def pessimistic(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL) -> GridPL
     mass[0] += below
     # mass above the grid: to +∞, or for bounded losses to the largest loss (δ still only grows)
     return GridPLD(h=h, lo=i_lo, mass=mass, p_inf=law.p_inf + above, pessimistic=True,
-                   top=max(law.max_loss(), (i_hi) * h))
+                   top=_top(law, h, i_lo, mass))
+
+
+def _top(law: LossLaw, h: float, i_lo: int, mass: NDArray[np.float64]) -> float:
+    """The loss of the mass above the grid: the law's largest loss (or +∞), at least the highest
+    grid point holding mass (connect-the-dots moves some of a top cell's mass up to its end)."""
+    nz = np.flatnonzero(mass)
+    return max(law.max_loss(), (i_lo + int(nz[-1])) * h if nz.size else -math.inf)
 
 
 def optimistic(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL) -> GridPLD:

@@ -92,11 +92,20 @@ class GridPLD:
         if epsilon >= self.top:  # no loss above ε (FFT errors sit on losses ≤ top too)
             return 0.0
         d = self.atoms.delta(float(epsilon))
-        return min(1.0, d + self.err) if self.pessimistic else max(0.0, d - self.err)
+        e = self.err_at(float(epsilon))
+        return min(1.0, d + e) if self.pessimistic else max(0.0, d - e)
+
+    def err_at(self, epsilon: float) -> float:
+        """Bound on the round-off in δ(ε) (the L1 bound ``err``, whatever ε)."""
+        return self.err
 
     def epsilon(self, delta: float) -> float | None:
-        """Smallest ε ≥ 0 with ``self.delta(ε) ≤ delta``; ``None`` if none exists."""
-        target = delta - self.err if self.pessimistic else delta + self.err
+        """Smallest ε ≥ 0 with ``self.delta(ε) ≤ delta`` (an upper grid; a lower grid: an ε′ with
+        ``self.delta(ε) > delta`` for every ε < ε′); ``None`` if none exists."""
+        return self._eps_for(delta - self.err if self.pessimistic else delta + self.err)
+
+    def _eps_for(self, target: float) -> float | None:
+        """ε where the grid's own δ (no round-off term) reaches ``target``."""
         if target <= 0:
             return max(self.top, 0.0) if math.isfinite(self.top) else None
         if target >= 1:
@@ -115,6 +124,7 @@ class GridPLD:
                                  f"{MAX_BINS:,} bins (a composition step needs {n:,}; increase h or "
                                  "reduce k)")
         a, b = self.mass, other.mass
+        lo = self.lo + other.lo
         if a.size * b.size <= DIRECT_PRODUCTS or min(a.size, b.size) < 64:
             # direct sums of non-negative products: each entry has relative error ≤ γ_m, m the
             # number of terms; scaling by (1 ± 2m·u) puts it on the sound side, with no absolute err
@@ -129,8 +139,11 @@ class GridPLD:
         ta, tb = float(a.sum()), float(b.sum())
         p_inf = self.p_inf * (tb + other.p_inf) + ta * other.p_inf
         err = self.err * other.total + other.err * self.total + self.err * other.err + fft_err
-        return GridPLD(h=self.h, lo=self.lo + other.lo, mass=out, p_inf=p_inf,
-                       pessimistic=self.pessimistic, err=err, top=self.top + other.top).truncated(tail=tail)
+        # FFT round-off leaves a positive noise floor of total mass ≲ fft_err over the whole product:
+        # it may be truncated too (moving ≲ fft_err, of the order of the error already charged),
+        # else the noise keeps every squaring twice as wide as the last
+        return GridPLD(h=self.h, lo=lo, mass=out, p_inf=p_inf, pessimistic=self.pessimistic, err=err,
+                       top=self.top + other.top).truncated(tail=max(tail, fft_err))
 
     def truncated(self, *, tail: float = DEFAULT_TAIL) -> GridPLD:
         """Move at most ``tail`` mass off each end, in the sound direction (module docstring)."""
@@ -158,17 +171,27 @@ class GridPLD:
         return GridPLD(h=self.h, lo=self.lo + i0 + int(nz[0]), mass=kept, p_inf=p_inf,
                        pessimistic=self.pessimistic, err=self.err, top=self.top)
 
-    def self_compose(self, k: int, *, tail: float = DEFAULT_TAIL) -> GridPLD:
-        """k-fold composition by repeated squaring: ⌊log2 k⌋ squarings + popcount(k) − 1 products."""
+    def self_compose(self, k: int, *, tail: float = DEFAULT_TAIL, total: bool = False) -> GridPLD:
+        """k-fold composition by repeated squaring: ⌊log2 k⌋ squarings + popcount(k) − 1 products.
+
+        ``tail`` is the mass each truncation may move, or with ``total`` the mass all of them may
+        move together: a truncation of the n-fold grid is repeated k/n times by the rest of the
+        composition, so it gets tail·n/(k·truncations)."""
+        steps = 2 * max(k.bit_length(), 1)
         result: GridPLD | None = None
         base = self
+        fold, done, rest = 1, 0, k
         while True:
-            if k & 1:
-                result = base if result is None else result.compose(base, tail=tail)
-            k >>= 1
-            if not k:
+            if rest & 1:
+                done += fold
+                share = tail * done / (k * steps) if total else tail
+                result = base if result is None else result.compose(base, tail=share)
+            rest >>= 1
+            if not rest:
                 break
-            base = base.compose(base, tail=tail)
+            fold *= 2
+            share = tail * fold / (k * steps) if total else tail
+            base = base.compose(base, tail=share)
         assert result is not None
         return result
 
