@@ -1,0 +1,183 @@
+"""PLD engine against dp-accounting 0.6.0 over a spread of settings (issue 8).
+
+Each setting runs twice, each in a fresh subprocess: dpviz's certified interval
+(``dpviz.pld.accountant.epsilon_bounds``, default accuracy) and dp-accounting's connect-the-dots
+value (``PLDAccountant``, value_discretization_interval = 1e-4), one after the other on the same
+machine in the same run. Times are wall time of the call alone (imports excluded); peak memory is
+the dpviz subprocess's peak RSS (``resource.getrusage``, imports included, ≈ 150 MiB of it).
+Output: ``benchmarks/results/pld_grid.md`` and ``pld_grid.json``.
+
+    python benchmarks/bench_pld_grid.py            # all settings (≈ 10–15 min on 2 loaded cores)
+    python benchmarks/bench_pld_grid.py --quick    # a few
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "results"
+
+GAUSS = [  # (q, sigma, steps, delta)
+    (1.0, 0.6, 100, 1e-5), (1.0, 1.0, 1000, 1e-10), (1.0, 2.0, 10_000, 1e-5), (1.0, 5.0, 100_000, 1e-10),
+    (0.1, 0.6, 100, 1e-10), (0.1, 1.0, 1000, 1e-5), (0.1, 2.0, 10_000, 1e-10), (0.1, 5.0, 100_000, 1e-5),
+    (0.01, 0.6, 1000, 1e-5), (0.01, 1.0, 10_000, 1e-10), (0.01, 2.0, 100_000, 1e-5), (0.01, 5.0, 100, 1e-10),
+    (0.001, 0.6, 10_000, 1e-10), (0.001, 1.0, 100_000, 1e-5), (0.001, 2.0, 1_000_000, 1e-10),
+    (0.001, 5.0, 1000, 1e-5),
+    (1e-4, 0.6, 100_000, 1e-5), (1e-4, 1.0, 1_000_000, 1e-10), (1e-4, 2.0, 10_000, 1e-5),
+    (1e-4, 5.0, 100, 1e-10),
+    (0.0025, 1.3, 6000, 1e-5), (0.001, 1.0, 30_000, 1e-7), (0.004, 1.0, 100_000, 1e-6),
+    (0.01, 1.1, 10_000, 1e-5),
+]
+OTHER = [  # (kind, parameter, q, steps, delta)
+    ("laplace", 0.5, 0.2, 3, 1e-14), ("laplace", 1.0, 1.0, 100, 1e-15), ("laplace", 2.0, 0.1, 1000, 1e-10),
+    ("rr", 0.1, 1.0, 30, 1e-12), ("rr", 1.0, 1.0, 1000, 1e-15), ("rr", 0.5, 1.0, 10_000, 1e-10),
+    ("geometric", 0.5, 1.0, 100, 1e-15), ("geometric", 1.0, 0.05, 1000, 1e-10),
+]
+
+
+def _law(setting):
+    from dpviz.mechanisms import gaussian, geometric, laplace
+    from dpviz.mechanisms import randomized_response as rr
+    from dpviz.mechanisms.subsampling import subsample_remove
+    if setting[0] == "gaussian":
+        _, q, sigma, k, delta = setting
+        base = gaussian.loss_law(sigma=sigma)
+    else:
+        kind, x, q, k, delta = setting
+        base = {"laplace": lambda: laplace.loss_law(scale=x), "rr": lambda: rr.loss_law(eps0=x),
+                "geometric": lambda: geometric.loss_law(eps0=x)}[kind]()
+    law = base if q == 1.0 else subsample_remove(base, rate=q)
+    return law, k, delta
+
+
+def _reference(setting) -> float:
+    import dp_accounting
+    from dp_accounting.pld import pld_privacy_accountant
+    from dp_accounting.pld import privacy_loss_distribution as ref_pld
+    if setting[0] != "gaussian":
+        kind, x, q, k, delta = setting
+        if kind == "geometric":
+            pld = ref_pld.from_discrete_laplace_mechanism(x, sensitivity=1, sampling_prob=q,
+                                                          value_discretization_interval=1e-4,
+                                                          use_connect_dots=True)
+        elif kind == "laplace":
+            pld = ref_pld.from_laplace_mechanism(x, sampling_prob=q, value_discretization_interval=1e-4)
+        else:  # randomized response, 2 categories, ε0 = x (noise parameter p: e^{ε0} = (1 − p/2)/(p/2))
+            pld = ref_pld.from_randomized_response(2.0 / (1.0 + math.exp(x)), 2,
+                                                   value_discretization_interval=1e-4)
+        return float(pld.self_compose(k).get_epsilon_for_delta(delta))
+    _, q, sigma, k, delta = setting
+    event = dp_accounting.GaussianDpEvent(sigma)
+    if q < 1.0:
+        event = dp_accounting.PoissonSampledDpEvent(q, event)
+    acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-4)
+    acc.compose(event, k)
+    return float(acc.get_epsilon(delta))
+
+
+def one(which: str, setting) -> dict:
+    if which == "ref":
+        t0 = time.perf_counter()
+        try:
+            ref = _reference(setting)
+        except Exception as exc:
+            ref = None
+            print(f"reference failed: {exc}", file=sys.stderr)
+        return {"ref": ref, "ref_s": time.perf_counter() - t0,
+                "ref_peak_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+    from dpviz.pld.accountant import epsilon_bounds
+    law, k, delta = _law(setting)
+    t0 = time.perf_counter()
+    g = epsilon_bounds([(law, k)], delta=delta)
+    t_dpviz = time.perf_counter() - t0
+    return {"setting": list(setting), "lower": g.lower, "upper": g.upper, "status": g.status.value,
+            "reason": g.reason, "detail": g.detail, "dpviz_s": t_dpviz,
+            "peak_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+
+
+def _run(which: str, setting) -> dict | None:
+    cmd = [sys.executable, __file__, "--one", which, json.dumps(setting)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=900,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    if proc.returncode != 0:
+        print(setting, which, proc.stderr[-800:], file=sys.stderr)
+        return None
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _f(v: float | None) -> str:
+    return "–" if v is None else f"{v:.6g}"
+
+
+def _row(r) -> tuple[str, dict]:
+    s = r["setting"]
+    name = (f"Gaussian q={s[1]:g} σ={s[2]:g} k={s[3]:,} δ={s[4]:g}" if s[0] == "gaussian"
+            else f"{s[0]} {s[1]:g} q={s[2]:g} k={s[3]:,} δ={s[4]:g}")
+    lo, up, ref = r["lower"], r["upper"], r["ref"]
+    ok = {}
+    if lo is not None and up is not None:
+        width = up - lo
+        ok["contains"] = ref is not None and lo <= ref * (1 + 1e-9) and (ref <= up * (1 + 1e-9) or up < ref)
+        ok["width"] = width <= 1e-3 * max(up, 0.1)
+        rel = width / up if up > 0 else 0.0
+    else:
+        width = rel = math.nan
+        ok["contains"] = ok["width"] = False
+    ok["time"] = r["dpviz_s"] <= r["ref_s"]
+    ok["memory"] = r["peak_bytes"] < 1 << 30
+    ratio = r["dpviz_s"] / r["ref_s"] if r["ref_s"] else math.nan
+    misses = " ".join(k for k, v in ok.items() if not v) or "–"
+    line = (f"| {name} | [{_f(lo)}, {_f(up)}] | {_f(ref)} | {rel:.2e} | {r['dpviz_s']:.2f} | "
+            f"{r['ref_s']:.2f} | {ratio:.2f} | {r['peak_bytes'] / 2**20:.0f} | {misses} | "
+            f"{r['reason'] or r['detail']} |")
+    return line, ok
+
+
+def main() -> None:
+    if len(sys.argv) > 3 and sys.argv[1] == "--one":
+        print(json.dumps(one(sys.argv[2], json.loads(sys.argv[3]))))
+        return
+    settings = [("gaussian", *g) for g in GAUSS] + list(OTHER)
+    if "--quick" in sys.argv:
+        settings = settings[20:24] + settings[24:26]
+    results = []
+    only = [a for a in sys.argv[1:] if a.isdigit()]
+    if only:
+        settings = [settings[int(i)] for i in only]
+    for s in settings:
+        mine, ref = _run("dpviz", s), _run("ref", s)
+        if mine is None or ref is None:
+            continue
+        results.append({**mine, **ref})
+        print(_row(results[-1])[0], flush=True)
+    rows = [_row(r) for r in results]
+    n = len(rows)
+    counts = {k: sum(ok[k] for _, ok in rows) for k in ("contains", "width", "time", "memory")}
+    widths = [(r["upper"] - r["lower"]) / r["upper"] for r in results
+              if r["upper"] and r["lower"] is not None]
+    ratios = [r["dpviz_s"] / r["ref_s"] for r in results if r["ref_s"]]
+    md = ["# PLD engine vs dp-accounting 0.6.0 (connect-the-dots, h = 1e-4)", "",
+          "Generated by `python benchmarks/bench_pld_grid.py` (each library in a fresh subprocess per "
+          "setting; peak memory: the dpviz subprocess's peak RSS, imports included). ε at δ; dpviz at its "
+          "default accuracy (relative width 1e-3, absolute 1e-4 below ε = 0.1).", "",
+          f"Settings: {n}. Interval contains dp-accounting's value: {counts['contains']}/{n}; width target: "
+          f"{counts['width']}/{n}; no slower than dp-accounting: {counts['time']}/{n}; memory < 1 GiB: "
+          f"{counts['memory']}/{n}. Worst relative width {max(widths, default=math.nan):.2e}; worst time "
+          f"ratio {max(ratios, default=math.nan):.2f}.", "",
+          "| setting | dpviz [lower, upper] | dp-accounting | rel. width | dpviz s | dp-acc s | ratio "
+          "| peak MiB | misses | grid |", "|---|---|---|---|---|---|---|---|---|---|"]
+    md += [line for line, _ in rows]
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "pld_grid.md").write_text("\n".join(md) + "\n")
+    (OUT / "pld_grid.json").write_text(json.dumps(results, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
