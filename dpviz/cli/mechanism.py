@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from dpviz.cli.flags import add_param_flags, values_from_args
-from dpviz.guarantee import Guarantee, Status, finite_or_none
+from dpviz.guarantee import Guarantee, Solved, Status, finite_or_none
 from dpviz.mechanisms import registry
 from dpviz.mechanisms import routes as R
 from dpviz.mechanisms.registry import MECHANISMS, NEIGHBOURING, make, mechanism_class
@@ -104,7 +104,7 @@ def answer(parts: list[tuple[Any, int]], *, delta: float | None, epsilon: float 
         raise ParameterError("delta", 0, "> 0 here: the privacy loss is unbounded (a Gaussian tail or mass "
                                          "at +∞), so ε at δ = 0 is infinite")
     results = R.routes(parts, delta=delta, epsilon=epsilon, h=h, budget=budget, compare=compare)
-    solved = "epsilon" if delta is not None else "delta"
+    solved: Solved = "epsilon" if delta is not None else "delta"
     key, g = R.best(results, solved=solved)
     name = solved
     out: dict[str, Any] = {}

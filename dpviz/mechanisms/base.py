@@ -71,7 +71,7 @@ class Mechanism:
         return f"{type(self).__name__}({args})"
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.values == self.values  # type: ignore[attr-defined]
+        return type(other) is type(self) and other.values == self.values
 
     def __hash__(self) -> int:
         return hash((type(self), tuple(sorted(self.values.items()))))

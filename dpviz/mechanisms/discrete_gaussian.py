@@ -70,6 +70,6 @@ class DiscreteGaussian(Mechanism):
         return self.sensitivity / self.sigma**2
 
     @property
-    def max_loss(self) -> float | None:  # type: ignore[override]
+    def max_loss(self) -> float | None:
         """None: the loss (Δ² − 2Δx)/(2σ²) is unbounded on ℤ (not pure DP)."""
         return None

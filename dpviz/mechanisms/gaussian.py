@@ -15,6 +15,7 @@ import time
 from functools import partial
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy.special import log_ndtr, ndtr
 
 from dpviz.guarantee import Guarantee, Kind
@@ -48,7 +49,7 @@ def loss_law(*, sigma: float, sensitivity: float = 1.0) -> LossLaw:
     m = mu(sigma=sigma, sensitivity=sensitivity)
     a = m * m / 2.0
 
-    def z(x, shift):
+    def z(x: NDArray[np.float64], shift: float) -> NDArray[np.float64]:
         with np.errstate(over="ignore"):  # ±inf for tiny μ: ndtr(±inf) is the exact limit 1 or 0
             return (np.asarray(x, dtype=float) - shift) / m
 

@@ -58,7 +58,7 @@ class Geometric(Mechanism):
         return self.eps0
 
     @property
-    def max_loss(self) -> float | None:  # type: ignore[override]
+    def max_loss(self) -> float | None:
         return self.eps0 * self.sensitivity
 
     @property

@@ -14,6 +14,7 @@ from __future__ import annotations
 from functools import partial
 
 import numpy as np
+from numpy.typing import NDArray
 
 from dpviz.mechanisms.base import Mechanism
 from dpviz.params import Param
@@ -40,7 +41,7 @@ def loss_law(*, scale: float, sensitivity: float = 1.0) -> LossLaw:
     e0 = epsilon0(scale=scale, sensitivity=sensitivity)
     half_tail = 0.5 * np.exp(-e0)
 
-    def x_(v):
+    def x_(v: NDArray[np.float64]) -> NDArray[np.float64]:
         return np.clip(np.asarray(v, dtype=float), -e0, e0)
 
     # e^{−ε0}(e^{(ε0 ± ℓ)/2} − 1)/2 = −e^{−(ε0 ∓ ℓ)/2} expm1(−(ε0 ± ℓ)/2)/2: no overflow
@@ -88,5 +89,5 @@ class Laplace(Mechanism):
         return self.eps0
 
     @property
-    def max_loss(self) -> float | None:  # type: ignore[override]
+    def max_loss(self) -> float | None:
         return self.eps0

@@ -55,7 +55,7 @@ class RandomizedResponse(Mechanism):
         return self.eps0
 
     @property
-    def max_loss(self) -> float | None:  # type: ignore[override]
+    def max_loss(self) -> float | None:
         return self.eps0
 
     @property

@@ -31,7 +31,7 @@ from dpviz.budget import Budget
 from dpviz.composition import optimal
 from dpviz.composition.atoms import LossAtoms
 from dpviz.composition.levels import Level, as_levels
-from dpviz.guarantee import Guarantee, Kind, Status
+from dpviz.guarantee import Guarantee, Kind, Solved, Status
 from dpviz.pld import accountant
 from dpviz.pld.law import LossLaw
 from dpviz.rdp.conversion import epsilon_from_rdp
@@ -138,7 +138,7 @@ def exact(parts: Sequence[Part], *, delta: float | None = None, epsilon: float |
     t0 = time.perf_counter()
     delta, epsilon = _target(delta, epsilon)
     parts = checked_parts(parts)
-    solved = "epsilon" if delta is not None else "delta"
+    solved: Solved = "epsilon" if delta is not None else "delta"
     dirs = []
     for reverse in (False, True):
         if reverse and all(m.law.symmetric for m, _ in parts):
@@ -220,7 +220,7 @@ def rdp(parts: Sequence[Part], *, delta: float | None = None, epsilon: float | N
     t0 = time.perf_counter()
     delta, epsilon = _target(delta, epsilon)
     parts = checked_parts(parts)
-    solved = "epsilon" if delta is not None else "delta"
+    solved: Solved = "epsilon" if delta is not None else "delta"
     try:
         curve = rdp_curve(parts)
     except NotImplementedError as exc:
@@ -249,7 +249,7 @@ def generic(parts: Sequence[Part], *, delta: float | None = None, epsilon: float
     t0 = time.perf_counter()
     delta, epsilon = _target(delta, epsilon)
     parts = checked_parts(parts)
-    solved = "epsilon" if delta is not None else "delta"
+    solved: Solved = "epsilon" if delta is not None else "delta"
     total = sum(c for _, c in parts)
     step_delta = (delta or 0.0) / (2.0 * total)
     levels = []
@@ -395,7 +395,7 @@ def routes(parts: Sequence[Part], *, delta: float | None = None, epsilon: float 
     return out
 
 
-def best(results: dict[str, Guarantee], *, solved: str = "epsilon") -> tuple[str, Guarantee]:
+def best(results: dict[str, Guarantee], *, solved: Solved = "epsilon") -> tuple[str, Guarantee]:
     """(route, guarantee): the smallest sound upper bound among ``results`` with the largest
     certified lower bound (from ``LOWER_ROUTES``); IMPOSSIBLE when a route proved it, else
     NOT_COMPUTED with the routes' reasons."""
@@ -410,7 +410,7 @@ def best(results: dict[str, Guarantee], *, solved: str = "epsilon") -> tuple[str
         reason = "; ".join(f"{k}: {g.reason}" for k, g in results.items() if g.reason)
         return "none", Guarantee.not_computed(source="no route", reason=reason or "not computed",
                                               delta=first.delta, epsilon=first.epsilon, solved=first.solved)
-    key = min(ok, key=lambda k: (ok[k].upper, k not in LOWER_ROUTES))  # type: ignore[arg-type, return-value]
+    key = min(ok, key=lambda k: (ok[k].upper or 0.0, k not in LOWER_ROUTES))
     g = ok[key]
     up = g.upper
     lo = max(lowers) if lowers else None

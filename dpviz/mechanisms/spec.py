@@ -192,7 +192,7 @@ def generic_levels(spec: MechanismSpec, *, k: int, delta: float) -> Levels | Non
     """The per-step (ε0, δ0) guarantee, k times, for the generic optimum; ``None`` when ε0 is
     beyond the composition core's range (capping it would understate the bound)."""
     step = spec.step_guarantee(delta_step=delta / (2.0 * k))
-    if step.epsilon > EPSILON_MAX:
+    if step.epsilon is None or step.delta is None or step.epsilon > EPSILON_MAX:
         return None
     return homogeneous(k=k, eps0=step.epsilon, delta0=step.delta)
 

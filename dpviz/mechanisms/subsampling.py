@@ -14,12 +14,17 @@ mechanism's ε at δ is the larger of the two directions.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from dpviz.guarantee import Guarantee, Kind
-from dpviz.pld.law import ContinuousPart, LossLaw
+from dpviz.pld.law import ContinuousPart, LossLaw, Tail
 from dpviz.validation import check_delta, check_epsilon, check_probability
+
+if TYPE_CHECKING:
+    from dpviz.mechanisms.base import Mechanism
 
 SOURCE_THM29 = "Steinke Thm 29 (subsampling, tight)"
 
@@ -69,11 +74,11 @@ def subsample_remove(law: LossLaw, *, rate: float) -> LossLaw:
         lo = float(_g(np.array([c.lo]), q)[0]) if math.isfinite(c.lo) else math.log1p(-q)
         hi = float(_g(np.array([c.hi]), q)[0]) if math.isfinite(c.hi) else math.inf
 
-        def inv(y):
+        def inv(y: NDArray[np.float64]) -> NDArray[np.float64]:
             return np.clip(_g_inv(y, q), c.lo, c.hi)
 
-        def mix(fq, fp):
-            def f(y):
+        def mix(fq: Tail, fp: Tail) -> Tail:
+            def f(y: NDArray[np.float64]) -> NDArray[np.float64]:
                 x = inv(y)
                 return (1.0 - q) * fq(x) + q * fp(x)
             return f
@@ -124,7 +129,7 @@ def gaussian_replace_one(*, mu: float, rate: float) -> LossLaw:
 
     q = check_probability(rate, field="sampling_rate")
 
-    def x_of(v):
+    def x_of(v: NDArray[np.float64]) -> NDArray[np.float64]:
         y = np.asarray(v, dtype=float)
         if q == 1.0:
             return y / (2.0 * mu)
@@ -136,8 +141,8 @@ def gaussian_replace_one(*, mu: float, rate: float) -> LossLaw:
             out = (y / 2.0 + np.sign(y) * ash) / mu
         return np.where(np.isnan(out), y, out)  # ±∞ in, ±∞ out
 
-    def mix(shift: float, upper: bool):
-        def f(v):
+    def mix(shift: float, upper: bool) -> Tail:
+        def f(v: NDArray[np.float64]) -> NDArray[np.float64]:
             x = x_of(v)
             with np.errstate(invalid="ignore"):
                 if upper:
@@ -162,7 +167,7 @@ class Subsampled:
     docstring; Steinke Thm 29, 34) or replace-one neighbours (``gaussian_replace_one``, or the
     seed's group-privacy reduction for the guarantees)."""
 
-    def __init__(self, base, *, rate: float, neighbouring: str = "add-remove") -> None:
+    def __init__(self, base: Mechanism, *, rate: float, neighbouring: str = "add-remove") -> None:
         from dpviz.validation import ParameterError
 
         self.base = base
@@ -222,6 +227,7 @@ class Subsampled:
     def step_guarantee(self, delta: float) -> Guarantee:
         """Thm 29 on the base's per-step guarantee; replace-one then doubles it by group privacy."""
         g = self.base.step_guarantee(delta)
+        assert g.epsilon is not None and g.delta is not None
         a = amplify(epsilon=g.epsilon, delta=g.delta, rate=self.rate)
         if not self.replace_one:
             return a
@@ -244,11 +250,11 @@ class Subsampled:
     def label(self) -> str:
         return self.law.name
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
         return {**self.base.describe(), "sampling_rate": self.rate, "neighbouring": self.neighbouring}
 
 
-def wrap(base, *, rate: float | None, neighbouring: str = "add-remove"):
+def wrap(base: Mechanism, *, rate: float | None, neighbouring: str = "add-remove") -> Mechanism | Subsampled:
     """``base`` itself without subsampling (rate None), else ``Subsampled``; replace-one without
     subsampling is rate 1 (the pair (P1, P2) itself)."""
     if rate is None and neighbouring == "add-remove":

@@ -12,9 +12,11 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import NDArray
 
 
-def epsilon_from_rdp(orders: Sequence[int], rho: Sequence[float], *, delta: float) -> tuple[float, int]:
+def epsilon_from_rdp(orders: Sequence[int], rho: Sequence[float] | NDArray[np.float64], *,
+                     delta: float) -> tuple[float, int]:
     """Smallest certified ε over the orders, and the order attaining it."""
     best, arg = math.inf, int(orders[0])
     for lam, r in zip(orders, rho, strict=True):
