@@ -79,6 +79,7 @@ def test_wheel_holds_only_the_package_with_single_sourced_metadata(installed: In
     outside = [n for n in names if not n.startswith(("dpviz/", f"dpviz-{dpviz.__version__}.dist-info/"))]
     assert outside == []  # no pages/, app.py, tests/ or benchmarks/ in the wheel
     assert "dpviz/cli/__init__.py" in names
+    assert "dpviz/py.typed" in names  # PEP 561 marker: users' type checkers read the hints
     assert f"Version: {dpviz.__version__}\n" in meta
     declared = [Requirement(line.removeprefix("Requires-Dist: ")) for line in meta.splitlines()
                 if line.startswith("Requires-Dist: ")]
