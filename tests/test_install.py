@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import site
 import subprocess
 import sys
 import zipfile
@@ -57,6 +58,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Pat
     made = _run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], cwd=tmp)
     assert made.returncode == 0, made.stderr
     bindir = venv / ("Scripts" if os.name == "nt" else "bin")
+    if sys.prefix != sys.base_prefix:  # inside a venv, --system-site-packages does not reach its packages
+        where = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+        purelib = _run([str(bindir / "python"), "-c", where], cwd=tmp).stdout.strip()
+        Path(purelib, "outer_site.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     inst = _run([sys.executable, "-m", "pip", "--python", str(bindir / "python"), "install", "--no-deps",
                  "--no-index", "--disable-pip-version-check", "-q", str(wheel)], cwd=tmp)
     assert inst.returncode == 0, inst.stderr
