@@ -1,0 +1,239 @@
+"""Inverse questions of classic composition (Steinke seed 001 Remark 15, §4–§5; KOV Thm 3.1–3.5):
+the largest per-step ε0 for k releases, the largest common factor of a mix of levels, the
+largest number of releases k — each for every method of ``dpviz.composition.METHODS``.
+
+Every method's ε(δ) grows with each ε_i and with k, so the largest value that fits is found by
+bracketing and bisecting (``dpviz.numerics``); the answer is the end of the bracket that was
+evaluated and fits, never a value that does not. Budgeted methods (the exact optimum) are
+bisected on δ(ε_target) ≤ δ_target, which is the same question for an exact δ(ε) and much
+cheaper than solving ε(δ) at every step; the forward ε(δ) is then computed at the answer.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+from dpviz.budget import Budget
+from dpviz.composition import METHODS, Level, Levels, Method, as_levels, homogeneous
+from dpviz.guarantee import Guarantee
+from dpviz.numerics import bisect_float, bisect_int
+from dpviz.planner.result import Plan
+from dpviz.validation import EPSILON_MAX, K_MAX, ParameterError, check_count, check_delta, check_epsilon
+
+EPS0_RTOL = 4e-10
+"""Relative width of the final ε0 bracket: ε0 × (1 + 1e-9) is beyond its upper end."""
+SMALLEST = 1e-12
+"""Below this ε0 (or factor) the search stops: nothing positive of interest fits."""
+
+
+def scaled(levels: Levels, factor: float) -> Levels:
+    """The levels with every ε multiplied by ``factor`` (δ and counts kept)."""
+    return tuple(Level(epsilon=lv.epsilon * factor, delta=lv.delta, count=lv.count) for lv in levels)
+
+
+def forward(method: Method, levels: Levels, *, delta: float, budget: Budget | None = None) -> Guarantee:
+    """The method's ε at total δ for ``levels`` (the forward check)."""
+    return method.epsilon_for_delta(levels, delta=delta, budget=budget)
+
+
+def score_fn(method: Method, *, epsilon: float, delta: float,
+             budget: Budget | None = None) -> Callable[[Levels], float]:
+    """A continuous score of the levels, ≤ 0 exactly when the method's bound is within (ε, δ):
+    ε(δ) − ε_target, or for budgeted methods z(δ_target) − z(δ(ε_target)) with z(δ) = √(−2 ln δ)
+    (``inf``: no value)."""
+    if method.budgeted:
+        def score(levels: Levels) -> float:
+            g = method.delta_for_epsilon(levels, epsilon=epsilon, budget=budget)
+            if not g.feasible or g.delta is None:
+                return math.inf
+            return _z(delta) - _z(g.delta)  # nearly linear in ε0, for the secant steps
+    else:
+        def score(levels: Levels) -> float:
+            g = method.epsilon_for_delta(levels, delta=delta, budget=budget)
+            if not g.feasible or g.epsilon is None:
+                return math.inf
+            return g.epsilon - epsilon if g.epsilon != epsilon else 0.0
+    return score
+
+
+def _z(d: float) -> float:
+    """√(−2 ln δ) (``inf`` at δ = 0, 0 at δ ≥ 1): decreasing in δ."""
+    if d <= 0:
+        return math.inf
+    return math.sqrt(-2.0 * math.log(d)) if d < 1 else 0.0
+
+
+def narrow(score: Callable[[float], float], lo: float, hi: float, s_lo: float, s_hi: float, *,
+           steps: int = 12, rtol: float = 1e-8) -> tuple[float, float]:
+    """Shrink a bracket (score(lo) ≤ 0 < score(hi)) by regula falsi steps (Illinois: the end
+    kept twice in a row has its score halved, so both ends move) until its relative width is
+    ``rtol``; the bisection then finishes. Every evaluation keeps the bracket valid, so a score
+    that is not smooth only costs steps."""
+    side = 0
+    for _ in range(steps):
+        if not (math.isfinite(s_lo) and math.isfinite(s_hi)) or hi - lo <= rtol * hi or s_hi == s_lo:
+            break
+        x = lo - s_lo * (hi - lo) / (s_hi - s_lo)
+        x = min(max(x, lo + 1e-6 * (hi - lo)), hi - 1e-6 * (hi - lo))
+        sx = score(x)
+        if sx <= 0:
+            lo, s_lo = x, sx
+            s_hi = s_hi / 2 if side == -1 else s_hi
+            side = -1
+        else:
+            hi, s_hi = x, sx
+            s_lo = s_lo / 2 if side == 1 else s_lo
+            side = 1
+    return lo, hi
+
+
+def _forward_fits(g: Guarantee, epsilon: float) -> bool:
+    return g.feasible and g.epsilon is not None and g.epsilon <= epsilon
+
+
+def largest_factor(method: Method, levels: Levels, *, epsilon: float, delta: float,
+                   budget: Budget | None = None, start: float = 1.0) -> tuple[float | None, float]:
+    """(lo, hi): lo the largest factor c found with the levels scaled by c fitting (``None`` when
+    even c → 0 does not fit), hi > lo the smallest found that does not (``inf``: none)."""
+    score_levels = score_fn(method, epsilon=epsilon, delta=delta, budget=budget)
+    top = EPSILON_MAX / max(lv.epsilon for lv in levels)
+
+    def score(c: float) -> float:
+        return score_levels(scaled(levels, c))
+
+    c = min(start, top)
+    s_c = score(c)
+    if s_c <= 0:
+        lo, s_lo, hi, s_hi = c, s_c, math.inf, math.inf
+        while hi == math.inf:
+            nxt = min(lo * 2.0, top)
+            if nxt <= lo:
+                return lo, math.inf
+            s = score(nxt)
+            if s <= 0:
+                lo, s_lo = nxt, s
+            else:
+                hi, s_hi = nxt, s
+    else:
+        hi, s_hi = c, s_c
+        while True:
+            nxt = hi / 2.0
+            if nxt < SMALLEST * start:
+                return None, hi
+            s = score(nxt)
+            if s <= 0:
+                lo, s_lo = nxt, s
+                break
+            hi, s_hi = nxt, s
+    lo, hi = narrow(score, lo, hi, s_lo, s_hi)
+    lo, hi = bisect_float(lambda x: score(x) <= 0, lo, hi, rtol=EPS0_RTOL, scale_floor=0.0)
+    # the forward ε(δ) at lo must itself fit (budgeted methods were bisected on δ(ε))
+    for _ in range(64):
+        if _forward_fits(forward(method, scaled(levels, lo), delta=delta, budget=budget), epsilon):
+            break
+        hi, lo = lo, lo * (1.0 - EPS0_RTOL)
+    return lo, hi
+
+
+def _plan_factor(key: str, method: Method, levels: Levels, *, name: str, epsilon: float, delta: float,
+                 budget: Budget | None, start: float, unit: float = 1.0) -> Plan:
+    lo, hi = largest_factor(method, levels, epsilon=epsilon, delta=delta, budget=budget, start=start)
+    if lo is None:
+        g = forward(method, scaled(levels, SMALLEST * start), delta=delta, budget=budget)
+        reason = g.reason if not g.feasible else (
+            f"even ε0 → 0 gives ε = {g.epsilon:.6g} > {epsilon:g} (the δ0 terms alone exceed the target)")
+        return Plan(key=key, name=name, value=None, check=g, target_epsilon=epsilon, target_delta=delta,
+                    reason=reason)
+    g = forward(method, scaled(levels, lo), delta=delta, budget=budget)
+    nxt = lo * (1.0 + 1e-9)
+    beyond = forward(method, scaled(levels, nxt), delta=delta, budget=budget) \
+        if nxt * max(lv.epsilon for lv in levels) <= EPSILON_MAX else None
+    note = "" if math.isfinite(hi) else f"every ε0 up to {EPSILON_MAX:g} fits"
+    return Plan(key=key, name=name, value=lo * unit, check=g, target_epsilon=epsilon, target_delta=delta,
+                beyond_value=nxt * unit if beyond is not None else None, beyond=beyond, note=note)
+
+
+def max_eps0(*, k: int, epsilon: float, delta: float, delta0: float = 0.0, budget: Budget | None = None,
+             methods: Sequence[str] | None = None) -> dict[str, Plan]:
+    """The largest per-step ε0 (to 1e-9 relative) with k-fold composition of (ε0, δ0)-DP steps
+    within (ε, δ), for each method."""
+    k = check_count(k, field="k")
+    epsilon = check_epsilon(epsilon, field="epsilon")
+    delta = check_delta(delta, field="delta")
+    delta0 = check_delta(delta0, field="delta0")
+    base = homogeneous(k=k, eps0=1.0, delta0=delta0)
+    start = max(epsilon, SMALLEST) / k
+    return {key: _plan_factor(key, m, base, name="eps0", epsilon=epsilon, delta=delta, budget=budget,
+                              start=start)
+            for key, m in _methods(methods).items()}
+
+
+def max_factor(levels: Sequence[Level], *, epsilon: float, delta: float, budget: Budget | None = None,
+               methods: Sequence[str] | None = None) -> dict[str, Plan]:
+    """The largest common factor c (to 1e-9 relative) such that the mix with every ε_i × c fits
+    (ε, δ) (heterogeneous levels, δ_i kept), for each method."""
+    levels = as_levels(levels)
+    epsilon = check_epsilon(epsilon, field="epsilon")
+    delta = check_delta(delta, field="delta")
+    if max(lv.epsilon for lv in levels) <= 0:
+        raise ParameterError("levels", "all ε = 0",
+                             "at least one level with ε > 0 (the factor scales the ε's)")
+    total = math.fsum(lv.count * lv.epsilon for lv in levels)
+    start = max(epsilon, SMALLEST) / total
+    return {key: _plan_factor(key, m, levels, name="factor", epsilon=epsilon, delta=delta, budget=budget,
+                              start=start)
+            for key, m in _methods(methods).items()}
+
+
+def max_k(*, eps0: float, epsilon: float, delta: float, delta0: float = 0.0, budget: Budget | None = None,
+          methods: Sequence[str] | None = None, k_max: int = K_MAX) -> dict[str, Plan]:
+    """The largest number of (ε0, δ0)-DP releases k whose composition fits (ε, δ), for each method
+    (``k_max`` when every k up to it fits, with a note)."""
+    eps0 = check_epsilon(eps0, field="eps0")
+    epsilon = check_epsilon(epsilon, field="epsilon")
+    delta = check_delta(delta, field="delta")
+    delta0 = check_delta(delta0, field="delta0")
+    out: dict[str, Plan] = {}
+    for key, m in _methods(methods).items():
+        score = score_fn(m, epsilon=epsilon, delta=delta, budget=budget)
+
+        def ok(k: int, score: Callable[[Levels], float] = score) -> bool:
+            return score(homogeneous(k=k, eps0=eps0, delta0=delta0)) <= 0
+
+        if not ok(1):
+            g = forward(m, homogeneous(k=1, eps0=eps0, delta0=delta0), delta=delta, budget=budget)
+            out[key] = Plan(key=key, name="k", value=None, check=g, target_epsilon=epsilon,
+                            target_delta=delta, reason=g.reason if not g.feasible else
+                            f"one release already gives ε = {g.epsilon:.6g} > {epsilon:g}")
+            continue
+        lo, hi = 1, 2
+        while hi <= k_max and ok(hi):
+            lo, hi = hi, hi * 2
+        note = ""
+        if hi > k_max:
+            if ok(k_max):
+                lo, hi, note = k_max, k_max + 1, f"every k up to {k_max:,} fits"
+            else:
+                hi = k_max
+        if not note:
+            lo, hi = bisect_int(ok, lo, hi)
+        while lo > 1 and not _forward_fits(
+                forward(m, homogeneous(k=lo, eps0=eps0, delta0=delta0), delta=delta, budget=budget), epsilon):
+            lo, hi = lo - 1, lo  # the forward ε(δ) must fit too (budgeted methods were bisected on δ(ε))
+        lv = homogeneous(k=lo, eps0=eps0, delta0=delta0)
+        beyond = forward(m, homogeneous(k=hi, eps0=eps0, delta0=delta0), delta=delta, budget=budget) \
+            if hi <= K_MAX else None
+        out[key] = Plan(key=key, name="k", value=float(lo), check=forward(m, lv, delta=delta, budget=budget),
+                        target_epsilon=epsilon, target_delta=delta,
+                        beyond_value=float(hi) if beyond is not None else None, beyond=beyond, note=note)
+    return out
+
+
+def _methods(keys: Sequence[str] | None) -> dict[str, Method]:
+    if keys is None:
+        return dict(METHODS)
+    bad = [k for k in keys if k not in METHODS]
+    if bad:
+        raise ParameterError("method", bad[0], "one of " + ", ".join(METHODS))
+    return {k: METHODS[k] for k in keys}
