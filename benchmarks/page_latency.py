@@ -6,7 +6,8 @@
 Each page runs in Streamlit's ``AppTest`` (the same script, caches and serialisation of the
 figures as ``streamlit run``, without the browser and the network). A change sets one input
 to a nearby value (numbers scaled by 0.5–2, integers kept whole, a random option for radios,
-sliders and toggles) and times ``run()``: the server's part of what a user waits for. The
+sliders and toggles) and times ``run()``: the server's part of what a user waits for, as wall time
+and as CPU time (which other jobs on the machine do not inflate). The
 browser's part is measured by ``benchmarks/load_app.py``.
 """
 
@@ -75,18 +76,19 @@ def measure(path: str, changes: int, seed: int) -> dict:
     t0 = time.perf_counter()
     at.run()
     same = time.perf_counter() - t0
-    times, slowest = [], ("", 0.0)
+    times, cpu, slowest = [], [], ("", 0.0)
     for _ in range(changes):
         what = _change(at, rng)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         at.run()
         dt = time.perf_counter() - t0
         times.append(dt)
+        cpu.append(time.process_time() - c0)
         if dt > slowest[1]:
             slowest = (what, dt)
         if at.exception:
             raise SystemExit(f"{path}: exception after {what}: {at.exception[0].value}")
-    return {"cold": cold, "same": same, "times": times, "slowest": slowest}
+    return {"cold": cold, "same": same, "times": times, "cpu": cpu, "slowest": slowest}
 
 
 def main() -> None:
@@ -101,18 +103,23 @@ def main() -> None:
     for name in args.pages:
         r = measure(PAGES[name], args.changes, args.seed)
         p50, p95, worst = quantiles(r["times"])
+        c50, c95, _ = quantiles(r["cpu"])
         rows.append(f"| {name} | {r['cold'] * 1e3:.0f} | {r['same'] * 1e3:.0f} | {p50 * 1e3:.0f} | "
-                    f"{p95 * 1e3:.0f} | {worst * 1e3:.0f} ({r['slowest'][0]}) |")
+                    f"{p95 * 1e3:.0f} | {c50 * 1e3:.0f} | {c95 * 1e3:.0f} | "
+                    f"{worst * 1e3:.0f} ({r['slowest'][0]}) |")
         print(rows[-1], flush=True)
     text = "\n".join([
         "# Page latency, server side (`python benchmarks/page_latency.py`)",
         "",
         f"{platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}; "
-        f"{args.changes} random widget changes per page, seed {args.seed}. Times in ms: the first run "
-        "in a fresh process (imports included), a rerun with nothing changed, and each change.",
+        f"{args.changes} random widget changes per page, seed {args.seed}; load average "
+        f"{os.getloadavg()[0]:.1f} at the end. Times in ms: the first run in a fresh process (imports "
+        "included), a rerun with nothing changed, and each change, as wall time and as the process's "
+        "CPU time (the script's thread and the test harness: on a shared machine, the wall time also "
+        "holds the waits for a core).",
         "",
-        "| page | cold | rerun, no change | change p50 | change p95 | slowest change |",
-        "|---|---:|---:|---:|---:|---|",
+        "| page | cold | rerun, no change | change p50 | change p95 | CPU p50 | CPU p95 | slowest change |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
         *rows,
     ]) + "\n"
     args.out.parent.mkdir(parents=True, exist_ok=True)
