@@ -421,7 +421,7 @@ def epsilon_bounds(parts: Parts, *, delta: float, accuracy: float = DEFAULT_ACCU
         return Guarantee(epsilon=None, delta=delta, kind=Kind.INFEASIBLE, source=SOURCE,
                          status=Status.NOT_COMPUTED, lower=lo, detail=detail, seconds=seconds,
                          reason="δ is below the tail mass the grid sends to +∞ (a finer tail is needed)")
-    up = max(up, lo)
+    up = max(min(up, max_loss(parts)), lo)  # ε(0) = Σ k·max L is an upper bound at every δ
     kind = Kind.EXACT if up == lo else Kind.UPPER
     return Guarantee(epsilon=up, delta=delta, kind=kind, source=SOURCE, lower=lo, upper=up,
                      detail=detail, seconds=seconds)
@@ -498,6 +498,8 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
     lattice = _lattice(parts)
     if lattice is not None and all(law.continuous is None for law, _ in parts):
         return _coarsening(lattice, run)
+    if lattice is None:
+        lattice = _anchor(parts)
     hh = _pilot_h(parts, tail)
     if lattice is not None:
         hh = lattice / math.ceil(lattice / hh)
@@ -565,6 +567,17 @@ def _pilot_h(parts: Parts, tail: float) -> float:
         g = _coarse_grid(law, max((hi - lo) / 4096, 1e-9), 1e-12)
         sds.append(max(g.mean_sd()[1], g.h))
     return min(0.05, min(sds) / 8.0)
+
+
+def _anchor(parts: Parts) -> float | None:
+    """The largest atom loss (in size) of the parts: grids of width anchor/n hold it exactly, so the
+    lower grid keeps e.g. a subsampled Laplace's atom at its largest loss where δ is decided."""
+    best = 0.0
+    for law, _ in parts:
+        loss = law.loss[law.p > 0]
+        if loss.size:
+            best = max(best, float(np.abs(loss).max()))
+    return best if best > 0 else None
 
 
 def _lattice(parts: Parts) -> float | None:
