@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 from dpviz.budget import Budget
 from dpviz.composition import METHODS, Level, Levels, Method, as_levels, homogeneous
 from dpviz.guarantee import Guarantee
-from dpviz.numerics import bisect_float, bisect_int
 from dpviz.planner.result import Plan
+from dpviz.planner.search import largest, largest_int
 from dpviz.validation import EPSILON_MAX, K_MAX, ParameterError, check_count, check_delta, check_epsilon
 
 EPS0_RTOL = 4e-10
@@ -64,30 +64,6 @@ def _z(d: float) -> float:
     return math.sqrt(-2.0 * math.log(d)) if d < 1 else 0.0
 
 
-def narrow(score: Callable[[float], float], lo: float, hi: float, s_lo: float, s_hi: float, *,
-           steps: int = 12, rtol: float = 1e-8) -> tuple[float, float]:
-    """Shrink a bracket (score(lo) ≤ 0 < score(hi)) by regula falsi steps (Illinois: the end
-    kept twice in a row has its score halved, so both ends move) until its relative width is
-    ``rtol``; the bisection then finishes. Every evaluation keeps the bracket valid, so a score
-    that is not smooth only costs steps."""
-    side = 0
-    for _ in range(steps):
-        if not (math.isfinite(s_lo) and math.isfinite(s_hi)) or hi - lo <= rtol * hi or s_hi == s_lo:
-            break
-        x = lo - s_lo * (hi - lo) / (s_hi - s_lo)
-        x = min(max(x, lo + 1e-6 * (hi - lo)), hi - 1e-6 * (hi - lo))
-        sx = score(x)
-        if sx <= 0:
-            lo, s_lo = x, sx
-            s_hi = s_hi / 2 if side == -1 else s_hi
-            side = -1
-        else:
-            hi, s_hi = x, sx
-            s_lo = s_lo / 2 if side == 1 else s_lo
-            side = 1
-    return lo, hi
-
-
 def _forward_fits(g: Guarantee, epsilon: float) -> bool:
     return g.feasible and g.epsilon is not None and g.epsilon <= epsilon
 
@@ -102,32 +78,11 @@ def largest_factor(method: Method, levels: Levels, *, epsilon: float, delta: flo
     def score(c: float) -> float:
         return score_levels(scaled(levels, c))
 
-    c = min(start, top)
-    s_c = score(c)
-    if s_c <= 0:
-        lo, s_lo, hi, s_hi = c, s_c, math.inf, math.inf
-        while hi == math.inf:
-            nxt = min(lo * 2.0, top)
-            if nxt <= lo:
-                return lo, math.inf
-            s = score(nxt)
-            if s <= 0:
-                lo, s_lo = nxt, s
-            else:
-                hi, s_hi = nxt, s
-    else:
-        hi, s_hi = c, s_c
-        while True:
-            nxt = hi / 2.0
-            if nxt < SMALLEST * start:
-                return None, hi
-            s = score(nxt)
-            if s <= 0:
-                lo, s_lo = nxt, s
-                break
-            hi, s_hi = nxt, s
-    lo, hi = narrow(score, lo, hi, s_lo, s_hi)
-    lo, hi = bisect_float(lambda x: score(x) <= 0, lo, hi, rtol=EPS0_RTOL, scale_floor=0.0)
+    lo, hi = largest(score, start=start, top=top, smallest=SMALLEST * start, rtol=EPS0_RTOL)
+    if lo is None:
+        return None, hi
+    if math.isinf(hi):
+        return lo, hi
     # the forward ε(δ) at lo must itself fit (budgeted methods were bisected on δ(ε))
     for _ in range(64):
         if _forward_fits(forward(method, scaled(levels, lo), delta=delta, budget=budget), epsilon):
@@ -198,26 +153,18 @@ def max_k(*, eps0: float, epsilon: float, delta: float, delta0: float = 0.0, bud
     for key, m in _methods(methods).items():
         score = score_fn(m, epsilon=epsilon, delta=delta, budget=budget)
 
-        def ok(k: int, score: Callable[[Levels], float] = score) -> bool:
-            return score(homogeneous(k=k, eps0=eps0, delta0=delta0)) <= 0
+        def score_k(k: int, score: Callable[[Levels], float] = score) -> float:
+            return score(homogeneous(k=k, eps0=eps0, delta0=delta0))
 
-        if not ok(1):
+        found, hi = largest_int(score_k, top=k_max)
+        if found is None:
             g = forward(m, homogeneous(k=1, eps0=eps0, delta0=delta0), delta=delta, budget=budget)
             out[key] = Plan(key=key, name="k", value=None, check=g, target_epsilon=epsilon,
                             target_delta=delta, reason=g.reason if not g.feasible else
                             f"one release already gives ε = {g.epsilon:.6g} > {epsilon:g}")
             continue
-        lo, hi = 1, 2
-        while hi <= k_max and ok(hi):
-            lo, hi = hi, hi * 2
-        note = ""
-        if hi > k_max:
-            if ok(k_max):
-                lo, hi, note = k_max, k_max + 1, f"every k up to {k_max:,} fits"
-            else:
-                hi = k_max
-        if not note:
-            lo, hi = bisect_int(ok, lo, hi)
+        lo = found
+        note = f"every k up to {k_max:,} fits" if hi > k_max else ""
         while lo > 1 and not _forward_fits(
                 forward(m, homogeneous(k=lo, eps0=eps0, delta0=delta0), delta=delta, budget=budget), epsilon):
             lo, hi = lo - 1, lo  # the forward ε(δ) must fit too (budgeted methods were bisected on δ(ε))

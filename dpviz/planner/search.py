@@ -1,0 +1,100 @@
+"""The one search of the planner: the largest x > 0 whose monotone score is ≤ 0.
+
+``score(x)`` is ≤ 0 exactly when x fits (a certified upper bound within the target) and grows
+with x. The bracket is found by doubling/halving, shrunk by a few regula falsi steps (Illinois
+variant, so both ends move) and finished by the shared bisection ``dpviz.numerics.bisect_float``
+or ``bisect_int``. Every evaluated point keeps the bracket valid: ``lo`` was evaluated and fits,
+``hi`` was evaluated and does not, so a score that is not smooth (a PLD grid) only costs steps.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from dpviz.numerics import bisect_float, bisect_int
+
+
+def narrow(score: Callable[[float], float], lo: float, hi: float, s_lo: float, s_hi: float, *,
+           steps: int = 12, rtol: float = 1e-8,
+           snap: Callable[[float], float] | None = None) -> tuple[float, float]:
+    """Shrink a bracket (score(lo) ≤ 0 < score(hi)) by regula falsi steps until its relative
+    width is ``rtol`` or ``steps`` are spent; ``snap`` rounds each guess (to an integer)."""
+    side = 0
+    for _ in range(steps):
+        if not (math.isfinite(s_lo) and math.isfinite(s_hi)) or hi - lo <= rtol * hi or s_hi == s_lo:
+            break
+        x = lo - s_lo * (hi - lo) / (s_hi - s_lo)
+        x = min(max(x, lo + 1e-6 * (hi - lo)), hi - 1e-6 * (hi - lo))
+        if snap is not None:
+            x = snap(x)
+            if not lo < x < hi:
+                break
+        sx = score(x)
+        if sx <= 0:
+            lo, s_lo = x, sx
+            s_hi = s_hi / 2 if side == -1 else s_hi
+            side = -1
+        else:
+            hi, s_hi = x, sx
+            s_lo = s_lo / 2 if side == 1 else s_lo
+            side = 1
+    return lo, hi
+
+
+def largest(score: Callable[[float], float], *, start: float, top: float, smallest: float, rtol: float,
+            narrow_rtol: float = 1e-8, steps: int = 12) -> tuple[float | None, float]:
+    """(lo, hi): lo the largest x found with score(x) ≤ 0, hi the smallest found above it
+    (``inf`` when ``top`` itself fits); ``(None, hi)`` when nothing down to ``smallest`` fits."""
+    c = min(start, top)
+    s_c = score(c)
+    if s_c <= 0:
+        lo, s_lo, hi, s_hi = c, s_c, math.inf, math.inf
+        while hi == math.inf:
+            nxt = min(lo * 2.0, top)
+            if nxt <= lo:
+                return lo, math.inf
+            s = score(nxt)
+            if s <= 0:
+                lo, s_lo = nxt, s
+            else:
+                hi, s_hi = nxt, s
+    else:
+        hi, s_hi = c, s_c
+        while True:
+            nxt = hi / 2.0
+            if nxt < smallest:
+                return None, hi
+            s = score(nxt)
+            if s <= 0:
+                lo, s_lo = nxt, s
+                break
+            hi, s_hi = nxt, s
+    lo, hi = narrow(score, lo, hi, s_lo, s_hi, steps=steps, rtol=max(narrow_rtol, rtol))
+    return bisect_float(lambda x: score(x) <= 0, lo, hi, rtol=rtol, scale_floor=0.0)
+
+
+def largest_int(score: Callable[[int], float], *, top: int, steps: int = 8) -> tuple[int | None, int]:
+    """(lo, hi = lo + 1): the largest integer n ≥ 1 with score(n) ≤ 0 (``(None, 1)`` when 1 does
+    not fit; ``(top, top + 1)`` when every n up to ``top`` fits, without evaluating top + 1)."""
+    s1 = score(1)
+    if s1 > 0:
+        return None, 1
+    lo, s_lo, hi, s_hi = 1, s1, 2, math.inf
+    while True:
+        if hi >= top:
+            s_top = score(top)
+            if s_top <= 0:
+                return top, top + 1
+            hi, s_hi = top, s_top
+            break
+        s = score(hi)
+        if s > 0:
+            s_hi = s
+            break
+        lo, s_lo, hi = hi, s, hi * 2
+    if hi - lo > 2:
+        flo, fhi = narrow(lambda x: score(int(x)), float(lo), float(hi), s_lo, s_hi, steps=steps, rtol=0.0,
+                          snap=lambda x: float(round(x)))
+        lo, hi = int(flo), int(fhi)
+    return bisect_int(lambda n: score(n) <= 0, lo, hi)
