@@ -1,0 +1,194 @@
+"""Smallest noise for k releases, and the largest number of steps for a given noise (issue 9;
+Steinke seed 001 §4–§5 and §6.7 for Poisson subsampling / DP-SGD).
+
+For each registered mechanism with a noise parameter (``NOISE``), the noise is searched as the
+"spend" x (1/σ, 1/b, or the mechanism's ε0) whose certified upper ε at total δ grows with x;
+the route that certifies it is the first of the exact atoms, the mechanism's closed form (the
+Gaussian, Steinke Cor. 8/10) and the PLD accountant that answers at the starting point
+(``dpviz.mechanisms.routes``). The answer is the smallest noise whose certified upper ε is ≤ the
+target; the noise 1e-4 below it is checked too (``Plan.beyond``): its lower ε is above the
+target, or its bracket straddles it (the accountant cannot tell).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from dpviz.budget import Budget
+from dpviz.guarantee import Guarantee, Status
+from dpviz.mechanisms import routes
+from dpviz.mechanisms.registry import MECHANISMS, make
+from dpviz.planner.result import Plan
+from dpviz.planner.search import largest, largest_int
+from dpviz.validation import K_MAX, ParameterError, check_count, check_delta, check_epsilon, check_probability
+
+NOISE: dict[str, tuple[str, bool]] = {key: spec for key, spec in {
+    "gaussian": ("sigma", True),
+    "discrete-gaussian": ("sigma", True),
+    "laplace": ("scale", True),
+    "geometric": ("eps0", False),
+    "randomized-response": ("eps0", False),
+}.items() if key in MECHANISMS}
+"""Mechanism key → (its noise parameter, whether a larger value is more noise)."""
+
+ROUTES: dict[str, Callable[..., Guarantee | None]] = {
+    "exact": routes.exact, "analytic": routes.analytic, "pld": routes.pld}
+"""The certified routes, in the order tried."""
+
+RTOL_EXACT = 1e-7
+"""Relative width of the final bracket for exact and closed-form routes (issue: 1e-6)."""
+RTOL_PLD = 5e-5
+"""… and for the PLD accountant (its own certified width is ~1e-3 of ε)."""
+BELOW = 1e-4
+"""The noise just below the answer: noise × (1 − 1e-4)."""
+X_TOP = 100.0
+"""Largest spend searched: ε0 ≤ 100, or noise ≥ Δ/100 for σ and b (per unit sensitivity)."""
+
+
+def _check_key(mechanism: str) -> tuple[str, bool]:
+    if mechanism not in NOISE:
+        raise ParameterError("mechanism", mechanism, "one of " + ", ".join(NOISE))
+    return NOISE[mechanism]
+
+
+class Calibration:
+    """The parts of one question: the mechanism at a spend x, and its certified route."""
+
+    def __init__(self, mechanism: str, *, delta: float, sampling_rate: float | None,
+                 neighbouring: str, budget: Budget | None, fixed: dict[str, Any]) -> None:
+        self.key = mechanism
+        self.param, self.is_noise = _check_key(mechanism)
+        self.delta = delta
+        self.rate = sampling_rate
+        self.neighbouring = neighbouring
+        self.budget = budget
+        self.fixed = fixed
+        self.route: str | None = None
+
+    def value(self, x: float) -> float:
+        """The mechanism parameter at spend x."""
+        return 1.0 / x if self.is_noise else x
+
+    def spend(self, value: float) -> float:
+        return 1.0 / value if self.is_noise else value
+
+    def mechanism(self, x: float) -> Any:
+        return make(self.key, sampling_rate=self.rate, neighbouring=self.neighbouring,
+                    **{self.param: self.value(x)}, **self.fixed)
+
+    def guarantee(self, x: float, k: int) -> Guarantee:
+        """The certified ε at δ of k steps at spend x, by the chosen route (chosen on first use)."""
+        parts = [(self.mechanism(x), k)]
+        if self.route is None:
+            for name, fn in ROUTES.items():
+                g = self._run(name, fn, parts)
+                if g is not None and g.status is Status.OK and g.upper is not None:
+                    self.route = name
+                    return g
+            self.route = "pld"
+        g = self._run(self.route, ROUTES[self.route], parts)
+        assert g is not None
+        return g
+
+    def _run(self, name: str, fn: Callable[..., Guarantee | None], parts: list[Any]) -> Guarantee | None:
+        if name == "pld":
+            return fn(parts, delta=self.delta, budget=self.budget)
+        return fn(parts, delta=self.delta)
+
+    def score(self, epsilon: float, k: int) -> Callable[[float], float]:
+        def s(x: float) -> float:
+            try:
+                g = self.guarantee(x, k)
+            except ParameterError:  # a parameter outside the mechanism's range
+                return math.inf
+            if g.status is not Status.OK or g.upper is None:
+                return math.inf
+            return g.upper - epsilon
+        return s
+
+
+def _fixed(mechanism: str, sensitivity: float | None, categories: int | None) -> dict[str, Any]:
+    keys = {p.key for p in MECHANISMS[mechanism].params}
+    out: dict[str, Any] = {}
+    if sensitivity is not None:
+        if "sensitivity" not in keys:
+            raise ParameterError("sensitivity", sensitivity, f"not a parameter of {mechanism}")
+        out["sensitivity"] = sensitivity
+    if categories is not None:
+        if "categories" not in keys:
+            raise ParameterError("categories", categories, f"not a parameter of {mechanism}")
+        out["categories"] = categories
+    return out
+
+
+def smallest_noise(mechanism: str, *, k: int, epsilon: float, delta: float, sensitivity: float | None = None,
+                   sampling_rate: float | None = None, neighbouring: str = "add-remove",
+                   categories: int | None = None, budget: Budget | None = None) -> Plan:
+    """The smallest noise (σ, b) — or the largest ε0 for geometric and randomized response — whose
+    k-fold composition has certified upper ε ≤ ``epsilon`` at ``delta``."""
+    k = check_count(k, field="k")
+    epsilon = check_epsilon(epsilon, field="epsilon")
+    delta = check_delta(delta, field="delta")
+    if sampling_rate is not None:
+        sampling_rate = check_probability(sampling_rate, field="sampling-rate")
+    cal = Calibration(mechanism, delta=delta, sampling_rate=sampling_rate, neighbouring=neighbouring,
+                      budget=budget, fixed=_fixed(mechanism, sensitivity, categories))
+    score = cal.score(epsilon, k)
+    unit = float(sensitivity) if (sensitivity is not None and cal.is_noise) else 1.0
+    start = max(epsilon, 1e-3) / math.sqrt(k) / (sampling_rate or 1.0)
+    start = start / unit if cal.is_noise else start
+    top = X_TOP / unit if cal.is_noise else X_TOP
+    score(min(start, top))  # chooses the route
+    rtol = RTOL_PLD if cal.route == "pld" else RTOL_EXACT
+    lo, hi = largest(score, start=start, top=top, smallest=1e-9 * min(start, top), rtol=rtol,
+                     narrow_rtol=rtol, steps=8)
+    name = cal.param
+    if lo is None:
+        g = cal.guarantee(hi, k)
+        return Plan(key=mechanism, name=name, value=None, check=g, target_epsilon=epsilon, target_delta=delta,
+                    reason=g.reason if g.status is not Status.OK else
+                    f"even {name} = {cal.value(hi):.6g} gives ε = {g.epsilon:.6g} > {epsilon:g}",
+                    extra=(("route", cal.route),))
+    g = cal.guarantee(lo, k)
+    value = cal.value(lo)
+    below_value = value * (1.0 - BELOW) if cal.is_noise else value / (1.0 - BELOW)
+    below = cal.guarantee(cal.spend(below_value), k) if cal.spend(below_value) <= top else None
+    note = "" if math.isfinite(hi) else f"the search stopped at {name} = {value:.6g}"
+    return Plan(key=mechanism, name=name, value=value, check=g, target_epsilon=epsilon, target_delta=delta,
+                beyond_value=below_value if below is not None else None, beyond=below, note=note,
+                extra=(("route", cal.route), ("k", k), ("sampling_rate", sampling_rate)))
+
+
+def largest_steps(mechanism: str, *, noise: float, epsilon: float, delta: float,
+                  sensitivity: float | None = None, sampling_rate: float | None = None,
+                  neighbouring: str = "add-remove", categories: int | None = None,
+                  budget: Budget | None = None, k_max: int = K_MAX) -> Plan:
+    """The largest number of steps k (e.g. DP-SGD with σ and rate q) whose certified upper ε at
+    ``delta`` is ≤ ``epsilon``; ``noise`` is the mechanism's parameter of ``NOISE``."""
+    epsilon = check_epsilon(epsilon, field="epsilon")
+    delta = check_delta(delta, field="delta")
+    if sampling_rate is not None:
+        sampling_rate = check_probability(sampling_rate, field="sampling-rate")
+    cal = Calibration(mechanism, delta=delta, sampling_rate=sampling_rate, neighbouring=neighbouring,
+                      budget=budget, fixed=_fixed(mechanism, sensitivity, categories))
+    x = cal.spend(float(noise))
+    cal.mechanism(x)  # the noise value checked once, named by its parameter
+
+    def score(k: int) -> float:
+        g = cal.guarantee(x, k)
+        return g.upper - epsilon if g.status is Status.OK and g.upper is not None else math.inf
+
+    lo, hi = largest_int(score, top=k_max)
+    if lo is None:
+        g = cal.guarantee(x, 1)
+        return Plan(key=mechanism, name="k", value=None, check=g, target_epsilon=epsilon, target_delta=delta,
+                    reason=g.reason if g.status is not Status.OK else
+                    f"one step already gives ε = {g.epsilon:.6g} > {epsilon:g}",
+                    extra=(("route", cal.route),))
+    beyond = cal.guarantee(x, hi) if hi <= K_MAX else None
+    return Plan(key=mechanism, name="k", value=float(lo), check=cal.guarantee(x, lo), target_epsilon=epsilon,
+                target_delta=delta, beyond_value=float(hi) if beyond is not None else None, beyond=beyond,
+                note=f"every k up to {k_max:,} fits" if hi > k_max else "",
+                extra=(("route", cal.route), (cal.param, float(noise)), ("sampling_rate", sampling_rate)))
