@@ -22,7 +22,7 @@ from dpviz import export
 from dpviz.composition.levels import Levels
 from dpviz.figures.style import export_config
 from dpviz.figures.tables import NO_VALUE, format_number, guarantee_rows, table_number
-from dpviz.params import LEVEL_COLUMNS, Param, row_levels, rows_text, text_rows
+from dpviz.params import LEVEL_COLUMNS, Param, Row, row_levels, rows_text, text_rows
 from dpviz.validation import ParameterError
 
 T = TypeVar("T")
@@ -280,16 +280,17 @@ def levels_editor(p: Param, container: Any = None) -> Levels | None:
             "δ": st.column_config.TextColumn("δ", help="δ of each, in [0, 1); e.g. 1e-6"),
             "count": st.column_config.TextColumn("count", help="how many mechanisms of this kind"),
         })
-    rows = [tuple(_cell_text(v) for v in row) for row in edited.itertuples(index=False)]
-    new_text = rows_text(rows)  # type: ignore[arg-type]
+    typed: list[Row] = [(_cell_text(eps), _cell_text(delta), _cell_text(count))
+                        for eps, delta, count in edited.itertuples(index=False)]
+    new_text = rows_text(typed)
     if new_text != text and (seed["problem"] is None or new_text != seed["shown"]):
         st.query_params[p.key] = new_text  # this session's own rows: not a new seed
         seed.update(url=new_text, problem=None)
     if seed["problem"] is not None:  # below the table: the table keeps its place in the page
         notice(seed["problem"], default="rows", container=box)
-    levels, problems = row_levels(rows)  # type: ignore[arg-type]
-    for exc in problems[:ROW_NOTICES]:
-        notice(exc, container=box)
+    levels, problems = row_levels(typed)
+    for bad in problems[:ROW_NOTICES]:
+        notice(bad, container=box)
     return levels
 
 

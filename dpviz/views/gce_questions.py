@@ -13,6 +13,7 @@ Each takes a ``budget`` (``dpviz.budget``; ``None`` = the CLI default): ``bounds
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -120,7 +121,7 @@ class Question:
 
 def bounds(q: Question, *, budget: Budget | None = None) -> dict[str, GceBound]:
     """Every applicable bound: ε at total δ ≤ q.delta, with kind, source and directions."""
-    common = {"eps0": q.eps0, "delta0": q.delta0, "delta": q.delta, "budget": budget}
+    common: dict[str, Any] = {"eps0": q.eps0, "delta0": q.delta0, "delta": q.delta, "budget": budget}
     if q.kind == "cap":
         return summary.capped(k=q.k, cap=q.cap, neighbouring=q.neighbouring, **common)
     if q.kind == "features":
@@ -169,7 +170,7 @@ def _exact_levels(q: Question) -> tuple | None:
 
 def classic_and_exact(q: Question, *, budget: Budget | None = None) -> dict[str, GceBound]:
     """Only the two headline numbers (cheaper than :func:`bounds`)."""
-    common = {"eps0": q.eps0, "delta0": q.delta0, "delta": q.delta, "budget": budget}
+    common: dict[str, Any] = {"eps0": q.eps0, "delta0": q.delta0, "delta": q.delta, "budget": budget}
     out = {"classic": summary.classic(k=q.databases, **common)}
     d = q.compositions()
     if d is not None:
