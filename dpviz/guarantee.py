@@ -4,13 +4,20 @@ Every accounting route (composition theorems, the GCE bounds, the PLD and the ot
 mechanism routes) answers with a :class:`Guarantee`:
 
 - ``epsilon``, ``delta``: the pair the route states (for an ``UPPER`` or ``EXACT`` result the
-  mechanism is (ε, δ)-DP; for a ``LOWER`` one it is not (ε′, δ)-DP for any ε′ < ε);
+  mechanism is (ε, δ)-DP; for a ``LOWER`` one it is not (ε′, δ)-DP for any ε′ < ε). ``delta`` is
+  always the δ the statement holds at: when ε was solved for a target δ it is the δ the route
+  proves for that ε, which is never above the target and may be below it (basic composition
+  states Σδ_i; the exact optimum states δ(ε) of the ε it returns; advanced composition and the
+  KOV closed forms spend the whole target). Both are Python floats or ``None``, never arrays
+  or tuples;
 - ``solved``: which of the two was computed ("epsilon": ε at a given δ; "delta": δ at a given ε);
 - ``lower``, ``upper``: the certified bracket of the solved quantity (``lower ≤ truth ≤ upper``);
   filled from the kind when not given (``EXACT``: both; ``UPPER``: upper; ``LOWER``: lower);
-- ``status``: ``OK``, ``IMPOSSIBLE`` (proven: no finite value meets the target, e.g. δ below the
-  mass at infinite loss, or basic composition once kδ0 > δ) or ``NOT_COMPUTED`` (the route could
-  not compute it here: too large, over budget, outside its numerical range); ``reason`` says why;
+- ``status``: ``OK``, ``IMPOSSIBLE`` (proven: no finite value meets the target by this route —
+  δ below the mass at infinite loss, or a theorem that states nothing there, e.g. basic
+  composition once kδ0 > δ; asking again with more time would not help) or ``NOT_COMPUTED``
+  (the route could give a value but did not compute it here: too large, over budget, outside
+  its numerical range); ``reason`` says why. A result without a value has kind ``INFEASIBLE``;
 - ``directions``: the direction(s) of HBW Def. 3 a database-prior bound is proved for;
 - ``note``, ``detail``, ``seconds``: short remarks for users, technical detail (grid width…),
   wall time.
@@ -23,7 +30,9 @@ an array of ε with its lower and upper ends.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, Literal
 
@@ -32,6 +41,16 @@ from numpy.typing import NDArray
 
 Direction = Literal["both", "forward", "reverse"]
 Solved = Literal["epsilon", "delta"]
+
+DIRECTION_TEXT: dict[str, str] = {
+    "both": "both directions (Def. 3 in full)",
+    "forward": "forward only: prior ≤ e^ε·null + δ",
+    "reverse": "reverse only: null ≤ e^ε·prior + δ",
+}
+"""HBW Def. 3 asks for two inequalities. With p0 the "null" hypothesis (e.g. 0⃗) and p1 the
+membership prior, *forward* is E_{p1}[Pr(V^b ∈ S)] ≤ e^ε E_{p0}[Pr(V^b ∈ S)] + δ and *reverse*
+the same with p0 and p1 exchanged. A classic DP guarantee, and every exact two-sided value, is
+proved for "both"."""
 
 
 class Kind(str, Enum):
@@ -71,6 +90,12 @@ class Guarantee:
     seconds: float | None = None
 
     def __post_init__(self) -> None:
+        for name in ("epsilon", "delta", "lower", "upper"):
+            v = getattr(self, name)
+            if v is not None:
+                if isinstance(v, bool) or not isinstance(v, numbers.Real):
+                    raise TypeError(f"Guarantee.{name} must be a float or None, got {type(v).__name__}")
+                object.__setattr__(self, name, float(v))
         if self.kind is Kind.INFEASIBLE and self.status is Status.OK:
             object.__setattr__(self, "status", Status.NOT_COMPUTED)
         if self.status is not Status.OK:
@@ -89,6 +114,15 @@ class Guarantee:
     def feasible(self) -> bool:
         """A value was given (``status`` OK and both numbers present)."""
         return self.status is Status.OK and self.epsilon is not None and self.delta is not None
+
+    @property
+    def guarantee(self) -> Guarantee:
+        """Itself: the spelling of the former ``GceBound.guarantee`` (temporary, until callers drop it)."""
+        return self
+
+    def with_directions(self, directions: Direction, note: str = "") -> Guarantee:
+        """The same statement labelled with the direction(s) of HBW Def. 3 it is proved for."""
+        return replace(self, directions=directions, note=note)
 
     @property
     def value(self) -> float | None:
@@ -127,16 +161,23 @@ class Guarantee:
                    status=Status.NOT_COMPUTED, solved=solved, directions=directions)
 
     @classmethod
+    def no_value(cls, status: Status, *, source: str, reason: str) -> Guarantee:
+        """No value, with the status of another answer it follows from (e.g. a term's)."""
+        if status is Status.IMPOSSIBLE:
+            return cls.impossible(source=source, reason=reason)
+        return cls.not_computed(source=source, reason=reason)
+
+    @classmethod
     def infeasible(cls, *, source: str, reason: str, epsilon: float | None = None,
                    delta: float | None = None) -> Guarantee:
-        """Legacy spelling of :meth:`impossible` (being replaced by the two explicit constructors)."""
-        return cls.impossible(source=source, reason=reason, epsilon=epsilon, delta=delta)
+        """Legacy spelling of :meth:`not_computed` for the callers not yet switched (temporary)."""
+        return cls.not_computed(source=source, reason=reason, epsilon=epsilon, delta=delta)
 
     # ------------------------------------------------------------------ JSON
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict; non-finite numbers become ``None``. ``status`` always; the bracket
-        (``lower``, ``upper``) when it says more than the value; ``directions`` when not "both";
-        ``reason``, ``note``, ``detail`` when present."""
+        """A JSON-ready dict; non-finite numbers become ``None``. ``status`` and ``directions``
+        always; the bracket (``lower``, ``upper``) when it says more than the value; ``reason``,
+        ``detail``, ``note`` when present."""
         out: dict[str, Any] = {
             "epsilon": finite_or_none(self.epsilon),
             "delta": finite_or_none(self.delta),
@@ -148,14 +189,13 @@ class Guarantee:
                 self.lower is not None and self.upper is not None):
             out["lower"] = finite_or_none(self.lower)
             out["upper"] = finite_or_none(self.upper)
-        if self.directions != "both":
-            out["directions"] = self.directions
         if self.reason:
             out["reason"] = self.reason
-        if self.note:
-            out["note"] = self.note
         if self.detail:
             out["detail"] = self.detail
+        out["directions"] = self.directions
+        if self.note:
+            out["note"] = self.note
         return out
 
 
@@ -169,13 +209,38 @@ class DeltaCurve:
     kind: Kind
     source: str
     reason: str | None = None
+    impossible: NDArray[np.bool_] | None = None
+    """Where the NaN points are proven impossible (else: not computed); ``None``: none are."""
+
+    @classmethod
+    def pointwise(cls, points: Sequence[Guarantee], epsilons: NDArray[np.float64], *,
+                  source: str) -> DeltaCurve:
+        """A curve from one δ-solved :class:`Guarantee` per ε: the weakest kind among the points
+        with a value (``UPPER`` unless all are ``EXACT``), NaN where a point has none."""
+        eps = np.asarray(epsilons, dtype=float)
+        nan = float("nan")
+        upper = np.array([g.upper if g.feasible and g.upper is not None else nan for g in points],
+                         dtype=float)
+        lower = np.array([g.lower if g.feasible and g.lower is not None else nan for g in points],
+                         dtype=float)
+        ok = [g for g in points if g.feasible]
+        kinds = {g.kind for g in ok}
+        kind = kinds.pop() if len(kinds) == 1 else Kind.UPPER
+        sources = list(dict.fromkeys(g.source for g in ok)) or [source]
+        reasons = [g.reason for g in points if not g.feasible and g.reason]
+        return cls(epsilon=eps, lower=lower, upper=upper, kind=kind,
+                   source=sources[0] if len(sources) == 1 else "; ".join(sources),
+                   reason=reasons[0] if reasons else None,
+                   impossible=np.array([g.status is Status.IMPOSSIBLE for g in points], dtype=bool))
 
     def at(self, i: int) -> Guarantee:
         """The i-th point as a :class:`Guarantee` (δ solved at ε)."""
         up, lo = float(self.upper[i]), float(self.lower[i])
         if math.isnan(up):
-            return Guarantee.not_computed(source=self.source, reason=self.reason or "not computed",
-                                          epsilon=float(self.epsilon[i]), solved="delta")
+            make = Guarantee.impossible if self.impossible is not None and self.impossible[i] \
+                else Guarantee.not_computed
+            return make(source=self.source, reason=self.reason or "no value",
+                        epsilon=float(self.epsilon[i]), solved="delta")
         return Guarantee(epsilon=float(self.epsilon[i]), delta=up, kind=self.kind, source=self.source,
                          lower=None if math.isnan(lo) else lo, upper=up, solved="delta")
 

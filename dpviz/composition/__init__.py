@@ -1,7 +1,9 @@
 """Classic composition of (ε, δ)-DP mechanisms: basic, advanced, KOV closed form, optimal.
 
 Each method module offers ``epsilon_for_delta(levels, delta=…)`` and
-``delta_for_epsilon(levels, epsilon=…)`` returning a :class:`~dpviz.Guarantee`.
+``delta_for_epsilon(levels, epsilon=…)`` returning a :class:`~dpviz.guarantee.Guarantee`, and
+``delta_curve(levels, epsilons)`` returning a :class:`~dpviz.guarantee.DeltaCurve`. The levels
+are validated once, where they are made (``Level``, ``as_levels``), not again by each method.
 """
 
 from __future__ import annotations
@@ -9,10 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import ModuleType
 
+from numpy.typing import ArrayLike
+
 from dpviz.budget import Budget
 from dpviz.composition import advanced, basic, kov, optimal
 from dpviz.composition.levels import Level, Levels, as_levels, homogeneous, parse_levels
-from dpviz.guarantee import Guarantee
+from dpviz.guarantee import DeltaCurve, Guarantee
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,13 @@ class Method:
         if self.budgeted:
             return self.module.delta_for_epsilon(levels, epsilon=epsilon, budget=budget)
         return self.module.delta_for_epsilon(levels, epsilon=epsilon)
+
+    def delta_curve(self, levels: Levels, epsilons: ArrayLike, *, budget: Budget | None = None) -> DeltaCurve:
+        """δ at every ε of ``epsilons`` (``dpviz.guarantee.DeltaCurve``), equal to
+        :meth:`delta_for_epsilon` point by point."""
+        if self.budgeted:
+            return self.module.delta_curve(levels, epsilons, budget=budget)
+        return self.module.delta_curve(levels, epsilons)
 
 
 METHODS: dict[str, Method] = {

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+from numpy.typing import ArrayLike
+
 from dpviz.composition.levels import Levels, sum_delta, sum_epsilon_sq
-from dpviz.guarantee import Guarantee, Kind
+from dpviz.guarantee import DeltaCurve, Guarantee, Kind
 
 SOURCE = "Advanced composition (DRV; KOV Thm 3.2; Roth Thm 6)"
 
@@ -28,10 +31,10 @@ def epsilon_at_slack(levels: Levels, *, slack: float) -> float:
 
 
 def epsilon_for_delta(levels: Levels, *, delta: float) -> Guarantee:
-    """ε with δ' = δ − Σδ_i; infeasible when δ' ≤ 0."""
+    """ε with δ' = δ − Σδ_i (``.delta`` is the target: the slack is spent); impossible when δ' ≤ 0."""
     slack = delta - sum_delta(levels)
     if slack <= 0:
-        return Guarantee.infeasible(
+        return Guarantee.impossible(
             source=SOURCE, reason=f"advanced composition needs δ > Σδ_i = {sum_delta(levels):.6g}")
     return Guarantee(epsilon=epsilon_at_slack(levels, slack=min(slack, 1.0)), delta=delta,
                      kind=Kind.UPPER, source=SOURCE)
@@ -43,11 +46,18 @@ def delta_for_epsilon(levels: Levels, *, epsilon: float) -> Guarantee:
     var = sum_epsilon_sq(levels)
     if var == 0:  # every ε_i = 0: ε = 0 for any slack δ' > 0, so δ is Σδ_i + δ' for all δ' > 0
         return Guarantee(epsilon=epsilon, delta=min(sum_delta(levels), 1.0), kind=Kind.UPPER,
-                         source=SOURCE)
+                         source=SOURCE, solved="delta")
     if excess <= 0:
-        return Guarantee.infeasible(
-            source=SOURCE,
+        return Guarantee.impossible(
+            source=SOURCE, solved="delta",
             reason=f"advanced composition gives no δ for ε ≤ Σε_i(e^ε_i − 1) = {drift(levels):.6g}")
     slack = math.exp(-(excess**2) / (2.0 * var))
     return Guarantee(epsilon=epsilon, delta=min(sum_delta(levels) + slack, 1.0),
-                     kind=Kind.UPPER, source=SOURCE)
+                     kind=Kind.UPPER, source=SOURCE, solved="delta")
+
+
+def delta_curve(levels: Levels, epsilons: ArrayLike) -> DeltaCurve:
+    """δ at each ε of ``epsilons``: the same numbers as :func:`delta_for_epsilon` point by point."""
+    eps = np.asarray(epsilons, dtype=float).ravel()
+    return DeltaCurve.pointwise([delta_for_epsilon(levels, epsilon=float(e)) for e in eps], eps,
+                                source=SOURCE)

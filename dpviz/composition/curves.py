@@ -62,8 +62,11 @@ def delta_vs_epsilon(levels: Levels, *, epsilons: Iterable[float],
                      methods: Sequence[str] = tuple(METHODS), budget: Budget | None = None) -> Series:
     """δ at each total ε for a fixed composition."""
     eps = np.asarray(list(epsilons), dtype=float)
-    out = {m: np.array([_plotted(METHODS[m].delta_for_epsilon(levels, epsilon=float(e), budget=budget),
-                                 "delta", m) for e in eps]) for m in methods}
+    out = {}
+    for m in methods:
+        curve = METHODS[m].delta_curve(levels, eps, budget=budget)
+        stand_in = m == "optimal" and curve.kind is not Kind.EXACT  # not drawn as the optimum
+        out[m] = np.full(eps.size, np.nan) if stand_in else curve.upper
     return Series(x=eps, y=out)
 
 

@@ -10,8 +10,11 @@ from __future__ import annotations
 import math
 import sys
 
+import numpy as np
+from numpy.typing import ArrayLike
+
 from dpviz.composition.levels import Levels, describe_floor, log_no_delta, sum_epsilon, sum_epsilon_sq
-from dpviz.guarantee import Guarantee, Kind
+from dpviz.guarantee import DeltaCurve, Guarantee, Kind
 
 SOURCE_HOMOGENEOUS = "KOV Thm 3.4"
 SOURCE_HETEROGENEOUS = "KOV Thm 3.5"
@@ -60,7 +63,7 @@ def epsilon_for_delta(levels: Levels, *, delta: float) -> Guarantee:
     slack = slack_for_delta(levels, delta)
     if slack < 0:
         floor = describe_floor(log_no_delta(levels))
-        return Guarantee.infeasible(source=_source(levels), reason=f"needs δ ≥ 1 − Π(1 − δ_i) = {floor}")
+        return Guarantee.impossible(source=_source(levels), reason=f"needs δ ≥ 1 − Π(1 − δ_i) = {floor}")
     return Guarantee(epsilon=epsilon_at_slack(levels, slack=slack), delta=delta,
                      kind=Kind.UPPER, source=_source(levels))
 
@@ -69,16 +72,25 @@ def delta_for_epsilon(levels: Levels, *, epsilon: float) -> Guarantee:
     """Smallest δ~ for which one of the three terms is ≤ ε, then the total δ."""
     src = _source(levels)
     if epsilon >= sum_epsilon(levels):
-        return Guarantee(epsilon=epsilon, delta=total_delta(levels, 0.0), kind=Kind.UPPER, source=src)
+        return Guarantee(epsilon=epsilon, delta=total_delta(levels, 0.0), kind=Kind.UPPER, source=src,
+                         solved="delta")
     var, t = sum_epsilon_sq(levels), drift(levels)
     excess = epsilon - t
     if excess <= 0 or var == 0:
-        return Guarantee.infeasible(
-            source=src, reason=f"the theorem gives no δ for ε ≤ Σε_i tanh(ε_i/2) = {t:.6g}")
+        return Guarantee.impossible(
+            source=src, solved="delta", reason=f"the theorem gives no δ for ε ≤ Σε_i tanh(ε_i/2) = {t:.6g}")
     z = excess**2 / (2.0 * var)
     candidates = [math.exp(-z)]  # third term: ln(1/δ~) = z
     if z > 1.0:  # second term: ln(e + √var/δ~) = z ⇔ δ~ = √var / (e^z − e)
         log_slack = 0.5 * math.log(var) - z - math.log(-math.expm1(1.0 - z))
         candidates.append(math.exp(log_slack))
     slack = min(min(candidates), 1.0)
-    return Guarantee(epsilon=epsilon, delta=total_delta(levels, slack), kind=Kind.UPPER, source=src)
+    return Guarantee(epsilon=epsilon, delta=total_delta(levels, slack), kind=Kind.UPPER, source=src,
+                     solved="delta")
+
+
+def delta_curve(levels: Levels, epsilons: ArrayLike) -> DeltaCurve:
+    """δ at each ε of ``epsilons``: the same numbers as :func:`delta_for_epsilon` point by point."""
+    eps = np.asarray(epsilons, dtype=float).ravel()
+    return DeltaCurve.pointwise([delta_for_epsilon(levels, epsilon=float(e)) for e in eps], eps,
+                                source=_source(levels))

@@ -21,13 +21,14 @@ import math
 from functools import lru_cache
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dpviz import budget as budgets
 from dpviz.budget import Budget, Cost, cost_of
 from dpviz.composition import advanced, basic, kov
 from dpviz.composition.atoms import LossAtoms, binomial_atom_count, binomial_atoms
 from dpviz.composition.levels import Level, Levels, log_no_delta
-from dpviz.guarantee import Guarantee, Kind
+from dpviz.guarantee import DeltaCurve, Guarantee, Kind, Solved
 from dpviz.validation import ParameterError
 
 SOURCE_HOMOGENEOUS = "KOV Thm 3.3 (exact)"
@@ -91,7 +92,7 @@ def _source(levels: Levels) -> str:
 
 def _atoms_or_reason(levels: Levels, budget: Budget | None) -> LossAtoms | str | Guarantee:
     """The loss atoms; the reason the exact sum is over budget (a closed form answers
-    instead); or an infeasible Guarantee beyond the hard size limit ``MAX_ATOMS``."""
+    instead); or a not-computed Guarantee beyond the hard size limit ``MAX_ATOMS``."""
     c = cost(levels)
     b = budgets.resolve(budget)
     if not b.admits(c):
@@ -99,18 +100,19 @@ def _atoms_or_reason(levels: Levels, budget: Budget | None) -> LossAtoms | str |
     try:
         return loss_atoms(levels)
     except ParameterError as exc:
-        return Guarantee.infeasible(source=_source(levels), reason=f"too large for the exact sum: {exc}")
+        return Guarantee.not_computed(source=_source(levels), reason=f"too large for the exact sum: {exc}")
 
 
-def _fallback(levels: Levels, reason: str, results: list[Guarantee], value: str) -> Guarantee:
+def _fallback(levels: Levels, reason: str, results: list[Guarantee], value: Solved) -> Guarantee:
     """The smallest ``value`` ("epsilon" or "delta") among the closed forms, as the upper bound
-    it is, with the reason the optimum was not computed; infeasible if none applies."""
+    it is, with the reason the optimum was not computed; not computed if none applies."""
     ok = [g for g in results if g.feasible]
     if not ok:
-        return Guarantee.infeasible(source=_source(levels), reason=f"{reason}; no closed form applies either")
+        return Guarantee.not_computed(source=_source(levels), solved=value,
+                                      reason=f"{reason}; no closed form applies either")
     best = min(ok, key=lambda g: getattr(g, value))
     return Guarantee(epsilon=best.epsilon, delta=best.delta, kind=Kind.UPPER, source=best.source,
-                     reason=f"exact optimum {reason}; best closed form shown")
+                     reason=f"exact optimum {reason}; best closed form shown", solved=value)
 
 
 def delta_for_epsilon(levels: Levels, *, epsilon: float, budget: Budget | None = None) -> Guarantee:
@@ -122,11 +124,12 @@ def delta_for_epsilon(levels: Levels, *, epsilon: float, budget: Budget | None =
         return _fallback(levels, atoms, [m.delta_for_epsilon(levels, epsilon=epsilon) for m in CLOSED_FORMS],
                          "delta")
     return Guarantee(epsilon=epsilon, delta=min(atoms.delta(epsilon), 1.0),
-                     kind=Kind.EXACT, source=_source(levels))
+                     kind=Kind.EXACT, source=_source(levels), solved="delta")
 
 
 def epsilon_for_delta(levels: Levels, *, delta: float, budget: Budget | None = None) -> Guarantee:
-    """Smallest ε with δ_opt(ε) ≤ δ; infeasible below the floor 1 − Π(1 − δ_i)."""
+    """Smallest ε with δ_opt(ε) ≤ δ (``.delta`` is δ_opt of that ε, ≤ the target); impossible below
+    the floor 1 − Π(1 − δ_i)."""
     atoms = _atoms_or_reason(levels, budget)
     if isinstance(atoms, Guarantee):
         return atoms
@@ -135,11 +138,24 @@ def epsilon_for_delta(levels: Levels, *, delta: float, budget: Budget | None = N
                          "epsilon")
     eps = atoms.epsilon(delta)
     if eps is None:
-        return Guarantee.infeasible(
+        return Guarantee.impossible(
             source=_source(levels),
             reason=f"no ε reaches δ below 1 − Π(1 − δ_i) = {atoms.p_inf:.6g}")
     return Guarantee(epsilon=eps, delta=min(atoms.delta(eps), 1.0), kind=Kind.EXACT,
                      source=_source(levels))
+
+
+def delta_curve(levels: Levels, epsilons: ArrayLike, *, budget: Budget | None = None) -> DeltaCurve:
+    """δ_opt at each ε of ``epsilons`` (one atom set, one budget check): the same numbers as
+    :func:`delta_for_epsilon` point by point; over budget, the best closed form at each ε."""
+    eps = np.asarray(epsilons, dtype=float).ravel()
+    atoms = _atoms_or_reason(levels, budget)
+    if isinstance(atoms, LossAtoms):
+        points = [Guarantee(epsilon=float(e), delta=min(atoms.delta(float(e)), 1.0), kind=Kind.EXACT,
+                            source=_source(levels), solved="delta") for e in eps]
+    else:
+        points = [delta_for_epsilon(levels, epsilon=float(e), budget=budget) for e in eps]
+    return DeltaCurve.pointwise(points, eps, source=_source(levels))
 
 
 def kov_grid(*, k: int, eps0: float, delta0: float) -> tuple[np.ndarray, np.ndarray]:

@@ -6,8 +6,11 @@
 - :mod:`~dpviz.gce.constraints`: membership caps, allowed sets, parallel composition (HBW §V-A).
 - :mod:`~dpviz.gce.refinement`: tuple refinement (HBW Alg. 3) for composite hypotheses.
 - :mod:`~dpviz.gce.summary`: every applicable bound for one question, side by side.
+
+Every bound is a :class:`~dpviz.guarantee.Guarantee` whose ``directions`` say which
+inequalities of HBW Def. 3 it is proved for (``dpviz.guarantee.DIRECTION_TEXT``).
 """
 
-from dpviz.gce.result import DIRECTION_TEXT, Direction, GceBound
+from dpviz.guarantee import DIRECTION_TEXT, Direction
 
-__all__ = ["DIRECTION_TEXT", "Direction", "GceBound"]
+__all__ = ["DIRECTION_TEXT", "Direction"]

@@ -18,13 +18,13 @@ needs δ0 = 0.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Literal
 
 import numpy as np
 
 from dpviz.budget import Budget
 from dpviz.composition import METHODS, homogeneous
-from dpviz.gce.result import GceBound, infeasible
 from dpviz.guarantee import Guarantee, Kind
 from dpviz.validation import ParameterError, check_count, check_delta, check_epsilon
 
@@ -83,28 +83,27 @@ def feature_compositions(*, common: int, free_only: int, paid_only: int, neighbo
 
 
 def composed_bounds(*, d: int, eps0: float, delta0: float, delta: float,
-                    context: str = SOURCE_CAP, budget: Budget | None = None) -> dict[str, GceBound]:
+                    context: str = SOURCE_CAP, budget: Budget | None = None) -> dict[str, Guarantee]:
     """Every classic method applied to the d mechanisms that remain (optimal = exact; over
     ``budget`` it shows the best closed form as an upper bound, with the reason)."""
     eps0 = check_epsilon(eps0, field="eps0")
     delta0 = check_delta(delta0, field="delta0")
     delta = check_delta(delta, field="delta")
-    out: dict[str, GceBound] = {}
+    out: dict[str, Guarantee] = {}
     if d == 0:
         g = Guarantee(epsilon=0.0, delta=0.0, kind=Kind.EXACT, source=f"{context}: no mechanism can tell")
-        return {key: GceBound(g) for key in METHODS}
+        return dict.fromkeys(METHODS, g)
     levels = homogeneous(k=d, eps0=eps0, delta0=delta0)
     for key, method in METHODS.items():
         g = method.epsilon_for_delta(levels, delta=delta, budget=budget)
-        out[key] = GceBound(Guarantee(epsilon=g.epsilon, delta=g.delta, kind=g.kind,
-                                      source=f"{context} with {d} of the mechanisms: {g.source}",
-                                      reason=g.reason), note=(g.reason or "") if g.feasible else "")
+        out[key] = replace(g, source=f"{context} with {d} of the mechanisms: {g.source}",
+                           note=(g.reason or "") if g.feasible else "")
     return out
 
 
-def parallel_composition(*, d: int, eps0: float, delta0: float) -> GceBound:
+def parallel_composition(*, d: int, eps0: float, delta0: float) -> Guarantee:
     """HBW §V-A1: symmetric difference d between the merged databases, so d·ε0 (pure DP only)."""
     if delta0 > 0:
-        return infeasible(source=SOURCE_PARALLEL,
+        return Guarantee.impossible(source=SOURCE_PARALLEL,
                           reason="parallel composition covers ε-DP mechanisms only (δ0 must be 0)")
-    return GceBound(Guarantee(epsilon=d * eps0, delta=0.0, kind=Kind.UPPER, source=SOURCE_PARALLEL))
+    return Guarantee(epsilon=d * eps0, delta=0.0, kind=Kind.UPPER, source=SOURCE_PARALLEL)

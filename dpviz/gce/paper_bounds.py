@@ -6,7 +6,7 @@ sets B_i (first one at position i) with w_i = 2^{k−i}/(2^k − 1), term i bein
 (ε0, δ0) mechanism and (k − i) mechanisms subsampled with rate ½, i.e.
 (ln(1 + (e^{ε0} − 1)/2), δ0/2)-DP each (Steinke Thm 29 / HBW ref. [29] Thm 8).
 
-Directions (see :mod:`dpviz.gce.result`). If every term is two-sided (ε_i, δ_i)-DP:
+Directions (``dpviz.guarantee.DIRECTION_TEXT``). If every term is two-sided (ε_i, δ_i)-DP:
   forward  Σ w_i P_i ≤ Σ w_i (e^{ε_i} Q + δ_i):  ε_f = ln Σ w_i e^{ε_i},   δ_f = Σ w_i δ_i;
   reverse  P_i ≥ e^{−ε_i}(Q − δ_i) summed:       ε_r = −ln Σ w_i e^{−ε_i},
            δ_r = Σ w_i e^{−ε_i} δ_i / Σ w_i e^{−ε_i}.
@@ -30,7 +30,6 @@ import numpy as np
 
 from dpviz.composition import METHODS, optimal
 from dpviz.composition.levels import Level, Levels
-from dpviz.gce.result import GceBound, infeasible
 from dpviz.guarantee import Guarantee, Kind
 from dpviz.numerics import LN2, log1mexp, log_comb, log_pow2_minus_1, logsumexp, softplus
 from dpviz.validation import ParameterError, check_count, check_delta, check_epsilon
@@ -78,18 +77,17 @@ def combine(log_w: np.ndarray, eps: np.ndarray, dlt: np.ndarray) -> tuple[float,
 
 
 def _directed(eps_f: float, delta_f: float, eps_r: float, delta_r: float, *, source: str,
-              note: str = "") -> GceBound:
+              note: str = "") -> Guarantee:
     eps_f = max(0.0, eps_f)  # ln Σ w_i e^{ε_i} ≥ 0; rounding gave −4e-16 (raising an upper bound is sound)
     both = eps_r <= eps_f and delta_r <= delta_f
     extra = "" if both else (f"reverse direction proved only for (ε, δ) = ({eps_r:.6g}, {delta_r:.6g})")
-    return GceBound(Guarantee(epsilon=eps_f, delta=min(delta_f, 1.0), kind=Kind.UPPER, source=source),
-                    directions="both" if both else "forward",
-                    note="; ".join(x for x in (note, extra) if x))
+    return Guarantee(epsilon=eps_f, delta=min(delta_f, 1.0), kind=Kind.UPPER, source=source,
+                     directions="both" if both else "forward", note="; ".join(x for x in (note, extra) if x))
 
 
 # ---------------------------------------------------------------- Eq. 3-4 and Cor. 7
 
-def eq34(*, k: int, eps0: float, delta0: float) -> GceBound:
+def eq34(*, k: int, eps0: float, delta0: float) -> Guarantee:
     """HBW Eq. 3 summed as written: ε = ln[Σ_{j≥1} C(k,j) e^{jε0} / (2^k − 1)],
     δ = Σ_{j≥1} C(k,j) j δ0 / (2^k − 1); per-|b| guarantees (jε0, jδ0) by basic composition."""
     k, eps0, delta0 = _check(k, eps0, delta0)
@@ -98,7 +96,7 @@ def eq34(*, k: int, eps0: float, delta0: float) -> GceBound:
     return _directed(*combine(log_w, j * eps0, j * delta0), source=SOURCE_EQ34)
 
 
-def corollary7(*, k: int, eps0: float, delta0: float) -> GceBound:
+def corollary7(*, k: int, eps0: float, delta0: float) -> Guarantee:
     """HBW Cor. 7: ε = ln[((e^{ε0} + 1)^k − 1)/(2^k − 1)], δ = 2^{k−1} k δ0/(2^k − 1).
 
     Proved in both directions: it is Thm 3 with basic composition, whose per-term
@@ -108,7 +106,7 @@ def corollary7(*, k: int, eps0: float, delta0: float) -> GceBound:
     a = k * float(softplus(eps0))
     eps = max(0.0, a + float(log1mexp(-a)) - log_pow2_minus_1(k))  # ≥ 0 up to rounding: raise, never lower
     delta = k * delta0 / (2.0 * -math.expm1(-k * LN2))  # 2^{k−1} k δ0 / (2^k − 1)
-    return GceBound(Guarantee(epsilon=eps, delta=min(delta, 1.0), kind=Kind.UPPER, source=SOURCE_COR7))
+    return Guarantee(epsilon=eps, delta=min(delta, 1.0), kind=Kind.UPPER, source=SOURCE_COR7)
 
 
 # ---------------------------------------------------------------- Theorem 3 and Cor. 6
@@ -135,7 +133,7 @@ def _term(levels: Levels, method: str, delta: float | None) -> Guarantee:
     if method == "optimal":  # uncached: 40 one-off terms would evict the shared atom cache
         eps = optimal.loss_atoms.__wrapped__(levels).epsilon(delta)
         if eps is None:
-            return Guarantee.infeasible(source=optimal.SOURCE_HETEROGENEOUS,
+            return Guarantee.impossible(source=optimal.SOURCE_HETEROGENEOUS,
                                         reason=f"no ε reaches δ = {delta:g} for this term")
         return Guarantee(epsilon=eps, delta=delta, kind=Kind.EXACT, source=optimal.SOURCE_HETEROGENEOUS)
     return METHODS[method].epsilon_for_delta(levels, delta=delta)
@@ -161,7 +159,7 @@ def _weights(k: int, n: int) -> np.ndarray:
 
 
 def theorem3(*, k: int, eps0: float, delta0: float, method: str = "optimal",
-             delta: float | None = None, split: Sequence[float] | None = None) -> GceBound:
+             delta: float | None = None, split: Sequence[float] | None = None) -> Guarantee:
     """HBW Thm 3 with CompGuarantee = ``method``.
 
     ``delta``: one common δ̂_i = δ for every term (total δ = δ, proved both ways).
@@ -188,7 +186,8 @@ def theorem3(*, k: int, eps0: float, delta0: float, method: str = "optimal",
     terms = theorem3_terms(k=k, eps0=eps0, delta0=delta0, method=method, deltas=deltas)
     bad = [t for t in terms if not t.feasible]
     if bad:
-        return infeasible(source=source, reason=f"a term is infeasible: {bad[0].reason}")
+        return Guarantee.no_value(bad[0].status, source=source,
+                                  reason=f"a term has no value: {bad[0].reason}")
     eps = np.array([t.epsilon for t in terms], dtype=float)
     dlt = np.array([t.delta for t in terms], dtype=float)
     if delta is not None and split is None:
@@ -197,7 +196,7 @@ def theorem3(*, k: int, eps0: float, delta0: float, method: str = "optimal",
                      note="common δ̂ for every term" if delta is not None and split is None else "")
 
 
-def corollary6(*, k: int, eps0: float, delta0: float, method: str = "optimal", delta: float) -> GceBound:
+def corollary6(*, k: int, eps0: float, delta0: float, method: str = "optimal", delta: float) -> Guarantee:
     """HBW Cor. 6: term i is (ε0 + ε̂_i, δ0 + δ̂_i) with (ε̂_i, δ̂_i) = CompGuarantee of the
     (k − i) subsampled mechanisms; here δ̂_i = δ − δ0 for every term (common slack)."""
     k, eps0, delta0 = _check(k, eps0, delta0)
@@ -205,14 +204,14 @@ def corollary6(*, k: int, eps0: float, delta0: float, method: str = "optimal", d
     delta = check_delta(delta, field="delta")
     source = f"{SOURCE_COR6} with {METHODS[method].label}"
     if delta < delta0:
-        return infeasible(source=source, reason=f"needs δ ≥ δ0 = {delta0:g}")
+        return Guarantee.impossible(source=source, reason=f"needs δ ≥ δ0 = {delta0:g}")
     n = min(k, TERMS)
     eps = np.empty(n)
     for idx, i in enumerate(range(1, n + 1)):
         t = _term(_term_levels(k=k, i=i, eps0=eps0, delta0=delta0, with_first=False), method,
                   delta - delta0)
         if not t.feasible:
-            return infeasible(source=source, reason=f"a term is infeasible: {t.reason}")
+            return Guarantee.no_value(t.status, source=source, reason=f"a term has no value: {t.reason}")
         eps[idx] = eps0 + float(t.epsilon)  # type: ignore[arg-type]
     return _directed(*combine(_weights(k, n), eps, np.full(n, delta)), source=source,
                      note="common δ̂ for every term")

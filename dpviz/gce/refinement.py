@@ -23,7 +23,6 @@ import numpy as np
 
 from dpviz.composition import METHODS, homogeneous
 from dpviz.gce.hypotheses import Explicit, Hypothesis, to_explicit
-from dpviz.gce.result import GceBound, infeasible
 from dpviz.guarantee import Guarantee, Kind
 from dpviz.numerics import logsumexp
 from dpviz.validation import ParameterError, check_delta, check_epsilon
@@ -68,7 +67,7 @@ def pair_guarantee(*, d: int, eps0: float, delta0: float, delta: float, method: 
 
 
 def refinement_bound(p0: Hypothesis, p1: Hypothesis, *, eps0: float, delta0: float, delta: float,
-                     method: str = "optimal") -> GceBound:
+                     method: str = "optimal") -> Guarantee:
     """HBW §V-B bound for (p0, p1) at total δ (common per-pair δ); see module docstring."""
     eps0 = check_epsilon(eps0, field="eps0")
     delta0 = check_delta(delta0, field="delta0")
@@ -88,18 +87,18 @@ def refinement_bound(p0: Hypothesis, p1: Hypothesis, *, eps0: float, delta0: flo
             cache[d] = pair_guarantee(d=d, eps0=eps0, delta0=delta0, delta=delta, method=method)
         g = cache[d]
         if not g.feasible:
-            return infeasible(source=source, reason=f"pair at distance {d}: {g.reason}")
+            return Guarantee.no_value(g.status, source=source, reason=f"pair at distance {d}: {g.reason}")
         eps.append(float(g.epsilon))  # type: ignore[arg-type]
         weights.append(w)
     # ln Σ w_i e^{ε_i} ≥ 0 (Σ w_i = 1, ε_i ≥ 0); rounding gave −2e-16: raising an upper bound is sound
     weighted = max(0.0, float(logsumexp(np.log(weights) + np.array(eps))))
     if _is_point(e0) or _is_point(e1):
-        return GceBound(Guarantee(epsilon=weighted, delta=delta, kind=Kind.UPPER, source=source),
-                        directions="both", note="one side is a point mass: weighted combination")
-    return GceBound(Guarantee(epsilon=max(eps), delta=delta, kind=Kind.UPPER, source=source),
-                    directions="both",
-                    note=f"two composite hypotheses: max over pairs (HBW Thm 1 proof); "
-                         f"the weighted HBW value would be ε = {weighted:.6g}")
+        return Guarantee(epsilon=weighted, delta=delta, kind=Kind.UPPER, source=source,
+                         directions="both", note="one side is a point mass: weighted combination")
+    return Guarantee(epsilon=max(eps), delta=delta, kind=Kind.UPPER, source=source,
+                     directions="both",
+                     note=f"two composite hypotheses: max over pairs (HBW Thm 1 proof); "
+                          f"the weighted HBW value would be ε = {weighted:.6g}")
 
 
 def weighted_epsilon(p0: Explicit, p1: Explicit, *, eps0: float, delta0: float, delta: float,

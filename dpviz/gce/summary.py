@@ -2,7 +2,7 @@
 
 Keys: ``classic`` (optimal composition of all k, no prior: KOV Thm 3.3), ``exact`` (the
 exact worst case for the question), then the paper's bounds that apply. Values are
-:class:`~dpviz.gce.result.GceBound` (ε at total δ ≤ the target, with directions).
+:class:`~dpviz.guarantee.Guarantee` (ε at total δ ≤ the target, with directions).
 
 ``budget`` (``dpviz.budget``; ``None`` = the CLI default) bounds the exact routes: beyond it
 the ``exact`` row shows the best bound proved in both directions, as the upper bound it is,
@@ -12,8 +12,7 @@ with its own source and the reason the exact value was not computed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import numpy as np
+from dataclasses import replace
 
 from dpviz import budget as budgets
 from dpviz.budget import Budget
@@ -24,7 +23,6 @@ from dpviz.gce.exact import TooLargeError, exact_pair
 from dpviz.gce.exact import family_cost as exact_cost
 from dpviz.gce.hypotheses import Hypothesis
 from dpviz.gce.refinement import refinement_bound
-from dpviz.gce.result import GceBound, infeasible
 from dpviz.guarantee import Guarantee, Kind
 from dpviz.validation import check_count, check_delta, check_epsilon
 
@@ -36,16 +34,16 @@ def _inputs(k: object, eps0: object, delta0: object, delta: object) -> tuple[int
             check_delta(delta0, field="delta0"), check_delta(delta, field="delta"))
 
 
-def classic(*, k: int, eps0: float, delta0: float, delta: float, budget: Budget | None = None) -> GceBound:
+def classic(*, k: int, eps0: float, delta0: float, delta: float, budget: Budget | None = None) -> Guarantee:
     """Compose all k mechanisms: the answer without any knowledge about the databases."""
     g = METHODS["optimal"].epsilon_for_delta(homogeneous(k=k, eps0=eps0, delta0=delta0), delta=delta,
                                              budget=budget)
     source = SOURCE_CLASSIC if g.kind is Kind.EXACT or not g.feasible else f"Classic composition: {g.source}"
-    return GceBound(Guarantee(epsilon=g.epsilon, delta=g.delta, kind=g.kind, source=source, reason=g.reason))
+    return replace(g, source=source)
 
 
 def exact(p0: Hypothesis, p1: Hypothesis, *, eps0: float, delta0: float, delta: float,
-          fallback: dict[str, GceBound] | None = None, budget: Budget | None = None) -> GceBound:
+          fallback: dict[str, Guarantee] | None = None, budget: Budget | None = None) -> Guarantee:
     """Exact two-sided ε at δ for (p0, p1). Over ``budget`` (or too large): the best bound of
     ``fallback`` proved in both directions, kind "upper", with the reason."""
     try:
@@ -54,12 +52,12 @@ def exact(p0: Hypothesis, p1: Hypothesis, *, eps0: float, delta0: float, delta: 
         return _too_large(exc, fallback or {}, delta)
     eps = pair.epsilon(delta)
     if eps is None:
-        return infeasible(source=SOURCE_EXACT,
-                          reason=f"no ε reaches δ below the infinite-loss mass {pair.delta_floor:.6g}")
-    return GceBound(Guarantee(epsilon=eps, delta=pair.delta(eps), kind=Kind.EXACT, source=SOURCE_EXACT))
+        return Guarantee.impossible(
+            source=SOURCE_EXACT, reason=f"no ε reaches δ below the infinite-loss mass {pair.delta_floor:.6g}")
+    return Guarantee(epsilon=eps, delta=pair.delta(eps), kind=Kind.EXACT, source=SOURCE_EXACT)
 
 
-def _too_large(exc: TooLargeError, fallback: dict[str, GceBound], delta: float) -> GceBound:
+def _too_large(exc: TooLargeError, fallback: dict[str, Guarantee], delta: float) -> Guarantee:
     """The exact row when the exact method is not run: the smallest ε among the bounds that hold
     in both directions at total δ ≤ the target, as an upper bound, and why."""
     usable = [b for b in fallback.values()
@@ -67,24 +65,24 @@ def _too_large(exc: TooLargeError, fallback: dict[str, GceBound], delta: float) 
     best = min(usable, key=lambda b: b.epsilon, default=None)  # type: ignore[arg-type, return-value]
     text = f"exact worst case {exc.reason}"
     if best is None:
-        return infeasible(source=SOURCE_EXACT, reason=text + "; no bound applies at this δ either")
+        return Guarantee.not_computed(source=SOURCE_EXACT,
+                                      reason=text + "; no bound applies at this δ either")
     reason = text + "; shown: the best bound that applies"
-    return GceBound(Guarantee(epsilon=best.epsilon, delta=best.delta, kind=Kind.UPPER, source=best.source,
-                              reason=reason), directions="both", note=reason)
+    return Guarantee(epsilon=best.epsilon, delta=best.delta, kind=Kind.UPPER, source=best.source,
+                     reason=reason, directions="both", note=reason)
 
 
 def uniform_nonzero(*, k: int, eps0: float, delta0: float, delta: float,
-                    budget: Budget | None = None) -> dict[str, GceBound]:
+                    budget: Budget | None = None) -> dict[str, Guarantee]:
     """0⃗ against U(B∖{0⃗}) ("in at least one database", HBW §V-B)."""
     k, eps0, delta0, delta = _inputs(k, eps0, delta0, delta)
-    out: dict[str, GceBound] = {"classic": classic(k=k, eps0=eps0, delta0=delta0, delta=delta, budget=budget)}
+    out = {"classic": classic(k=k, eps0=eps0, delta0=delta0, delta=delta, budget=budget)}
     paper = {"cor7": paper_bounds.corollary7(k=k, eps0=eps0, delta0=delta0)}
     for method in paper_bounds.THEOREM3_METHODS:
         paper[f"theorem3_{method}"] = paper_bounds.theorem3(k=k, eps0=eps0, delta0=delta0, method=method,
                                                             delta=delta)
     if paper["cor7"].delta is not None and paper["cor7"].delta > delta:
-        paper["cor7"] = GceBound(paper["cor7"].guarantee, paper["cor7"].directions,
-                                 note=f"its δ exceeds the target δ = {delta:g}")
+        paper["cor7"] = replace(paper["cor7"], note=f"its δ exceeds the target δ = {delta:g}")
     fallback = {key: b for key, b in paper.items() if key != "cor7" or b.delta <= delta}  # type: ignore[operator]
     fallback |= {"classic": out["classic"]}
     out["exact"] = _over_budget(k, ("zero", "uniform-nonzero"), delta0, delta, fallback, budget) or \
@@ -94,7 +92,7 @@ def uniform_nonzero(*, k: int, eps0: float, delta0: float, delta: float,
 
 
 def _over_budget(k: int, families: tuple[str, str], delta0: float, delta: float,
-                 fallback: dict[str, GceBound], budget: Budget | None) -> GceBound | None:
+                 fallback: dict[str, Guarantee], budget: Budget | None) -> Guarantee | None:
     """The exact row's stand-in when the estimate is over budget, before the priors are built
     (at k = 10^7 they alone take hundreds of MB); None when the exact route may run."""
     c, b = exact_cost(k, families, delta0=delta0), budgets.resolve(budget)
@@ -102,11 +100,11 @@ def _over_budget(k: int, families: tuple[str, str], delta0: float, delta: float,
 
 
 def at_least(*, k: int, k2: int, eps0: float, delta0: float, delta: float,
-             budget: Budget | None = None) -> dict[str, GceBound]:
+             budget: Budget | None = None) -> dict[str, Guarantee]:
     """U{|b| < k'} against U{|b| ≥ k'} (HBW §III-A Example 2)."""
     k, eps0, delta0, delta = _inputs(k, eps0, delta0, delta)
     k2 = check_count(k2, field="k2", minimum=1, maximum=k)
-    out: dict[str, GceBound] = {"classic": classic(k=k, eps0=eps0, delta0=delta0, delta=delta, budget=budget)}
+    out = {"classic": classic(k=k, eps0=eps0, delta0=delta0, delta=delta, budget=budget)}
     if k <= 12:
         out["refinement"] = refinement_bound(hypotheses.below(k=k, k2=k2), hypotheses.at_least(k=k, k2=k2),
                                              eps0=eps0, delta0=delta0, delta=delta)
@@ -117,7 +115,7 @@ def at_least(*, k: int, k2: int, eps0: float, delta0: float, delta: float,
 
 
 def capped(*, k: int, cap: int, neighbouring: str, eps0: float, delta0: float,
-           delta: float, budget: Budget | None = None) -> dict[str, GceBound]:
+           delta: float, budget: Budget | None = None) -> dict[str, Guarantee]:
     """At most ``cap`` databases per person (HBW §V-A Ex. 1-2); exact = optimal of d."""
     k, eps0, delta0, delta = _inputs(k, eps0, delta0, delta)
     d = constraints.compositions_for_cap(k=k, cap=cap, neighbouring=neighbouring)  # type: ignore[arg-type]
@@ -125,7 +123,7 @@ def capped(*, k: int, cap: int, neighbouring: str, eps0: float, delta0: float,
 
 
 def allowed_set(allowed: Sequence[Sequence[int]], *, neighbouring: str, eps0: float, delta0: float,
-                delta: float, budget: Budget | None = None) -> dict[str, GceBound]:
+                delta: float, budget: Budget | None = None) -> dict[str, Guarantee]:
     """An allowed set of membership vectors (HBW §V-A Ex. 3)."""
     k = len(allowed[0]) if allowed else 0
     k, eps0, delta0, delta = _inputs(k, eps0, delta0, delta)
@@ -134,24 +132,10 @@ def allowed_set(allowed: Sequence[Sequence[int]], *, neighbouring: str, eps0: fl
 
 
 def _constrained(*, d: int, k: int, eps0: float, delta0: float, delta: float,
-                 budget: Budget | None = None) -> dict[str, GceBound]:
+                 budget: Budget | None = None) -> dict[str, Guarantee]:
     per = constraints.composed_bounds(d=d, eps0=eps0, delta0=delta0, delta=delta, budget=budget)
     return {"classic": classic(k=k, eps0=eps0, delta0=delta0, delta=delta, budget=budget),
             "exact": per["optimal"],
             "cap_basic": per["basic"], "cap_advanced": per["advanced"], "cap_kov": per["kov"],
             "parallel": constraints.parallel_composition(d=d, eps0=eps0, delta0=delta0)}
 
-
-def epsilon_vs_k(ks: Sequence[int], *, eps0: float, delta0: float, delta: float,
-                 prior: str = "uniform-nonzero", budget: Budget | None = None) -> dict[str, np.ndarray]:
-    """ε at δ against k: classic and exact for the uniform-nonzero prior (NaN where none, and
-    where the exact value was not computed)."""
-    series: dict[str, list[float]] = {"classic": [], "exact": []}
-    for k in ks:
-        res = uniform_nonzero(k=int(k), eps0=eps0, delta0=delta0, delta=delta, budget=budget) \
-            if prior == "uniform-nonzero" else {}
-        for key in series:
-            b = res.get(key)
-            ok = b is not None and b.feasible and (key != "exact" or b.kind is Kind.EXACT)
-            series[key].append(float(b.epsilon) if ok else np.nan)  # type: ignore[union-attr, arg-type]
-    return {key: np.asarray(v) for key, v in series.items()}
