@@ -1,8 +1,6 @@
 """Mechanisms: how much better real mechanisms compose than the generic worst case (Steinke; KOV §4;
 Meiser-Mohammadi), with certified error bars. Inputs → ``dpviz.views.mechanisms`` → display."""
 
-import time
-
 import pandas as pd
 import streamlit as st
 
@@ -89,15 +87,15 @@ headline = st.empty()
 
 headline.markdown(mv.headline(mv.best(first), solve=solve, refined=False))
 with st.status("Refining: PLD grid and privacy buckets…", expanded=False) as status:
-    t0 = time.perf_counter()
     try:
         result = ui.cached(mv.build_for)(*args, k=k, compare=compare and solve == "epsilon", **target_kw)
     except ParameterError as exc:
         status.update(label="Refinement failed", state="error")
         ui.notice(exc)
         st.stop()
-    routes = "PLD grid, privacy buckets" if compare else "PLD grid"
-    status.update(label=f"Refined in {time.perf_counter() - t0:.2f} s ({routes})", state="complete")
+    names = {"pld": "PLD grid", "buckets": "privacy buckets"}
+    done = ", ".join(names[key] for key in result.summary["refined"]) or "no grid needed: a route is exact"
+    status.update(label=f"Refined ({done}); computed in {result.summary['seconds']:.2f} s", state="complete")
 headline.markdown(mv.headline(result.summary, solve=solve, refined=True))
 ui.table(result.tables["comparison"], key="table_comparison")
 
@@ -111,12 +109,12 @@ ui.show_figure(result.figures["epsilon_vs_k"], filename=f"{tag}_epsilon_vs_k", k
 d1, d2, d3 = st.columns(3)
 with d1:
     ui.download_csv(result.csv["routes"], filename=f"{tag}_routes.csv", key="csv_routes",
-                    label="Download the routes' table (CSV)")
+                    label="Routes (CSV)")
 with d2:
     ui.download_csv(result.csv["delta_vs_epsilon"], filename=f"{tag}_delta_vs_epsilon.csv", key="csv_delta",
-                    label="Download δ(ε) band (CSV)")
+                    label="δ(ε) band (CSV)")
 with d3:
-    ui.download_json(result.payload, filename=f"{tag}.json", key="json_mech")
+    ui.download_json(result.payload, filename=f"{tag}.json", key="json_mech", label="All results (JSON)")
 
 st.header("Mechanism mix")
 st.markdown("Different mechanisms composed in one run (a heterogeneous accountant): one row per mechanism "
@@ -179,10 +177,10 @@ else:
     m1, m2 = st.columns(2)
     with m1:
         ui.download_json(mixed.payload, filename=f"mechanisms_mix_{solve}.json", key="json_mix",
-                         label="Download the mix and its results (JSON)")
+                         label="Mix and results (JSON)")
     with m2:
         ui.download_csv(mixed.csv["mix"], filename=f"mechanisms_mix_{solve}.csv", key="csv_mix",
-                        label="Download the mix's routes (CSV)")
+                        label="Mix routes (CSV)")
 
 st.header("Heterogeneous composition")
 st.markdown("Mechanisms with different (ε_i, δ_i): one row per kind with its count (type numbers as "

@@ -250,8 +250,13 @@ def headline(summary: Mapping[str, Any], *, solve: str, refined: bool) -> str:
     if summary["upper"] is None:
         text = f"No route gives a finite upper bound on {q} here (the table says why)."
     else:
-        text = f"{q} ≤ **{format_number(summary['upper'])}** ({ROUTE_LABELS.get(summary['upper_route'])})"
-        if summary["lower"] is not None:
+        up, lo = format_number(summary["upper"]), format_number(summary["lower"], down=True)
+        text = f"{q} ≤ **{up}** ({ROUTE_LABELS.get(summary['upper_route'])})"
+        if summary["lower"] is not None and summary["lower"] >= summary["upper"]:  # exact
+            text = f"{q} = **{up}** ({ROUTE_LABELS.get(summary['upper_route'])})"
+        elif summary["lower"] is not None and summary["lower_route"] == summary["upper_route"]:
+            text = f"{q} ∈ [**{lo}**, **{up}**] ({ROUTE_LABELS.get(summary['upper_route'])})"
+        elif summary["lower"] is not None:
             text += (f"; {q} ≥ **{format_number(summary['lower'], down=True)}** "
                      f"({ROUTE_LABELS.get(summary['lower_route'])})")
         text += "."
@@ -272,6 +277,7 @@ def build(mech: Any, *, k: int, delta: float | None = None, epsilon: float | Non
     """The page's view (module docstring); ``budget`` (default: the page's) bounds each route:
     a route over its share is a row that says why, the δ(ε) grids are thinned. ``compare`` adds
     privacy buckets (ε at δ > 0 only; the CLI's ``--compare``)."""
+    t0 = time.perf_counter()
     solve = "delta" if epsilon is not None else "epsilon"
     results = quick(mech, k=k, delta=delta, epsilon=epsilon)
     if not any(g.kind is Kind.EXACT for g in results.values()):  # an exact answer needs no grid
@@ -306,7 +312,9 @@ def build(mech: Any, *, k: int, delta: float | None = None, epsilon: float | Non
                "results": {key: g.to_json() | {"lower": g.lower, "upper": g.upper}
                            for key, g in results.items()}}
     csv = {"delta_vs_epsilon": band, "epsilon_vs_k": k_rows, "routes": routes_csv(results)}
-    return View(figures=figs, csv=csv, payload=payload, summary=headline,
+    refined = [key for key in ("pld", "buckets") if key in results]
+    summary = {**headline, "seconds": time.perf_counter() - t0, "refined": refined}
+    return View(figures=figs, csv=csv, payload=payload, summary=summary,
                 tables={"comparison": guarantee_rows(results, solve=solve)})
 
 

@@ -33,7 +33,7 @@ def test_default_is_dp_sgd_like_and_beats_generic():
     at = run_page(PAGE)
     assert_clean(at)
     text = " ".join(m.value for m in at.markdown)
-    assert "ε ≤ **" in text and "(PLD" in text and "refining" not in text.lower()
+    assert "ε ∈ [**" in text and "(PLD" in text and "refining" not in text.lower()
     generic = tables(at)[0].set_index("method")["ε upper"]
     assert generic.filter(like="Generic").iloc[0] > generic.filter(like="PLD").iloc[0]
 
