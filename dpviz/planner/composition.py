@@ -93,6 +93,7 @@ def largest_factor(method: Method, levels: Levels, *, epsilon: float, delta: flo
 
 def _plan_factor(key: str, method: Method, levels: Levels, *, name: str, epsilon: float, delta: float,
                  budget: Budget | None, start: float, unit: float = 1.0) -> Plan:
+    """The plan for the largest factor of ``levels`` (for ε0: levels of ε = 1)."""
     lo, hi = largest_factor(method, levels, epsilon=epsilon, delta=delta, budget=budget, start=start)
     if lo is None:
         g = forward(method, scaled(levels, SMALLEST * start), delta=delta, budget=budget)
@@ -105,8 +106,11 @@ def _plan_factor(key: str, method: Method, levels: Levels, *, name: str, epsilon
     beyond = forward(method, scaled(levels, nxt), delta=delta, budget=budget) \
         if nxt * max(lv.epsilon for lv in levels) <= EPSILON_MAX else None
     note = "" if math.isfinite(hi) else f"every ε0 up to {EPSILON_MAX:g} fits"
+    n = sum(lv.count for lv in levels)
+    what = (f"composing {n:,} × ε0 = {lo * unit:.10g}" if name == "eps0" else
+            f"composing the {n:,} mechanisms with every ε × {lo * unit:.10g}")
     return Plan(key=key, name=name, value=lo * unit, check=g, target_epsilon=epsilon, target_delta=delta,
-                beyond_value=nxt * unit if beyond is not None else None, beyond=beyond, note=note)
+                beyond_value=nxt * unit if beyond is not None else None, beyond=beyond, note=note, what=what)
 
 
 def max_eps0(*, k: int, epsilon: float, delta: float, delta0: float = 0.0, budget: Budget | None = None,
@@ -173,7 +177,8 @@ def max_k(*, eps0: float, epsilon: float, delta: float, delta0: float = 0.0, bud
             if hi <= K_MAX else None
         out[key] = Plan(key=key, name="k", value=float(lo), check=forward(m, lv, delta=delta, budget=budget),
                         target_epsilon=epsilon, target_delta=delta,
-                        beyond_value=float(hi) if beyond is not None else None, beyond=beyond, note=note)
+                        beyond_value=float(hi) if beyond is not None else None, beyond=beyond, note=note,
+                        what=f"composing {lo:,} × (ε0 = {eps0:g}, δ0 = {delta0:g})")
     return out
 
 

@@ -31,6 +31,9 @@ class Plan:
     reason: str | None = None
     note: str = ""
     extra: tuple[tuple[str, Any], ...] = ()
+    what: str = ""
+    """The forward statement checked, e.g. "composing 100 × ε0 = 0.02706" (made from the value
+    when empty)."""
 
     @property
     def feasible(self) -> bool:
@@ -56,16 +59,19 @@ class Plan:
         tell), True (it does; only when the answer is at a search limit)."""
         return fits_state(self.beyond, self.target_epsilon)
 
-    def check_text(self, what: str) -> str:
-        """One line: "composing 100 × ε0 = 0.02706 gives ε = 0.99999… ≤ 1"."""
+    @property
+    def check_text(self) -> str:
+        """One line: "composing 100 × ε0 = 0.02706 gives ε = 0.99999… ≤ 1 at δ = 1e-05 (…)"."""
         if not self.feasible or self.check.epsilon is None:
             return f"no {self.name} fits: {self.reason or self.check.reason}"
         eps = self.check.epsilon
-        return (f"{what} gives ε = {fmt(eps)} ≤ {fmt(self.target_epsilon)} at δ = "
+        what = self.what or f"{self.name} = {fmt(self.value, 10)}"
+        return (f"{what} gives ε = {fmt(eps, 12)} ≤ {fmt(self.target_epsilon)} at δ = "
                 f"{fmt(self.check.delta)} ({self.check.kind.value}, {self.check.source})")
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {self.name: _num(self.value)}
+        value = int(self.value) if self.name == "k" and self.value is not None else self.value
+        out: dict[str, Any] = {self.name: _num(value)}
         out.update({k: _num(v) if isinstance(v, float) else v for k, v in self.extra})
         if self.feasible:
             out["total"] = {"epsilon": finite_or_none(self.check.epsilon),
@@ -76,8 +82,10 @@ class Plan:
         if not self.feasible:
             out["reason"] = self.reason or self.check.reason
         if self.beyond is not None and self.beyond_value is not None:
-            out["next"] = {self.name: _num(self.beyond_value), "epsilon": finite_or_none(self.beyond.epsilon),
+            nxt = int(self.beyond_value) if self.name == "k" else self.beyond_value
+            out["next"] = {self.name: _num(nxt), "epsilon": finite_or_none(self.beyond.epsilon),
                            "lower": finite_or_none(self.beyond.lower), "fits": self.beyond_fits}
+        out["check"] = self.check_text
         if self.note:
             out["note"] = self.note
         return out
