@@ -48,6 +48,8 @@ from dpviz.params import Param, check_flag
 from dpviz.pld import discretize
 from dpviz.pld.accountant import compose_many
 from dpviz.pld.grid import DEFAULT_TAIL
+from dpviz.rdp.conversion import epsilon_from_rdp
+from dpviz.rdp.subsampled import DEFAULT_ORDERS
 from dpviz.regions import intersection_boundary, method_region
 from dpviz.validation import (
     EPSILON_MAX,
@@ -367,14 +369,18 @@ def _figures(mech: Any, law: Any, *, k: int, ks: list[int], many: Mapping[int, A
         regions["pld"] = intersection_boundary(eps_r, deltas)
 
     kl, ku, gen, rdp = [], [], [], []
+    try:  # ρ of k steps is k·ρ of one (Steinke Lemma 31): one curve for every k
+        one_step = routes.rdp_curve([(mech, 1)])
+    except NotImplementedError:
+        one_step = None
     for kk in ks:
         a, b = many[kk].epsilon(delta) if kk in many else (None, None)
         kl.append(np.nan if a is None else a)
         ku.append(np.nan if b is None else b)
         g = routes.generic([(mech, kk)], delta=delta)
         gen.append(np.nan if g.status is not Status.OK or g.upper is None else g.upper)
-        r = routes.rdp([(mech, kk)], delta=delta)
-        rdp.append(np.nan if r.status is not Status.OK or r.upper is None else r.upper)
+        finite = one_step is not None and np.any(np.isfinite(one_step)) and delta > 0
+        rdp.append(epsilon_from_rdp(DEFAULT_ORDERS, kk * one_step, delta=delta)[0] if finite else np.nan)
     k_lines = {"generic": np.array(gen), "rdp": np.array(rdp)}
     if composed is not None and composed.single is not None:
         single = composed.single
