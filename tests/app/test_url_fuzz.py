@@ -68,8 +68,10 @@ PAGES = (
          {"preset": tuple(p.title for p in PRESETS.values()), "kind": tuple(gce.KIND_LABELS.values()),
           "neighbouring": ("unbounded", "bounded"), "nb": ("unbounded", "bounded")}),
     Page("pages/4_Mechanisms.py",
-         {p.key: p for p in (mv.SIGMA, mv.SCALE, mv.EPS0, mv.SENS, mv.K, mv.RATE, mv.DELTA, mv.HDELTA)},
-         {"mechanism": tuple(mv.KINDS)}, rows="het_rows"),
+         {p.key: p for p in mv.SPEC.params if p.key not in ("mechanism", "neighbouring", "solve", "compare")}
+         | {"het_delta": mv.HDELTA},
+         {"mechanism": tuple(mv.KINDS.values()), "neighbouring": ("add-remove", "replace-one"),
+          "solve": ("epsilon", "delta")}, rows="het_rows"),
 )
 
 

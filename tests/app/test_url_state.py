@@ -13,8 +13,8 @@ CASES = {
                                       "k": "40", "levels": "0.2:0:5,1.0:1e-07:2", "hdelta": "0.001"},
     "pages/3_Database_priors.py": {"preset": "Subsidiaries", "eps0": "0.3", "delta0": "0.0", "delta": "1e-06",
                                    "k": "50", "cap": "2", "neighbouring": "bounded"},
-    "pages/4_Mechanisms.py": {"mechanism": "Laplace", "scale": "3.0", "sensitivity": "1.0", "mech_k": "20",
-                              "rate": "0.0", "mech_delta": "1e-06", "het_delta": "0.001"},
+    "pages/4_Mechanisms.py": {"mechanism": "laplace", "scale": "3.0", "sensitivity": "1.0", "k": "20",
+                              "sampling_rate": "0.0", "delta": "1e-06", "het_delta": "0.001"},
 }
 
 
@@ -49,7 +49,7 @@ def test_mechanism_rows_live_in_the_url():
     assert 0 < float(exact) < 1.6
     bad = run_page("pages/4_Mechanisms.py", het_rows="0.2:0")
     assert any(m.startswith("levels must be") for m in errors(bad))
-    assert editors(bad)[0].values.tolist() == [["0.13", "0", "40"], ["0.71", "1e-6", "5"]]  # the default
+    assert editors(bad)[-1].values.tolist() == [["0.13", "0", "40"], ["0.71", "1e-6", "5"]]  # the default
 
 
 def test_rows_keep_any_cell_text_through_the_url():
@@ -60,7 +60,7 @@ def test_rows_keep_any_cell_text_through_the_url():
     assert text_rows(text) == rows
     at = run_page("pages/4_Mechanisms.py", het_rows=text)
     assert_clean(at)
-    assert [tuple(r) for r in editors(at)[0].values.tolist()] == rows
+    assert [tuple(r) for r in editors(at)[-1].values.tolist()] == rows  # the (ε, δ, count) editor, last
     messages = errors(at)
     assert any(m.startswith("ε (row 1) must be") and "'1,5'" in m for m in messages), messages
     assert any(m.startswith("δ (row 2) must be") and "'a:b'" in m for m in messages), messages

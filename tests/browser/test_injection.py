@@ -160,7 +160,7 @@ def test_payloads_are_echoed_whole():
 
 def test_screenshot_of_injected_payload_notices(page: Page, app_url: str, watch: Watch):
     """For a person to look at: the notices a malicious link produces."""
-    query = {"het_delta": PAYLOADS[0], "mech_delta": PAYLOADS[1], "rate": PAYLOADS[2],
+    query = {"het_delta": PAYLOADS[0], "delta": PAYLOADS[1], "sampling_rate": PAYLOADS[2],
              "mechanism": "Quantum"}
     open_page(page, f"{app_url}/Mechanisms?{urlencode(query)}")
     watch.check(page, "screenshot")

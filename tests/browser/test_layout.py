@@ -22,7 +22,7 @@ MODES = {
     "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
     "dark": {"viewport": {"width": 1280, "height": 800}, "color_scheme": "dark"},
 }
-TABLES = {"curves": 2, "priors": 1, "mechanisms": 2}
+TABLES = {"curves": 2, "priors": 1, "mechanisms": 3}
 """Result tables (dataframes, not counting the row editors) each page shows at its defaults."""
 
 FIGURES = """() => Array.from(document.querySelectorAll('[data-testid=stPlotlyChart]'), (c) => {

@@ -15,7 +15,9 @@ from dpviz.params import HET_ROWS, HETERO_LEVELS, row_levels, text_rows
 from dpviz.views import mechanisms as mv
 from tests.browser.test_app_in_browser import TIMEOUT_MS, open_page, settle
 
-EDITOR = "[data-testid=stDataFrame]:has(button[aria-label='Add row'])"
+EDITOR = ", ".join(f"[class*='st-key-{key}_editor_'] [data-testid=stDataFrame]"
+                   for key in (HETERO_LEVELS.key, HET_ROWS.key))
+"""The (ε, δ, count) editor of either page (the Mechanisms page also has a mechanism-mix editor)."""
 RESULTS = "[data-testid=stDataFrame]:not(:has(button[aria-label='Add row']))"
 NEXT_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 ACTIVE_CELL = "() => document.activeElement && document.activeElement.id"

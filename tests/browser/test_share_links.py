@@ -152,9 +152,9 @@ def test_mechanisms(page: Page, app_url: str, browser: Browser):
     """Randomized response has one parameter where the others have two: k, q and δ moved, and
     Streamlit's frontend stopped writing a moved widget into the URL (fails before the fix)."""
     open_ready(page, f"{app_url}/Mechanisms")
-    radio(page, "Mechanism", "Randomized response", "mechanism")
-    text(page, "k (compositions)", "100", "mech_k")
-    text(page, "sampling rate q (0 = none)", "0", "rate")
+    radio(page, "Mechanism", "randomized-response", "mechanism")
+    text(page, "k (compositions)", "100", "k")
+    text(page, "sampling rate q (0 = none)", "0", "sampling_rate")
     assert_shared_link_matches(browser, page)
     radio(page, "Mechanism", "Geometric", "mechanism")  # ε0 stays, the sensitivity appears
     text(page, "sensitivity Δ", "2", "sensitivity")
