@@ -21,9 +21,9 @@ import contextlib
 import json
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -283,8 +283,10 @@ def build(mech: Any, *, k: int, delta: float | None = None, epsilon: float | Non
     solve = "delta" if epsilon is not None else "epsilon"
     results = quick(mech, k=k, delta=delta, epsilon=epsilon)
     if not any(g.kind is Kind.EXACT for g in results.values()):  # an exact answer needs no grid
-        results["pld"] = _timed(lambda: routes.pld([(mech, k)], delta=delta, epsilon=epsilon,
-                                                   budget=budget.share(PLD_SHARE)))
+        pld = _timed(lambda: routes.pld([(mech, k)], delta=delta, epsilon=epsilon,
+                                         budget=budget.share(PLD_SHARE)))
+        if pld is not None:
+            results["pld"] = pld
     b = _buckets(mech, k, delta, budget.share(BUCKETS_SHARE)) if solve == "epsilon" and compare else None
     if b is not None:
         results["buckets"] = b
@@ -379,8 +381,11 @@ def _figures(mech: Any, law: Any, *, k: int, ks: list[int], many: Mapping[int, A
         ku.append(np.nan if b is None else b)
         g = routes.generic([(mech, kk)], delta=delta)
         gen.append(np.nan if g.status is not Status.OK or g.upper is None else g.upper)
-        finite = one_step is not None and np.any(np.isfinite(one_step)) and delta > 0
-        rdp.append(epsilon_from_rdp(DEFAULT_ORDERS, kk * one_step, delta=delta)[0] if finite else np.nan)
+        if one_step is not None and bool(np.any(np.isfinite(one_step))) and delta > 0:
+            rdp.append(epsilon_from_rdp(DEFAULT_ORDERS, np.asarray(kk * one_step, dtype=np.float64),
+                                        delta=delta)[0])
+        else:
+            rdp.append(np.nan)
     k_lines = {"generic": np.array(gen), "rdp": np.array(rdp)}
     if composed is not None and composed.single is not None:
         single = composed.single
@@ -471,7 +476,7 @@ def mix_rows(text: str) -> list[dict[str, str]]:
     return rows
 
 
-def mix_entries(rows: list[Mapping[str, str]]) -> list[dict[str, Any]]:
+def mix_entries(rows: Sequence[Mapping[str, str]]) -> list[dict[str, Any]]:
     """Editor rows as the JSON entries of a mix spec (empty rows skipped; the parameters cell
     ``key=value; key=value``); a ``ParameterError`` naming the row and column of a malformed cell."""
     entries = []
@@ -494,12 +499,12 @@ def mix_entries(rows: list[Mapping[str, str]]) -> list[dict[str, Any]]:
     return entries
 
 
-def mix_spec(rows: list[Mapping[str, str]]) -> str:
+def mix_spec(rows: Sequence[Mapping[str, str]]) -> str:
     """Editor rows as the compact JSON spec (the URL value and the CLI's ``--spec``)."""
     return json.dumps(mix_entries(rows), ensure_ascii=False, separators=(",", ":"))
 
 
-def mix_parts(entries: list[Mapping[str, Any]]) -> list[tuple[Any, int]]:
+def mix_parts(entries: Sequence[Mapping[str, Any]]) -> list[tuple[Any, int]]:
     """(mechanism, count) for each entry; a ``ParameterError`` naming the row and the field."""
     if not entries:
         raise ParameterError("mix", "no rows", "at least one row with a mechanism and a count")
@@ -546,7 +551,8 @@ def heterogeneous(rows: list[dict[str, Any]], *, delta: float,
         if all(row.get(c) in (None, "") for c in ("ε", "δ", "count")):
             continue
         try:
-            levels.append(Level(epsilon=row.get("ε"), delta=row.get("δ"), count=row.get("count")))
+            levels.append(Level(epsilon=cast(float, row.get("ε")), delta=cast(float, row.get("δ")),
+                                count=cast(int, row.get("count"))))  # Level checks each value
         except ParameterError as exc:
             raise ParameterError(f"{exc.field} (row {i})", exc.value, exc.allowed) from None
     return interval_rows(het.compare(as_levels(levels), delta=delta, budget=budget))
