@@ -54,6 +54,11 @@ class Plan:
         return self.check.status if self.check.status is not Status.OK else Status.IMPOSSIBLE
 
     @property
+    def route_is_pld(self) -> bool:
+        """Whether a PLD grid certified the answer (the other routes may then be looser)."""
+        return dict(self.extra).get("route") == "pld"
+
+    @property
     def beyond_fits(self) -> bool | None:
         """Whether the next value up fits too: False (it does not), None (the bracket cannot
         tell), True (it does; only when the answer is at a search limit)."""

@@ -1,0 +1,118 @@
+"""Smallest noise and largest step count (issue 9): certified at the answer, the noise 1e-4 below
+does not fit (or the accountant cannot tell), against closed forms and dp-accounting's
+``mechanism_calibration``."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from scipy.optimize import brentq
+from scipy.stats import norm
+
+from dpviz.mechanisms import routes
+from dpviz.mechanisms.registry import make
+from dpviz.planner import composition as pc
+from dpviz.planner import noise
+from dpviz.planner.result import fits_state
+from dpviz.validation import ParameterError
+
+CASES = [
+    ("gaussian", dict(k=100, epsilon=1.0, delta=1e-5)),
+    ("gaussian", dict(k=7, epsilon=0.3, delta=1e-8, sensitivity=3.0)),
+    ("laplace", dict(k=100, epsilon=1.0, delta=1e-5)),
+    ("laplace", dict(k=3, epsilon=2.0, delta=1e-6, sensitivity=2.0)),
+    ("geometric", dict(k=50, epsilon=1.0, delta=1e-5)),
+    ("randomized-response", dict(k=100, epsilon=1.0, delta=1e-5)),
+    ("randomized-response", dict(k=20, epsilon=1.0, delta=1e-6, categories=4)),
+    ("gaussian", dict(k=200, epsilon=1.0, delta=1e-5, sampling_rate=0.05)),
+]
+
+
+def _certified(key: str, param: str, value: float, case: dict) -> float:
+    """The best certified upper ε of every route at the value (independent of the planner's route)."""
+    fixed = {k: case[k] for k in ("sensitivity", "categories") if k in case}
+    m = make(key, sampling_rate=case.get("sampling_rate"), **{param: value}, **fixed)
+    _, g = routes.best(routes.routes([(m, case["k"])], delta=case["delta"]))
+    return g.upper
+
+
+@pytest.mark.parametrize("key,case", CASES, ids=lambda c: str(c))
+def test_answer_fits_and_noise_just_below_does_not(key: str, case: dict) -> None:
+    plan = noise.smallest_noise(key, **case)
+    assert plan.feasible, plan.reason
+    param = noise.NOISE[key][0]
+    assert plan.check.upper <= case["epsilon"]
+    assert _certified(key, param, plan.value, case) <= case["epsilon"] * (1 + 1e-12)
+    below = plan.beyond_value
+    is_noise = noise.NOISE[key][1]
+    assert below == pytest.approx(plan.value * (1 - 1e-4) if is_noise else plan.value / (1 - 1e-4), rel=1e-12)
+    assert fits_state(plan.beyond, case["epsilon"]) is not True
+
+
+def test_gaussian_sigma_is_the_exact_closed_form() -> None:
+    """Smallest σ with Steinke Cor. 8 (μ = √k Δ/σ): δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) ≤ δ."""
+    k, eps, delta, sens = 100, 1.0, 1e-5, 2.0
+
+    def gap(sigma: float) -> float:
+        mu = math.sqrt(k) * sens / sigma
+        return norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * norm.cdf(-eps / mu - mu / 2) - delta
+
+    ref = brentq(gap, 1.0, 1000.0, xtol=1e-13, rtol=1e-15)
+    p = noise.smallest_noise("gaussian", k=k, epsilon=eps, delta=delta, sensitivity=sens)
+    assert p.value >= ref * (1 - 1e-12)
+    assert p.value == pytest.approx(ref, rel=1e-6)
+    assert p.to_json()["route"] == "analytic"
+
+
+def test_randomized_response_is_the_optimal_composition_eps0() -> None:
+    """Binary RR is the canonical pair (KOV eq. 16): its largest ε0 is optimal composition's."""
+    rr = noise.smallest_noise("randomized-response", k=60, epsilon=1.0, delta=1e-6)
+    opt = pc.max_eps0(k=60, epsilon=1.0, delta=1e-6, methods=["optimal"])["optimal"]
+    assert rr.value == pytest.approx(opt.value, rel=1e-6)
+
+
+def _dpa(make_event, guess: float) -> float:
+    """dp-accounting's own calibration (PLD accountant, discretisation 1e-3)."""
+    from dp_accounting import mechanism_calibration as mc
+    from dp_accounting.pld import pld_privacy_accountant as pa
+
+    return mc.calibrate_dp_mechanism(lambda: pa.PLDAccountant(value_discretization_interval=1e-3), make_event,
+                                     1.0, 1e-5, mc.LowerEndpointAndGuess(0.1 * guess, guess), tol=1e-6)
+
+
+def test_laplace_scale_against_dp_accounting() -> None:
+    dp_accounting = pytest.importorskip("dp_accounting")
+    ref = _dpa(lambda b: dp_accounting.SelfComposedDpEvent(dp_accounting.LaplaceDpEvent(b), 20), 10.0)
+    p = noise.smallest_noise("laplace", k=20, epsilon=1.0, delta=1e-5)
+    assert p.value == pytest.approx(ref, rel=2e-3)
+
+
+def test_subsampled_gaussian_against_dp_accounting() -> None:
+    dpa = pytest.importorskip("dp_accounting")
+    def event(s: float):
+        return dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(0.1, dpa.GaussianDpEvent(s)), 50)
+
+    ref = _dpa(event, 2.0)
+    p = noise.smallest_noise("gaussian", k=50, epsilon=1.0, delta=1e-5, sampling_rate=0.1)
+    assert p.value == pytest.approx(ref, rel=2e-3)
+    assert p.to_json()["route"] == "pld"
+
+
+def test_largest_steps_fits_and_one_more_does_not() -> None:
+    p = noise.largest_steps("gaussian", noise=2.0, epsilon=1.0, delta=1e-5, sampling_rate=0.05)
+    k = int(p.value)
+    assert p.check.upper <= 1.0
+    assert fits_state(p.beyond, 1.0) is not True and int(p.beyond_value) == k + 1
+    # the noise planner agrees: at k steps σ = 2 is (about) the smallest noise
+    s = noise.smallest_noise("gaussian", k=k, epsilon=1.0, delta=1e-5, sampling_rate=0.05)
+    assert s.value <= 2.0 * (1 + 1e-3)
+
+
+def test_bad_mechanism_and_parameter_are_named() -> None:
+    with pytest.raises(ParameterError, match="mechanism"):
+        noise.smallest_noise("canonical", k=10, epsilon=1.0, delta=1e-5)
+    with pytest.raises(ParameterError, match="categories"):
+        noise.smallest_noise("laplace", k=10, epsilon=1.0, delta=1e-5, categories=3)
+    with pytest.raises(ParameterError, match="sampling-rate"):
+        noise.smallest_noise("gaussian", k=10, epsilon=1.0, delta=1e-5, sampling_rate=2.0)
