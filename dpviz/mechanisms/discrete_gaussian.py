@@ -22,14 +22,25 @@ import numpy as np
 from dpviz.mechanisms.base import Mechanism
 from dpviz.params import Param
 from dpviz.pld.law import LossLaw
-from dpviz.validation import check_count, check_positive
+from dpviz.validation import ParameterError, check_count, check_positive
 
 SIGMA_MAX = 1000.0
 """Largest σ: the law then keeps ≈ 75,000 atoms."""
 
+SIGMA_MIN = 0.05
+"""Smallest σ: the loss Δ²/(2σ²) of one step is then 200Δ², far from float overflow."""
+
+
+def check_sigma(value: object) -> float:
+    """σ ∈ [SIGMA_MIN, SIGMA_MAX]."""
+    s = check_positive(value, field="sigma", maximum=SIGMA_MAX)
+    if s < SIGMA_MIN:
+        raise ParameterError("sigma", value, f"a number in [{SIGMA_MIN:g}, {SIGMA_MAX:g}]")
+    return s
+
 
 def loss_law(*, sigma: float, sensitivity: int = 1) -> LossLaw:
-    s = check_positive(sigma, field="sigma", maximum=SIGMA_MAX)
+    s = check_sigma(sigma)
     d = check_count(sensitivity, field="sensitivity", maximum=10_000)
     t = math.ceil(s * math.sqrt(1400.0)) + 1
     x = np.arange(-t, t + d + 1, dtype=float)
@@ -52,8 +63,8 @@ class DiscreteGaussian(Mechanism):
     required = ("sigma",)
     finite = True
     params = (
-        Param("sigma", "σ", 1.0, partial(check_positive, field="sigma", maximum=SIGMA_MAX),
-              f"scale σ of the discrete Gaussian, in (0, {SIGMA_MAX:g}]"),
+        Param("sigma", "σ", 1.0, check_sigma,
+              f"scale σ of the discrete Gaussian, in [{SIGMA_MIN:g}, {SIGMA_MAX:g}]"),
         Param("sensitivity", "sensitivity Δ", 1, partial(check_count, field="sensitivity", maximum=10_000),
               "integer query sensitivity Δ (default 1)"),
     )

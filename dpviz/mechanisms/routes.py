@@ -44,6 +44,9 @@ Part = tuple[Any, int]
 MAX_ATOMS = 1 << 21
 """Most atoms the exact route enumerates (per direction) before leaving it to the PLD."""
 
+MAX_OUTCOMES = 8
+"""Most distinct atoms of one step the exact route enumerates count vectors for."""
+
 LOWER_ROUTES = ("exact", "analytic", "pld", "buckets")
 """Routes whose lower end is certified."""
 
@@ -95,13 +98,15 @@ def _part_atoms(law: LossLaw, k: int, pair: tuple[float, float] | None
         return a.loss, np.zeros_like(a.loss), a.log_p, a.p_inf
     keep = law.p > 0
     loss, log_p = law.loss[keep], np.log(law.p[keep])
+    p_inf = -math.expm1(k * math.log1p(-law.p_inf)) if law.p_inf < 1 else 1.0
+    if loss.size == 0:  # every outcome has P = 0 or Q = 0
+        return np.zeros(0), np.zeros(0), np.zeros(0), p_inf
     counts = _compositions(loss.size, k)
     total = counts @ loss
     err = (loss.size + 2) * 2.0**-52 * (counts @ np.abs(loss))
     with np.errstate(invalid="ignore"):
         terms = np.where(counts > 0, counts * log_p, 0.0).sum(axis=1)
         lp = gammaln(k + 1.0) - gammaln(counts + 1.0).sum(axis=1) + terms
-    p_inf = -math.expm1(k * math.log1p(-law.p_inf)) if law.p_inf < 1 else 1.0
     return total, err, lp, p_inf
 
 
@@ -113,7 +118,10 @@ def exact_atoms(parts: Sequence[Part], *, reverse: bool = False) -> LossAtoms | 
         if law.continuous is not None:
             return f"{m.label} has a continuous loss law"
         pair = m.canonical_pair
-        n *= (k + 1) if pair is not None else _n_compositions(int(np.count_nonzero(law.p > 0)) or 1, k)
+        outcomes = max(int(np.count_nonzero(law.p > 0)), int(np.count_nonzero(law.q > 0)), 1)
+        if pair is None and outcomes > MAX_OUTCOMES:
+            return f"more than {MAX_OUTCOMES} outcomes per step"
+        n *= (k + 1) if pair is not None else _n_compositions(outcomes, k)
         if n > MAX_ATOMS:
             return f"more than {MAX_ATOMS:,} atoms"
     loss = np.zeros(1)

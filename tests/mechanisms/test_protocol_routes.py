@@ -248,3 +248,23 @@ def test_the_headline_is_never_above_a_cheaper_sound_route(pairs) -> None:
     for r in results.values():
         if r.status is Status.OK and r.lower is not None and r.kind is not Kind.UPPER:
             assert r.lower <= g.upper * (1 + 1e-12)
+
+
+# ---------------------------------------------------------------- found by fuzzing the CLI
+def test_a_pair_with_no_finite_loss_is_impossible_not_a_crash() -> None:
+    """P = (1, 0), Q = (0, 1): every outcome has infinite loss (the enumeration recursed forever)."""
+    pairs = [(make("finite", p="1,0", q="0,1"), 10)]
+    assert R.exact(pairs, delta=0.5).status is Status.IMPOSSIBLE
+    assert R.exact(pairs, epsilon=1.0).delta == 1.0
+
+
+def test_many_outcomes_per_step_leave_the_exact_route_to_the_grid() -> None:
+    """Geometric Δ = 100 has 101 loss atoms: count vectors would take minutes to enumerate."""
+    g = R.exact([(make("geometric", eps0=0.5, sensitivity=100), 3)], delta=0.1)
+    assert g.status is Status.NOT_COMPUTED and "outcomes per step" in (g.reason or "")
+
+
+def test_discrete_gaussian_sigma_floor_names_sigma() -> None:
+    with pytest.raises(ParameterError) as exc:
+        make("discrete-gaussian", sigma=1e-300)
+    assert exc.value.field == "sigma"
