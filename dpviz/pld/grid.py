@@ -64,6 +64,8 @@ class GridPLD:
     top: float = math.inf
     """The loss at which ``p_inf`` sits: +∞, or for laws with bounded losses an upper bound of every
     loss (Σ of the parts' largest losses), so that truncation never sends mass to +∞ there."""
+    tilt: float = 0.0
+    """θ ≥ 0 of the round-off bound: Σ_s |error of mass s|·e^{θ·loss_s} ≤ ``err`` (module docstring)."""
 
     @property
     def losses(self) -> NDArray[np.float64]:
@@ -96,13 +98,43 @@ class GridPLD:
         return min(1.0, d + e) if self.pessimistic else max(0.0, d - e)
 
     def err_at(self, epsilon: float) -> float:
-        """Bound on the round-off in δ(ε) (the L1 bound ``err``, whatever ε)."""
-        return self.err
+        """Bound on the round-off in δ(ε): only masses above ε count, and each of their errors is
+        ≤ its tilted error times e^{−θε}, so Σ_{loss > ε} |error| ≤ err·e^{−θε}."""
+        if self.err == 0.0:
+            return 0.0
+        return self.err * math.exp(min(-self.tilt * epsilon, 700.0))
 
     def epsilon(self, delta: float) -> float | None:
         """Smallest ε ≥ 0 with ``self.delta(ε) ≤ delta`` (an upper grid; a lower grid: an ε′ with
-        ``self.delta(ε) > delta`` for every ε < ε′); ``None`` if none exists."""
-        return self._eps_for(delta - self.err if self.pessimistic else delta + self.err)
+        ``self.delta(ε′) > delta``, so the true ε is > ε′ as δ(ε) decreases); ``None`` if none
+        exists.
+
+        With a tilted error bound (θ > 0) the error term falls with ε. An upper grid takes the
+        error at the error-free solution ε₀: the ε found for δ − err(ε₀) is ≥ ε₀, where the error
+        is smaller still. A lower grid searches below ε₀ for the largest ε it certifies."""
+        if self.err == 0.0 or self.tilt == 0.0:
+            return self._eps_for(delta - self.err if self.pessimistic else delta + self.err)
+        base = self._eps_for(delta)
+        if base is None:
+            return None
+        if self.pessimistic:
+            return self._eps_for(delta - self.err_at(base))
+        lo, hi = None, base  # lo: certified (delta(lo) > δ); hi: not
+        for j in range(40, 0, -1):  # moving away from base in doubling steps
+            e = base * (1.0 - 2.0**-j)
+            if self.delta(e) > delta:
+                lo = e
+                break
+            hi = e
+        if lo is None:
+            return 0.0
+        while hi - lo > 1e-12 * max(1.0, hi):
+            mid = 0.5 * (lo + hi)
+            if self.delta(mid) > delta:
+                lo = mid
+            else:
+                hi = mid
+        return lo
 
     def _eps_for(self, target: float) -> float | None:
         """ε where the grid's own δ (no round-off term) reaches ``target``."""
@@ -114,36 +146,54 @@ class GridPLD:
         return eps if eps is None else min(eps, max(self.top, 0.0))
 
     # ---------------------------------------------------------------- composition
-    def compose(self, other: GridPLD, *, tail: float = DEFAULT_TAIL) -> GridPLD:
-        """Convolution (Steinke Thm 9) followed by sound truncation."""
+    def compose(self, other: GridPLD, *, tail: float = DEFAULT_TAIL, tilt: float | None = None) -> GridPLD:
+        """Convolution (Steinke Thm 9) followed by sound truncation.
+
+        With ``tilt`` θ > 0 the FFT runs on the tilted masses m·e^{θ·loss} (tilting commutes with
+        convolution), so its round-off is relative to the tilted peak, i.e. tiny far above the
+        bulk where small δ are decided (module docstring). Inputs that carry round-off must carry
+        it with the same θ."""
         if other.pessimistic != self.pessimistic or not math.isclose(other.h, self.h, rel_tol=1e-12):
             raise ValueError("compose needs two bounds of the same kind on the same grid")
+        theta = self.tilt if tilt is None else float(tilt)
+        for g in (self, other):
+            if g.err > 0 and g.tilt != theta:
+                raise ValueError("compose needs round-off bounds of the same tilt")
         n = self.mass.size + other.mass.size - 1
         if n > MAX_BINS:  # the a-priori plan is an estimate; this is the hard limit
             raise ParameterError("h", self.h, f"coarse enough that the composed grid stays below "
                                  f"{MAX_BINS:,} bins (a composition step needs {n:,}; increase h or "
                                  "reduce k)")
         a, b = self.mass, other.mass
-        lo = self.lo + other.lo
+        noise = 0.0
         if a.size * b.size <= DIRECT_PRODUCTS or min(a.size, b.size) < 64:
             # direct sums of non-negative products: each entry has relative error ≤ γ_m, m the
             # number of terms; scaling by (1 ± 2m·u) puts it on the sound side, with no absolute err
             m = min(a.size, b.size)
             out = np.convolve(a, b) * (1.0 + 2.0 * m * 2.0**-53 * (1 if self.pessimistic else -1))
             fft_err = 0.0
-        else:
+        elif theta == 0.0:
             out = _fft_convolve(a, b, same=other is self)
             norms = math.sqrt(float(np.einsum("i,i->", a, a)) * float(np.einsum("i,i->", b, b)))
             fft_err = _FFT_C * 2.0**-53 * math.log2(n) * math.sqrt(n) * norms
+            # the positive noise floor (total ≲ fft_err) may be truncated like a tail (its mass is
+            # within the round-off already charged), else every squaring doubles the grid
+            noise = fft_err
+        else:
+            out, fft_err = _tilted_convolve(self, other, theta, same=other is self)
         np.maximum(out, 0.0, out=out)
         ta, tb = float(a.sum()), float(b.sum())
         p_inf = self.p_inf * (tb + other.p_inf) + ta * other.p_inf
-        err = self.err * other.total + other.err * self.total + self.err * other.err + fft_err
-        # FFT round-off leaves a positive noise floor of total mass ≲ fft_err over the whole product:
-        # it may be truncated too (moving ≲ fft_err, of the order of the error already charged),
-        # else the noise keeps every squaring twice as wide as the last
-        return GridPLD(h=self.h, lo=lo, mass=out, p_inf=p_inf, pessimistic=self.pessimistic, err=err,
-                       top=self.top + other.top).truncated(tail=max(tail, fft_err))
+        t_self, t_other = self.tilted_total(theta), other.tilted_total(theta)
+        err = self.err * t_other + other.err * t_self + self.err * other.err + fft_err
+        return GridPLD(h=self.h, lo=self.lo + other.lo, mass=out, p_inf=p_inf, pessimistic=self.pessimistic,
+                       err=err, top=self.top + other.top, tilt=theta).truncated(tail=max(tail, noise))
+
+    def tilted_total(self, theta: float) -> float:
+        """Σ m·e^{θ·loss} over the finite masses (the total for θ = 0, with ``p_inf``)."""
+        if theta == 0.0:
+            return self.total
+        return float(np.einsum("i,i->", self.mass, np.exp(np.minimum(theta * self.losses, 700.0))))
 
     def truncated(self, *, tail: float = DEFAULT_TAIL) -> GridPLD:
         """Move at most ``tail`` mass off each end, in the sound direction (module docstring)."""
@@ -169,9 +219,10 @@ class GridPLD:
             return replace(self, lo=self.lo + i0, mass=kept[:1] * 0, p_inf=p_inf, _cache={})
         kept = kept[nz[0]:nz[-1] + 1]
         return GridPLD(h=self.h, lo=self.lo + i0 + int(nz[0]), mass=kept, p_inf=p_inf,
-                       pessimistic=self.pessimistic, err=self.err, top=self.top)
+                       pessimistic=self.pessimistic, err=self.err, top=self.top, tilt=self.tilt)
 
-    def self_compose(self, k: int, *, tail: float = DEFAULT_TAIL, total: bool = False) -> GridPLD:
+    def self_compose(self, k: int, *, tail: float = DEFAULT_TAIL, total: bool = False,
+                     tilt: float | None = None) -> GridPLD:
         """k-fold composition by repeated squaring: ⌊log2 k⌋ squarings + popcount(k) − 1 products.
 
         ``tail`` is the mass each truncation may move, or with ``total`` the mass all of them may
@@ -185,13 +236,13 @@ class GridPLD:
             if rest & 1:
                 done += fold
                 share = tail * done / (k * steps) if total else tail
-                result = base if result is None else result.compose(base, tail=share)
+                result = base if result is None else result.compose(base, tail=share, tilt=tilt)
             rest >>= 1
             if not rest:
                 break
             fold *= 2
             share = tail * fold / (k * steps) if total else tail
-            base = base.compose(base, tail=share)
+            base = base.compose(base, tail=share, tilt=tilt)
         assert result is not None
         return result
 
@@ -210,6 +261,33 @@ def _fft_convolve(a: NDArray[np.float64], b: NDArray[np.float64], *, same: bool)
     fa = sfft.rfft(a, nfft, workers=-1)
     fb = fa if same else sfft.rfft(b, nfft, workers=-1)
     return sfft.irfft(fa * fb, nfft, workers=-1)[:n]
+
+
+def _tilted_convolve(x: GridPLD, y: GridPLD, theta: float, *,
+                     same: bool) -> tuple[NDArray[np.float64], float]:
+    """x * y through the tilted masses w = m·e^{θ(loss − c)} (c: each grid's top loss, so w ≤ m and
+    nothing overflows) and the round-off bound in tilted L1 units Σ|error|·e^{θ·loss}.
+
+    The FFT's error is ≤ ``_FFT_C``·u·log2(N)·‖w_x‖₂‖w_y‖₂ in every entry and ≤ √N times that in
+    L1 (as untilted). Entries of the tilted product not above the per-entry bound carry no
+    information: they are set to 0 (a change ≤ their sum, added to the bound), so that untilting
+    (×e^{θ(c − loss)}, large far below the top) cannot blow round-off up into spurious mass.
+    """
+    ca, cb = float(x.losses[-1]), float(y.losses[-1])
+    wa = x.mass * np.exp(theta * (x.losses - ca))
+    wb = wa if same else y.mass * np.exp(theta * (y.losses - cb))
+    n = wa.size + wb.size - 1
+    w = _fft_convolve(wa, wb, same=same)
+    norms = math.sqrt(float(np.einsum("i,i->", wa, wa)) * float(np.einsum("i,i->", wb, wb)))
+    entry = _FFT_C * 2.0**-53 * math.log2(n) * norms
+    small = w <= entry
+    dropped = float(np.maximum(w[small], 0.0).sum())
+    w[small] = 0.0
+    losses = (x.lo + y.lo + np.arange(n)) * x.h
+    out = w * np.exp(np.minimum(theta * (ca + cb - losses), 700.0))
+    log_scale = theta * (ca + cb)
+    bound = (entry * math.sqrt(n) + dropped)
+    return out, bound * math.exp(log_scale) if log_scale < 700.0 else math.inf
 
 
 def composed_bins(parts: list[tuple[GridPLD, int]], *, z: float = 12.0) -> int:
