@@ -1,7 +1,7 @@
 """Optimal composition against brute-force enumeration of all 4^k outcomes.
 
 The product of canonical pairs (KOV eq. 16) is built outcome by outcome in
-``reference.product_pair``; its hockey-stick divergence in both directions is the
+``tests.oracles.canonical_product``; its hockey-stick divergence in both directions is the
 exact δ(ε) that ``optimal`` must reproduce, and basic / advanced / KOV must never go
 below it (they are upper bounds).
 """
@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from dpviz.composition import METHODS, Level, homogeneous, optimal
-
-from .reference import brute_epsilon, hockey_stick, product_pair
+from tests.oracles import canonical_product as product_pair
+from tests.oracles import hockey_stick, smallest_eps
 
 # Agreement of two float computations of the same sum of ≤ 4^6 = 4096 terms: the
 # brute force sums in linear space (fsum), the code in log space; 1e-12 relative
@@ -65,7 +65,7 @@ def test_beyond_k_eps0_only_the_delta_events_remain(k: int, eps0: float, delta0:
 def test_optimal_epsilon_matches_brute_force(k: int, eps0: float, delta0: float, delta: float) -> None:
     p, q = product_pair([(eps0, delta0)] * k)
     got = optimal.epsilon_for_delta(homogeneous(k=k, eps0=eps0, delta0=delta0), delta=delta)
-    want = brute_epsilon(p, q, delta, hi=k * eps0 + 1.0)
+    want = smallest_eps(p, q, delta, hi=k * eps0 + 1.0, two_sided=True)
     if want is None:
         assert got.kind.value == "infeasible" and got.epsilon is None and got.reason
         return
@@ -118,7 +118,7 @@ def test_heterogeneous_optimal_matches_brute_force(mechs: list[tuple[float, floa
         assert got.delta == pytest.approx(hockey_stick(p, q, float(eps)), rel=REL, abs=ABS), f"ε={eps}"
     for delta in (1e-5, 1e-2, 0.2):
         got = optimal.epsilon_for_delta(levels, delta=delta)
-        want = brute_epsilon(p, q, delta, hi=total + 1.0)
+        want = smallest_eps(p, q, delta, hi=total + 1.0, two_sided=True)
         if want is None:
             assert not got.feasible and got.reason
             continue

@@ -11,7 +11,7 @@ import pytest
 
 from dpviz.composition import METHODS, optimal
 from dpviz.composition.levels import Level, as_levels, homogeneous
-from tests.mechanisms import _enum
+from tests import oracles
 
 HETERO = [
     [Level(0.0, 0.1, 2), Level(1.0, 0.0, 2)],
@@ -25,7 +25,7 @@ HETERO = [
 
 
 def _brute(levels):
-    return _enum.product([_enum.canonical(lv.epsilon, lv.delta) for lv in levels for _ in range(lv.count)])
+    return oracles.canonical_product([(lv.epsilon, lv.delta) for lv in levels for _ in range(lv.count)])
 
 
 def _row_id(rows) -> str:
@@ -40,10 +40,10 @@ def test_exact_heterogeneous_matches_enumeration(rows) -> None:
     for eps in (0.0, 0.1, 0.3, 0.5, 0.6, 0.9, 1.0, 1.5, 2.0, 2.2, 3.0, 50.0, 100.5, 101.0):
         got = METHODS["optimal"].delta_for_epsilon(levels, epsilon=eps).delta
         # 1e-12 absolute + 1e-9 relative: ≤ 4^6 linear-space terms vs log-space atom sums
-        assert got == pytest.approx(_enum.hockey(p, q, eps), rel=1e-9, abs=1e-12)
+        assert got == pytest.approx(oracles.hockey(p, q, eps), rel=1e-9, abs=1e-12)
     for d in (1e-9, 1e-6, 1e-3, 0.01, 0.1, 0.3, 0.5, 0.7, 0.9):
         g = METHODS["optimal"].epsilon_for_delta(levels, delta=d)
-        want = _enum.smallest_eps(p, q, d)
+        want = oracles.smallest_eps(p, q, d)
         if want is None:
             assert not g.feasible
         else:

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from dpviz.cli import main
-
-from . import reference as ref
+from tests import oracles as ref
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYS = {"basic", "advanced", "kov", "optimal"}

@@ -8,8 +8,7 @@ import mpmath
 import pytest
 
 from dpviz.composition import METHODS, Level, advanced, basic, homogeneous, kov, optimal
-
-from . import reference as ref
+from tests import oracles as ref
 
 # --- KOV Fig. 3: 30-fold composition of (0.1, 0.001)-DP mechanisms ------------------
 

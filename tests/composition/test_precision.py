@@ -7,8 +7,7 @@ import math
 import pytest
 
 from dpviz.composition import homogeneous, optimal
-
-from .reference import mp_delta_opt
+from tests.oracles import mp_delta_opt
 
 # The brief: ≤ 1e-9 relative. Measured error grows like k·1e-15 (ln C(k, l) by log-gamma
 # loses ~|gammaln(k)|·ulp absolute): ~1e-14 at k = 10, ~1e-12 at 10^3, ~2e-10 at 10^5.

@@ -15,8 +15,7 @@ from hypothesis import strategies as st
 
 from dpviz.gce import hypotheses as H
 from dpviz.gce.exact import exact_pair
-
-from . import brute
+from tests import oracles as brute
 
 PRIORS = {
     "zero-vs-nonzero": (lambda k: (H.point_zero(k=k), H.uniform_nonzero(k=k)),

@@ -14,7 +14,7 @@ from dpviz.gce import hypotheses as H
 from dpviz.gce import paper_bounds as pb
 from dpviz.gce.exact import exact_pair
 from dpviz.gce.refinement import refinement_bound
-from tests.gce import brute
+from tests import oracles as brute
 
 
 def _edge_cases():

@@ -1,66 +1,137 @@
-"""Independent reference implementations for the composition tests.
+"""Independent oracles for the tests: brute-force enumeration, exact sums in mpmath, closed forms
+typed in again from the papers, and membership priors written out vector by vector (one module
+for every test area: issue 11 item 4).
 
-Nothing here imports ``dpviz.composition``: expected values come from brute-force
-enumeration (numpy), exact sums in mpmath, and the theorems' closed forms typed in
-again from the papers (KOV = Kairouz-Oh-Viswanath, seed 004; Roth lecture 4, seed 002).
+Nothing here imports ``dpviz``: expected values come from linear-space enumeration (numpy),
+mpmath, and the theorems as printed (KOV = Kairouz-Oh-Viswanath, seed 004; Roth lecture 4,
+seed 002; HBW, seed 000).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import mpmath
 import numpy as np
 
+Pair = tuple[np.ndarray, np.ndarray]
+Prior = dict[tuple[int, ...], float]
+
 # ---------------------------------------------------------------------------
-# Brute force over all 4^k outcomes of the product of canonical pairs
+# Finite pairs, their products, hockey-stick divergences, smallest ε
 # ---------------------------------------------------------------------------
 
 
-def canonical_pair(eps0: float, delta0: float) -> tuple[np.ndarray, np.ndarray]:
-    """KOV eq. 16: outcomes (A, B, C, D); Q~ is P~ reversed."""
+def canonical(eps0: float, delta0: float) -> Pair:
+    """(P~, Q~) of KOV eq. 16 on outcomes (A, B, C, D), written out by hand."""
     e = math.exp(eps0)
     p = np.array([delta0, (1 - delta0) * e / (1 + e), (1 - delta0) / (1 + e), 0.0])
-    return p, p[::-1].copy()
+    q = np.array([0.0, (1 - delta0) / (1 + e), (1 - delta0) * e / (1 + e), delta0])
+    return p, q
 
 
-def product_pair(mechanisms: Sequence[tuple[float, float]]) -> tuple[np.ndarray, np.ndarray]:
-    """P and Q of the product over ``mechanisms`` = [(ε_i, δ_i), …], by explicit
-    enumeration of every outcome tuple (itertools.product, not a Kronecker shortcut)."""
-    pairs = [canonical_pair(e, d) for e, d in mechanisms]
-    n = len(pairs)
-    p_out = np.empty(4**n)
-    q_out = np.empty(4**n)
-    for idx, outcome in enumerate(itertools.product(range(4), repeat=n)):
-        p_out[idx] = math.prod(pairs[i][0][o] for i, o in enumerate(outcome))
-        q_out[idx] = math.prod(pairs[i][1][o] for i, o in enumerate(outcome))
-    return p_out, q_out
+def law_pair(law: Any) -> Pair:
+    """(P, Q) outcome masses of a finite ``LossLaw`` (duck-typed: ``p``, ``q``, ``p_inf``,
+    ``q_neg_inf``), its ±∞ masses as two extra outcomes."""
+    p = np.append(np.asarray(law.p, dtype=float), [law.p_inf, 0.0])
+    q = np.append(np.asarray(law.q, dtype=float), [0.0, law.q_neg_inf])
+    return p, q
+
+
+def product_pair(pairs: Sequence[Pair]) -> Pair:
+    """P and Q of the product of the given pairs, every outcome tuple in lexicographic order
+    (outer products, left to right)."""
+    p, q = np.ones(1), np.ones(1)
+    for fp, fq in pairs:
+        p, q = np.outer(p, fp).ravel(), np.outer(q, fq).ravel()
+    return p, q
+
+
+def canonical_product(mechanisms: Sequence[tuple[float, float]]) -> Pair:
+    """The product of canonical pairs over ``mechanisms`` = [(ε_i, δ_i), …]."""
+    return product_pair([canonical(e, d) for e, d in mechanisms])
+
+
+def hockey(p: np.ndarray, q: np.ndarray, eps: float) -> float:
+    """Σ_x max(0, p(x) − e^ε q(x)): one direction."""
+    return float(np.maximum(p - math.exp(eps) * q, 0.0).sum())
 
 
 def hockey_stick(p: np.ndarray, q: np.ndarray, eps: float) -> float:
-    """max over both directions of Σ max(0, P − e^ε Q)."""
+    """Both directions: max of Σ max(0, P − e^ε Q) and Σ max(0, Q − e^ε P) (compensated sums)."""
     w = math.exp(eps)
-    forward = math.fsum(np.maximum(0.0, p - w * q))
-    backward = math.fsum(np.maximum(0.0, q - w * p))
-    return max(forward, backward)
+    return max(math.fsum(np.maximum(0.0, p - w * q)), math.fsum(np.maximum(0.0, q - w * p)))
 
 
-def brute_epsilon(p: np.ndarray, q: np.ndarray, delta: float, *, hi: float) -> float | None:
-    """Smallest ε ≥ 0 with hockey_stick ≤ delta, by bisection (None if none ≤ hi)."""
-    if hockey_stick(p, q, hi) > delta:
-        return None
-    if hockey_stick(p, q, 0.0) <= delta:
+def smallest_epsilon(fn: Callable[[float], float], delta: float, *, hi: float = 300.0) -> float | None:
+    """Smallest ε ≥ 0 with fn(ε) ≤ δ for a non-increasing fn, by 200 halvings (to ~1e-13 of hi);
+    ``None`` when even fn(hi) > δ."""
+    if fn(0.0) <= delta:
         return 0.0
+    if fn(hi) > delta:
+        return None
     lo = 0.0
     for _ in range(200):
         mid = 0.5 * (lo + hi)
-        if hockey_stick(p, q, mid) <= delta:
+        if fn(mid) <= delta:
             hi = mid
         else:
             lo = mid
     return hi
+
+
+def smallest_eps(p: np.ndarray, q: np.ndarray, delta: float, *, hi: float = 300.0,
+                 two_sided: bool = False) -> float | None:
+    """Smallest ε ≥ 0 with the hockey-stick divergence of (p, q) ≤ δ (both directions with
+    ``two_sided``)."""
+    fn = hockey_stick if two_sided else hockey
+    return smallest_epsilon(lambda e: fn(p, q, e), delta, hi=hi)
+
+
+# ---------------------------------------------------------------------------
+# Membership priors over b ∈ {0,1}^k, and their mixtures (HBW Def. 3)
+# ---------------------------------------------------------------------------
+
+
+def vectors(k: int) -> list[tuple[int, ...]]:
+    return [tuple(v) for v in itertools.product((0, 1), repeat=k)]
+
+
+def product(b: Sequence[int], p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Distribution over all n^k outcomes of ⊗_i (b_i ? p : q)."""
+    return product_pair([(p, p) if bit else (q, q) for bit in b])[0]
+
+
+def mixture(prior: Prior, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    return sum(w * product(b, p, q) for b, w in prior.items())
+
+
+def uniform(vs: Sequence[tuple[int, ...]]) -> Prior:
+    return {v: 1.0 / len(vs) for v in vs}
+
+
+def zero(k: int) -> Prior:
+    return {(0,) * k: 1.0}
+
+
+def nonzero(k: int) -> Prior:
+    return uniform([v for v in vectors(k) if any(v)])
+
+
+def at_least(k: int, k2: int) -> Prior:
+    return uniform([v for v in vectors(k) if sum(v) >= k2])
+
+
+def below(k: int, k2: int) -> Prior:
+    return uniform([v for v in vectors(k) if sum(v) < k2])
+
+
+def by_level(k: int, w: Sequence[float]) -> Prior:
+    """Exchangeable prior: weight w[j] spread evenly over the C(k, j) vectors with |b| = j."""
+    return {v: w[sum(v)] / math.comb(k, sum(v)) for v in vectors(k) if w[sum(v)] > 0}
 
 
 # ---------------------------------------------------------------------------
