@@ -65,12 +65,12 @@ if levels is not None:
         hetero = ui.cached(curves.heterogeneous)(levels, hdelta=values["hdelta"])
     except ValueError as exc:  # e.g. too many loss atoms for the exact heterogeneous sum
         ui.notice(exc)
-if hetero is not None:
-    ui.table(ui.guarantee_rows(hetero, curves.LABELS), key="table_hetero")
 values["levels"] = levels if levels is not None else ()
 view = curves.assemble(**common, k_max=values["k_max"], k=values["k"], levels=values["levels"],
                        hdelta=values["hdelta"], curve=curve, figure_k=figure_k, fixed=fixed,
                        hetero=hetero or {})
+if hetero is not None:  # the view's table (KOV's closed form for mixed levels is Thm 3.5)
+    ui.table(view.tables["heterogeneous"], key="table_hetero")
 
 tag = ui.export.file_stem("curves", values)  # every input: scenarios never overwrite each other
 with homogeneous_area:
