@@ -1,0 +1,252 @@
+"""The "Plan a budget" view (issue 9): the inverse questions as tables and a utility plot.
+
+Given a total (ε, δ): each method's largest per-release ε0 for k releases and its largest k for a
+per-release ε0 (``dpviz.planner.composition``); the smallest noise of each mechanism for k
+releases (``dpviz.planner.noise``); the noise each query may carry against k, one curve per method
+(Steinke seed 001 Remark 15). Allowances (ε0, k) are displayed rounded down and noise rounded up,
+so a displayed value still fits.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+
+from dpviz import budget as budgets
+from dpviz.budget import Budget
+from dpviz.composition import METHODS
+from dpviz.composition.curves import k_grid
+from dpviz.figures.planner import noise_vs_k_figure
+from dpviz.figures.style import style
+from dpviz.figures.tables import NO_VALUE, format_number
+from dpviz.mechanisms.registry import MECHANISMS
+from dpviz.params import Param
+from dpviz.planner import composition, noise
+from dpviz.planner.result import Plan
+from dpviz.validation import (
+    ParameterError,
+    check_count,
+    check_delta,
+    check_epsilon,
+    check_positive,
+    check_probability,
+)
+from dpviz.views import View, ViewSpec
+
+EPSILON = Param("epsilon", "total ε", 1.0, partial(check_epsilon, field="total ε"),
+                "The total ε you may spend on all releases together, in [0, 100].")
+DELTA = Param("delta", "total δ", 1e-5, partial(check_delta, field="total δ"),
+              "The total δ you may spend, in [0, 1); e.g. 1e-5.")
+K = Param("k", "k (releases)", 100, partial(check_count, field="k", maximum=1_000_000),
+          "How many releases (queries) share the budget, 1 to 1,000,000.")
+DELTA0 = Param("delta0", "δ0 per release", 0.0, partial(check_delta, field="δ0"),
+               "The δ0 each release may use (0 for pure ε0-DP releases such as Laplace).")
+EPS0 = Param("eps0", "ε0 per release (for the largest k)", 0.01, partial(check_epsilon, field="ε0"),
+             "A per-release ε0: how many such releases fit the total budget?")
+SENSITIVITY = Param("sensitivity", "sensitivity Δ", 1.0, partial(check_positive, field="sensitivity"),
+                    "The query's sensitivity (ℓ1 for Laplace, ℓ2 for Gaussian; a whole number for "
+                    "geometric).")
+SAMPLING_RATE = Param("sampling_rate", "sampling rate q (1 = none)", 1.0,
+                      partial(check_probability, field="sampling rate"),
+                      "Poisson sampling rate of each step (DP-SGD); 1 means no subsampling.")
+K_MAX = Param("k_max", "largest k plotted", 1000, partial(check_count, field="largest k", maximum=100_000),
+              "Right end of the noise-against-k plot, 1 to 100,000.")
+
+LABELS = {m: style(m).label for m in METHODS}
+GAUSSIAN_CURVE = "analytic"
+"""The utility plot's extra curve: the exact smallest Gaussian σ (its own accounting, not a theorem
+for generic (ε0, δ0) steps)."""
+LN20 = math.log(20.0)
+"""Laplace: P(|noise| > b ln 20) = 5 %."""
+SYMBOL = {"sigma": "σ", "scale": "b", "eps0": "ε0"}
+
+
+def laplace_sd(eps0: float | None, sensitivity: float) -> float | None:
+    """√2·Δ/ε0: the s.d. of Laplace noise calibrated to ε0 (Dwork-Roth Thm 3.6)."""
+    return None if not eps0 else math.sqrt(2.0) * sensitivity / eps0
+
+
+def eps0_plans(*, epsilon: float, delta: float, k: int, delta0: float,
+               budget: Budget = budgets.PAGE) -> dict[str, Plan]:
+    return composition.max_eps0(k=k, epsilon=epsilon, delta=delta, delta0=delta0, budget=budget)
+
+
+def k_plans(*, epsilon: float, delta: float, eps0: float, delta0: float,
+            budget: Budget = budgets.PAGE) -> dict[str, Plan]:
+    return composition.max_k(eps0=eps0, epsilon=epsilon, delta=delta, delta0=delta0, budget=budget)
+
+
+def noise_plans(*, epsilon: float, delta: float, k: int, sensitivity: float, sampling_rate: float,
+                budget: Budget = budgets.PAGE) -> dict[str, Plan | str]:
+    """Per mechanism of ``noise.NOISE``: its plan, or the message why it has none here (e.g. a
+    geometric mechanism needs a whole sensitivity). Subsampled (q < 1): the Gaussian (DP-SGD) only."""
+    out: dict[str, Plan | str] = {}
+    rate = None if sampling_rate >= 1.0 else sampling_rate
+    for key in noise.NOISE:
+        if rate is not None and key != "gaussian":
+            continue
+        params = {p.key for p in MECHANISMS[key].params}
+        sens = sensitivity if "sensitivity" in params else None
+        try:
+            out[key] = noise.smallest_noise(key, k=k, epsilon=epsilon, delta=delta, sensitivity=sens,
+                                            sampling_rate=rate, budget=budget)
+        except ParameterError as exc:
+            out[key] = str(exc)
+    return out
+
+
+def utility_series(*, epsilon: float, delta: float, delta0: float, sensitivity: float, k_max: int,
+                   budget: Budget = budgets.PAGE) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Per method, the s.d. of Laplace noise at each method's largest ε0, on ~25 log-spaced k ≤
+    k_max; and the exact smallest Gaussian σ (δ > 0 only). NaN where nothing fits."""
+    ks = np.unique(np.asarray(k_grid(k_max, log=True), dtype=int))
+    if ks.size > 25:
+        ks = np.unique(np.geomspace(1, k_max, 25).round().astype(int))
+    series = {m: np.full(ks.size, np.nan) for m in METHODS}
+    gauss = np.full(ks.size, np.nan)
+    for i, k in enumerate(ks):
+        plans = composition.max_eps0(k=int(k), epsilon=epsilon, delta=delta, delta0=delta0, budget=budget)
+        for m, p in plans.items():
+            sd = laplace_sd(p.value, sensitivity) if p.feasible else None
+            series[m][i] = np.nan if sd is None else sd
+        if delta > 0:
+            g = noise.smallest_noise("gaussian", k=int(k), epsilon=epsilon, delta=delta,
+                                     sensitivity=sensitivity)
+            gauss[i] = g.value if g.feasible and g.value is not None else np.nan
+    if delta > 0:
+        series[GAUSSIAN_CURVE] = gauss
+    return ks, series
+
+
+def utility_figure(ks: np.ndarray, series: dict[str, np.ndarray], *, epsilon: float, delta: float,
+                   sensitivity: float) -> go.Figure:
+    labels = {m: f"Laplace, {LABELS[m]}" for m in METHODS}
+    labels[GAUSSIAN_CURVE] = "Gaussian σ (exact, Steinke Cor. 8)"
+    return noise_vs_k_figure(ks, series, epsilon=epsilon, delta=delta, sensitivity=sensitivity,
+                             labels=labels)
+
+
+# ---------------------------------------------------------------------- tables
+def _check_cell(p: Plan) -> str:
+    return p.check_text if p.feasible else f"{p.source}: {p.reason}"
+
+
+def eps0_rows(plans: dict[str, Plan], *, sensitivity: float) -> list[dict[str, str]]:
+    rows = []
+    for key, p in plans.items():
+        b = sensitivity / p.value if p.feasible and p.value else None
+        rows.append({"method": LABELS.get(key, key),
+                     "largest ε0": format_number(p.value, 7, down=True) if p.feasible else NO_VALUE,
+                     "Laplace s.d. √2Δ/ε0": format_number(laplace_sd(p.value, sensitivity))
+                     if b else NO_VALUE,
+                     "95 % interval ±": format_number(b * LN20) if b else NO_VALUE,
+                     "kind": p.kind.value, "check": _check_cell(p)})
+    return rows
+
+
+def k_rows(plans: dict[str, Plan]) -> list[dict[str, str]]:
+    return [{"method": LABELS.get(key, key),
+             "largest k": f"{int(p.value):,}" if p.feasible and p.value is not None else NO_VALUE,
+             "kind": p.kind.value, "check": _check_cell(p) + (f" ({p.note})" if p.note else "")}
+            for key, p in plans.items()]
+
+
+def noise_sd(key: str, value: float, sensitivity: float) -> float | None:
+    """The s.d. of the noise each query carries (None for randomized response: no additive noise)."""
+    if key in ("gaussian", "discrete-gaussian"):
+        return value
+    if key == "laplace":
+        return math.sqrt(2.0) * value
+    if key == "geometric":  # two-sided geometric, P(z) ∝ e^{−ε0|z|/Δ}: variance 2α/(1−α)², α = e^{−ε0/Δ}
+        a = math.exp(-value / sensitivity)
+        return math.sqrt(2.0 * a) / (1.0 - a)
+    return None
+
+
+def noise_rows(plans: dict[str, Plan | str], *, sensitivity: float) -> list[dict[str, str]]:
+    rows = []
+    for key, p in plans.items():
+        title = MECHANISMS[key].title
+        if isinstance(p, str):
+            rows.append({"mechanism": title, "answer": NO_VALUE, "just below (−1e-4)": NO_VALUE,
+                         "noise s.d.": NO_VALUE, "route": NO_VALUE, "check": p})
+            continue
+        name = SYMBOL.get(p.name, p.name)
+        is_noise = noise.NOISE[key][1]
+        if not p.feasible or p.value is None:
+            rows.append({"mechanism": title, "answer": NO_VALUE, "just below (−1e-4)": NO_VALUE,
+                         "noise s.d.": NO_VALUE, "route": str(dict(p.extra).get("route")),
+                         "check": _check_cell(p)})
+            continue
+        shown = format_number(p.value, 7, down=not is_noise)
+        sd = noise_sd(key, p.value, sensitivity)
+        b = p.beyond
+        below = NO_VALUE if b is None else (
+            f"ε ∈ [{format_number(b.lower, 7, down=True)}, {format_number(b.upper, 7)}]"
+            if b.lower is not None else f"ε = {format_number(b.upper, 7)}")
+        if key == "randomized-response":
+            sd_text = f"flip probability {format_number(1.0 / (1.0 + math.exp(p.value)), 4)}"
+        else:
+            sd_text = format_number(sd) if sd is not None else NO_VALUE
+        rows.append({"mechanism": title, "answer": f"{name} = {shown}", "just below (−1e-4)": below,
+                     "noise s.d.": sd_text, "route": str(dict(p.extra).get("route")),
+                     "check": f"{name} = {shown} gives certified ε ≤ {format_number(p.check.upper, 10)} "
+                              f"({p.kind.value}, {p.source})"})
+    return rows
+
+
+# ---------------------------------------------------------------------- the view
+def assemble(*, values: dict[str, Any], eps0_p: dict[str, Plan], k_p: dict[str, Plan],
+             noise_p: dict[str, Plan | str], ks: np.ndarray, series: dict[str, np.ndarray],
+             figure: go.Figure) -> View:
+    sens = values["sensitivity"]
+    csv = {
+        "eps0": {"method": list(eps0_p), "eps0": [p.value for p in eps0_p.values()],
+                 "total_epsilon": [p.check.epsilon if p.feasible else None for p in eps0_p.values()],
+                 "total_delta": [p.check.delta if p.feasible else None for p in eps0_p.values()],
+                 "laplace_sd": [laplace_sd(p.value, sens) if p.feasible else None for p in eps0_p.values()],
+                 "kind": [p.kind.value for p in eps0_p.values()],
+                 "source": [p.source for p in eps0_p.values()],
+                 "check": [_check_cell(p) for p in eps0_p.values()]},
+        "k": {"method": list(k_p),
+              "k": [int(p.value) if p.feasible and p.value else None for p in k_p.values()],
+              "kind": [p.kind.value for p in k_p.values()], "check": [_check_cell(p) for p in k_p.values()]},
+        "noise_vs_k": {"k": ks, **{f"sd_{m}": y for m, y in series.items()}},
+    }
+    payload = {"view": "planner", "parameters": dict(values),
+               "eps0": {m: p.to_json() for m, p in eps0_p.items()},
+               "k": {m: p.to_json() for m, p in k_p.items()},
+               "noise": {m: (p.to_json() if isinstance(p, Plan) else {"reason": p})
+                         for m, p in noise_p.items()},
+               "noise_vs_k": csv["noise_vs_k"]}
+    opt, basic = eps0_p.get("optimal"), eps0_p.get("basic")
+    gain = (opt.value / basic.value  # type: ignore[operator]
+            if opt and basic and opt.feasible and basic.feasible and basic.value else None)
+    return View(figures={"noise_vs_k": figure}, csv=csv, payload=payload,
+                tables={"eps0": eps0_rows(eps0_p, sensitivity=sens), "k": k_rows(k_p),
+                        "noise": noise_rows(noise_p, sensitivity=sens)},
+                summary={"optimal_over_basic": gain})
+
+
+def build(*, epsilon: float, delta: float, k: int, delta0: float, eps0: float, sensitivity: float,
+          sampling_rate: float, k_max: int, budget: Budget = budgets.PAGE) -> View:
+    """Every table and the utility figure (the page caches the parts separately)."""
+    values = {"epsilon": epsilon, "delta": delta, "k": k, "delta0": delta0, "eps0": eps0,
+              "sensitivity": sensitivity, "sampling_rate": sampling_rate, "k_max": k_max}
+    ks, series = utility_series(epsilon=epsilon, delta=delta, delta0=delta0, sensitivity=sensitivity,
+                                k_max=k_max, budget=budget)
+    return assemble(values=values,
+                    eps0_p=eps0_plans(epsilon=epsilon, delta=delta, k=k, delta0=delta0, budget=budget),
+                    k_p=k_plans(epsilon=epsilon, delta=delta, eps0=eps0, delta0=delta0, budget=budget),
+                    noise_p=noise_plans(epsilon=epsilon, delta=delta, k=k, sensitivity=sensitivity,
+                                        sampling_rate=sampling_rate, budget=budget),
+                    ks=ks, series=series,
+                    figure=utility_figure(ks, series, epsilon=epsilon, delta=delta, sensitivity=sensitivity))
+
+
+SPEC = ViewSpec(name="planner", title="Plan a budget",
+                params=(EPSILON, DELTA, K, DELTA0, EPS0, SENSITIVITY, SAMPLING_RATE, K_MAX), build=build)
