@@ -138,6 +138,14 @@ def _coarse_grid(law: LossLaw, h: float, tail: float) -> GridPLD:
     return discretize.pessimistic(law, h=h, tail=tail)
 
 
+@lru_cache(maxsize=16)
+def _discretized(law: LossLaw, h: float, tail: float, pessimistic: bool) -> GridPLD:
+    """One law's single-step grid, kept while ``composition`` reruns a width (tilted after the pilot)."""
+    if pessimistic:
+        return discretize.pessimistic(law, h=h, tail=tail)
+    return discretize.optimistic(law, h=h, tail=tail)
+
+
 PLAN_CELLS = 1 << 16
 """``plan`` discretises a law on at most this many cells: the spread it needs hardly depends on
 the width, while a fine discretisation is itself the expensive step (seconds for a subsampled
@@ -244,11 +252,9 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
     dirs = directions(parts)
     share = tail / (3 * len(parts)) if total else tail
     # a single step may leave share/k beyond its grid: its k steps then leave at most ``share``
-    pess = [[(discretize.pessimistic(law, h=h, tail=share / k if total else tail), k) for law, k in d]
-            for d in dirs]
+    pess = [[(_discretized(law, h, share / k if total else tail, True), k) for law, k in d] for d in dirs]
     _plan_grids(pess, h)
-    opt = [[(discretize.optimistic(law, h=h, tail=share / k if total else tail), k) for law, k in d]
-           for d in dirs]
+    opt = [[(_discretized(law, h, share / k if total else tail, False), k) for law, k in d] for d in dirs]
     ups, lows = [], []
     for grids, out in ((pess, ups), (opt, lows)):
         for dgrids in grids:
