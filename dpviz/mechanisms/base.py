@@ -9,6 +9,7 @@ naming the field). What the accounting routes (``dpviz.mechanisms.routes``) ask 
 - ``step_guarantee(delta)``: a per-step (ε0, δ0) for generic composition (KOV Thm 3.3);
 - ``closed_form(k, …)``: the exact answer where a closed form exists (else ``None``);
 - ``grid_unit``: a loss every atom is a multiple of (exact grids), or ``None``;
+- ``replace_one_law(q)``: the subsampled pair under replace-one neighbours, where implemented;
 - ``max_loss``: the largest privacy loss over both directions (finite = pure ε-DP at ε = it);
 - ``label``: a short name, e.g. ``"Gaussian μ=1"``.
 
@@ -110,6 +111,12 @@ class Mechanism:
     def closed_form(self, k: int, *, delta: float | None = None,
                     epsilon: float | None = None) -> Guarantee | None:
         """The exact answer for k steps where a closed form exists."""
+        return None
+
+    def replace_one_law(self, rate: float) -> LossLaw | None:
+        """Loss law of ((1−q)P0 + qP1, (1−q)P0 + qP2) under replace-one neighbours (Steinke §6.2),
+        with P0 the output without the record and P1, P2 the two records' (shifted ±Δ for additive
+        noise); ``None`` when not implemented (the CLI then refuses ``replace-one``)."""
         return None
 
     @property

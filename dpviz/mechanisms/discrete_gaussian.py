@@ -18,6 +18,7 @@ import math
 from functools import partial
 
 import numpy as np
+from numpy.typing import NDArray
 
 from dpviz.mechanisms.base import Mechanism
 from dpviz.params import Param
@@ -39,17 +40,27 @@ def check_sigma(value: object) -> float:
     return s
 
 
+def _cut(s: float) -> int:
+    """T = ⌈σ√1400⌉ + 1: e^{−T²/(2σ²)} < e^{−700}."""
+    return math.ceil(s * math.sqrt(1400.0)) + 1
+
+
+def _tail(s: float, t: int) -> float:
+    """Bound on P(Z > t) (module docstring), at least the smallest double: the cut tail is > 0,
+    so the law keeps its infinite loss."""
+    return max(math.exp(-(t * t) / (2 * s * s)) / -math.expm1(-t / (s * s)), math.ulp(0.0))
+
+
 def loss_law(*, sigma: float, sensitivity: int = 1) -> LossLaw:
     s = check_sigma(sigma)
     d = check_count(sensitivity, field="sensitivity", maximum=10_000)
-    t = math.ceil(s * math.sqrt(1400.0)) + 1
+    t = _cut(s)
     x = np.arange(-t, t + d + 1, dtype=float)
     all_x = np.arange(-t - d - 50, t + 2 * d + 51, dtype=float)  # normaliser: terms beyond underflow
     log_z = float(np.log(np.exp(-(all_x**2) / (2 * s * s)).sum()))
     log_p = -(x**2) / (2 * s * s) - log_z
     log_q = -((x - d) ** 2) / (2 * s * s) - log_z
-    # the cut tails are > 0: at least the smallest double, so the law keeps its infinite loss
-    tail = max(math.exp(-(t * t) / (2 * s * s)) / -math.expm1(-t / (s * s)), math.ulp(0.0))
+    tail = _tail(s, t)
     loss = (d * d - 2.0 * d * x) / (2 * s * s)
     return LossLaw.from_atoms(f"Discrete Gaussian σ={s:g}, Δ={d}", loss, np.exp(log_p), np.exp(log_q),
                               p_inf=tail, q_neg_inf=tail, symmetric=True)
@@ -79,6 +90,22 @@ class DiscreteGaussian(Mechanism):
     @property
     def grid_unit(self) -> float | None:
         return self.sensitivity / self.sigma**2
+
+    def replace_one_law(self, rate: float) -> LossLaw | None:
+        """x ∈ [−T−Δ, T+Δ]; the P'-mass above is at most the one-sided tail bound at T (see the
+        module docstring), sent to +∞, and the Q'-mass below to −∞."""
+        from dpviz.mechanisms.subsampling import lattice_replace_one
+
+        s, d = self.sigma, self.sensitivity
+        t = _cut(s)
+        all_x = np.arange(-t - 2 * d - 50, t + 2 * d + 51, dtype=float)
+        log_z = float(np.log(np.exp(-(all_x**2) / (2 * s * s)).sum()))
+
+        def log_noise(x: NDArray[np.float64]) -> NDArray[np.float64]:
+            return -(x**2) / (2 * s * s) - log_z
+
+        return lattice_replace_one(log_noise, lo=-t - d, hi=t + d, shift=d, rate=rate, name=self.law.name,
+                                   p_inf=_tail(s, t))
 
     @property
     def max_loss(self) -> float | None:

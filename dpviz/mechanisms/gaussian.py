@@ -124,6 +124,11 @@ class Gaussian(Mechanism):
     def loss_law(self) -> LossLaw:
         return loss_law(sigma=self.sigma, sensitivity=self.sensitivity)
 
+    def replace_one_law(self, rate: float) -> LossLaw | None:
+        from dpviz.mechanisms.subsampling import gaussian_replace_one
+
+        return gaussian_replace_one(mu=self.mu, rate=rate)
+
     def rdp(self, order: int) -> float:
         """ρ(λ) = λμ²/2 (Steinke Lemma 33.4)."""
         return float(order) * self.mu**2 / 2.0

@@ -12,6 +12,7 @@ import math
 from functools import partial
 
 import numpy as np
+from numpy.typing import NDArray
 
 from dpviz.mechanisms.base import Mechanism
 from dpviz.params import Param
@@ -56,6 +57,25 @@ class Geometric(Mechanism):
     @property
     def grid_unit(self) -> float | None:
         return self.eps0
+
+    def replace_one_law(self, rate: float) -> LossLaw | None:
+        """Exact: beyond |x| ≥ Δ every N(x ± Δ)/N(x) is a^{∓Δ} or a^{±Δ}, so the loss is constant
+        there and each tail's masses (geometric series) join the atom at x = ±Δ."""
+        from dpviz.mechanisms.subsampling import lattice_replace_one
+
+        e0, d = self.eps0, self.sensitivity
+        log_norm = math.log(-math.expm1(-e0)) - math.log1p(math.exp(-e0))  # ln (1 − a)/(1 + a)
+
+        def log_noise(x: NDArray[np.float64]) -> NDArray[np.float64]:
+            return log_norm - e0 * np.abs(x)
+
+        q = rate
+        a_ = math.log1p(-q) if q < 1 else -math.inf
+        far = float(np.logaddexp(a_, math.log(q) + d * e0))  # ln((1−q) + q a^{−Δ})
+        near = float(np.logaddexp(a_, math.log(q) - d * e0))  # ln((1−q) + q a^{Δ})
+        tail = log_norm - (d + 1) * e0 - math.log(-math.expm1(-e0))  # ln Σ_{x ≥ Δ+1} norm a^x
+        return lattice_replace_one(log_noise, lo=-d, hi=d, shift=d, rate=rate, name=self.law.name,
+                                   lumps=((tail + far, tail + near), (tail + near, tail + far)))
 
     @property
     def max_loss(self) -> float | None:

@@ -14,6 +14,7 @@ mechanism's ε at δ is the larger of the two directions.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -156,6 +157,27 @@ def gaussian_replace_one(*, mu: float, rate: float) -> LossLaw:
                    q=np.zeros(0), continuous=part, symmetric=True)
 
 
+def lattice_replace_one(log_noise: Callable[[NDArray[np.float64]], NDArray[np.float64]], *, lo: int, hi: int,
+                        shift: int, rate: float, name: str, p_inf: float = 0.0,
+                        lumps: tuple[tuple[float, float], tuple[float, float]] | None = None) -> LossLaw:
+    """The replace-one pair of integer noise N (``log_noise``: ln N(x), normalised) on x ∈ [lo, hi]:
+    P' = (1−q)N + qN(· − Δ), Q' = (1−q)N + qN(· + Δ) (Steinke §6.2 with P0 = N). ``lumps`` adds
+    (ln P', ln Q') masses to the end atoms x = hi and x = lo (tails with the same loss); ``p_inf``
+    bounds the P'-mass cut above hi, sent to +∞ (and the Q'-mass below lo to −∞, by symmetry)."""
+    q = check_probability(rate, field="sampling_rate")
+    x = np.arange(lo, hi + 1, dtype=float)
+    a = math.log1p(-q) if q < 1 else -math.inf
+    b = math.log(q)
+    lp = np.logaddexp(a + log_noise(x), b + log_noise(x - shift))
+    lq = np.logaddexp(a + log_noise(x), b + log_noise(x + shift))
+    if lumps is not None:
+        (up_p, up_q), (dn_p, dn_q) = lumps
+        lp[-1], lq[-1] = np.logaddexp(lp[-1], up_p), np.logaddexp(lq[-1], up_q)
+        lp[0], lq[0] = np.logaddexp(lp[0], dn_p), np.logaddexp(lq[0], dn_q)
+    return LossLaw.from_atoms(f"{name}, Poisson q={q:g} (replace-one)", lp - lq, np.exp(lp), np.exp(lq),
+                              p_inf=p_inf, q_neg_inf=p_inf, symmetric=True)
+
+
 def replace_from_add_remove(epsilon: float, delta: float) -> tuple[float, float]:
     """Group privacy over the two steps remove-then-add (Steinke §6.2): an (ε, δ)-DP mechanism
     under add/remove is (2ε, (1 + e^ε)δ)-DP under replace-one."""
@@ -174,11 +196,11 @@ class Subsampled:
         self.rate = check_probability(rate, field="sampling_rate")
         if neighbouring not in NEIGHBOURING:
             raise ParameterError("neighbouring", neighbouring, "add-remove or replace-one")
-        if neighbouring == "replace-one" and base.key != "gaussian":
+        self.neighbouring = neighbouring
+        if neighbouring == "replace-one" and base.replace_one_law(self.rate) is None:
             raise ParameterError("neighbouring", neighbouring,
                                  f"add-remove for the {base.key} mechanism (replace-one is implemented "
-                                 "for the Gaussian)")
-        self.neighbouring = neighbouring
+                                 "for additive noise: gaussian, geometric, discrete-gaussian)")
         self.key = base.key
         self.title = base.title
         self.params = base.params
@@ -206,7 +228,9 @@ class Subsampled:
 
     def loss_law(self) -> LossLaw:
         if self.replace_one:
-            return gaussian_replace_one(mu=self.base.mu, rate=self.rate)
+            law = self.base.replace_one_law(self.rate)
+            assert law is not None
+            return law
         return subsample_remove(self.base.law, rate=self.rate) if self.rate < 1.0 else self.base.law
 
     def rdp_curve(self, orders: tuple[int, ...]) -> np.ndarray:

@@ -268,3 +268,46 @@ def test_discrete_gaussian_sigma_floor_names_sigma() -> None:
     with pytest.raises(ParameterError) as exc:
         make("discrete-gaussian", sigma=1e-300)
     assert exc.value.field == "sigma"
+
+
+# ---------------------------------------------------------------- replace-one on ℤ
+def _lattice_pair(log_noise, shift: int, q: float, width: int = 600):
+    x = np.arange(-width, width + 1, dtype=float)
+    n = np.exp(log_noise(x))
+    n = n / n.sum()
+    n_minus = np.exp(log_noise(x - shift))
+    n_plus = np.exp(log_noise(x + shift))
+    z = np.exp(log_noise(x)).sum()
+    return (1 - q) * n + q * n_minus / z, (1 - q) * n + q * n_plus / z
+
+
+@pytest.mark.parametrize(("key", "params", "log_noise"), [
+    ("geometric", {"eps0": 0.4, "sensitivity": 2}, lambda x: -0.4 * np.abs(x)),
+    ("discrete-gaussian", {"sigma": 1.5, "sensitivity": 1}, lambda x: -(x**2) / (2 * 1.5**2)),
+])
+@pytest.mark.parametrize("q", [0.3, 1.0])
+def test_lattice_replace_one_against_enumeration(key, params, log_noise, q: float) -> None:
+    """((1−q)N + qN(·−Δ), (1−q)N + qN(·+Δ)) summed outcome by outcome on a wide window."""
+    law = make(key, **params, sampling_rate=q, neighbouring="replace-one").law
+    p, r = _lattice_pair(log_noise, params["sensitivity"], q)
+    for eps in (0.0, 0.1, 0.4, 1.0, 2.0):
+        truth = float(np.maximum(p - math.exp(eps) * r, 0.0).sum())
+        assert float(law.delta(eps)[0]) == pytest.approx(truth, rel=1e-9, abs=1e-15)
+
+
+def test_replace_one_at_rate_one_is_twice_the_sensitivity_on_z() -> None:
+    eps = np.array([0.0, 0.3, 1.0, 1.5])
+    cases = [("geometric", {"eps0": 0.4, "sensitivity": 2}, {"eps0": 0.4, "sensitivity": 4}),
+             ("discrete-gaussian", {"sigma": 1.5, "sensitivity": 1}, {"sigma": 1.5, "sensitivity": 2})]
+    for key, a, b in cases:
+        ro = make(key, **a, sampling_rate=1.0, neighbouring="replace-one").law
+        np.testing.assert_allclose(ro.delta(eps), make(key, **b).law.delta(eps), rtol=1e-12, atol=1e-300)
+
+
+def test_geometric_replace_one_stays_pure() -> None:
+    """Its loss is constant beyond |x| ≥ Δ: bounded, so δ = 0 has the exact finite ε."""
+    m = make("geometric", eps0=0.4, sensitivity=2, sampling_rate=0.3, neighbouring="replace-one")
+    top = math.log((0.7 + 0.3 * math.exp(0.8)) / (0.7 + 0.3 * math.exp(-0.8)))
+    assert m.max_loss == pytest.approx(top, rel=1e-12)
+    _, g = R.best(R.routes([(m, 5)], delta=0.0))
+    assert g.kind is Kind.EXACT and g.epsilon == pytest.approx(5 * top, rel=1e-12)
