@@ -1,0 +1,75 @@
+"""Plan a budget: the inverse questions (issue 9; Steinke seed 001 Remark 15, §4–§5, §6.7)."""
+
+import streamlit as st
+
+from dpviz import ui
+from dpviz.views import planner
+from dpviz.views.planner import SPEC
+
+ui.page_setup("Plan a budget")
+st.title("Plan a budget")
+st.markdown(
+    "You may spend a total (ε, δ) on k releases. **What may each release cost, and how much noise "
+    "must it carry?** The answer depends on the composition theorem you rely on: basic composition "
+    "divides ε by k, advanced and optimal composition by about √k (Steinke, Remark 15). Each answer "
+    "below is checked by composing it forward."
+)
+with st.expander("How to read this page"):
+    st.markdown(
+        "- **Largest ε0**: the largest per-release ε0 whose k-fold composition, by that method, is "
+        "within the total (ε, δ). It is shown rounded *down*, so the shown value still fits; the "
+        "check column composes it forward (\"composing 100 × ε0 = … gives ε = … ≤ 1\"). The next value "
+        "up, ε0 × (1 + 10⁻⁹), does not fit.\n"
+        "- **kind**: *exact* when the forward ε is the true optimum for (ε0, δ0)-DP releases (KOV Thm "
+        "3.3), *upper* when it is a theorem's bound: the truth may allow more.\n"
+        "- **Largest k**: how many releases of the given ε0 fit; k + 1 does not.\n"
+        "- **Smallest noise**: the smallest σ (Gaussian, exact closed form), Laplace scale b (PLD "
+        "accountant) or the largest ε0 of geometric and randomized response (exact), whose *certified* "
+        "ε is within the target. Noise is rounded *up*. The noise 10⁻⁴ below it is shown with its "
+        "certified ε bracket: above the target, or straddling it when the accountant cannot tell.\n"
+        "- **The plot**: the standard deviation of the noise each query may carry against k, for a "
+        "Laplace mechanism at each method's ε0, and for the Gaussian mechanism with its own exact "
+        "accounting. Lower is better for utility; the gap between the dotted basic curve and the solid "
+        "optimal one is what optimal composition buys.\n"
+        "- With a sampling rate q < 1 (DP-SGD) only the Gaussian row is computed (PLD accountant), "
+        "which takes a few seconds."
+    )
+
+values = ui.param_inputs(SPEC.params)
+common = {"epsilon": values["epsilon"], "delta": values["delta"]}
+with st.spinner("Solving the inverse questions…"):
+    eps0_p = ui.cached(planner.eps0_plans)(**common, k=values["k"], delta0=values["delta0"])
+    k_p = ui.cached(planner.k_plans)(**common, eps0=values["eps0"], delta0=values["delta0"])
+    noise_p = ui.cached(planner.noise_plans)(**common, k=values["k"], sensitivity=values["sensitivity"],
+                                             sampling_rate=values["sampling_rate"])
+    ks, series = ui.cached(planner.utility_series)(**common, delta0=values["delta0"],
+                                                   sensitivity=values["sensitivity"], k_max=values["k_max"])
+    figure = ui.cached(planner.utility_figure)(ks, series, **common, sensitivity=values["sensitivity"])
+view = planner.assemble(values=values, eps0_p=eps0_p, k_p=k_p, noise_p=noise_p, ks=ks, series=series,
+                        figure=figure)
+tag = ui.export.file_stem("planner", values)
+
+st.subheader(f"Largest ε0 per release for k = {values['k']:,} at total ε = {ui.unbroken(values['epsilon'])}, "
+             f"δ = {ui.unbroken(values['delta'])}")
+ui.table(view.tables["eps0"], key="table_eps0")
+gain = view.summary["optimal_over_basic"]
+if gain is not None:
+    st.markdown(f"Optimal composition allows **{gain:.3g}×** the ε0 of basic composition: "
+                f"each query's Laplace noise is {gain:.3g}× smaller.")
+
+st.subheader(f"Largest number of releases of ε0 = {ui.unbroken(values['eps0'])}")
+ui.table(view.tables["k"], key="table_k")
+
+st.subheader(f"Smallest noise for k = {values['k']:,} releases")
+ui.table(view.tables["noise"], key="table_noise")
+
+ui.show_figure(view.figures["noise_vs_k"], filename=f"{tag}_noise_vs_k", key="fig_noise_k")
+ui.download_csv(view.csv["eps0"], filename=f"{tag}_eps0.csv", key="csv_eps0",
+                label="Download largest ε0 per method (CSV)")
+ui.download_csv(view.csv["k"], filename=f"{tag}_k.csv", key="csv_k",
+                label="Download largest k per method (CSV)")
+ui.download_csv(view.csv["noise_vs_k"], filename=f"{tag}_noise_vs_k.csv", key="csv_noise_k",
+                label="Download noise against k (CSV)")
+ui.download_json(view.payload, filename=f"{tag}.json", key="json_planner")
+st.caption("The same answers from the command line: `python -m dpviz plan eps0 --epsilon 1 --delta 1e-5 "
+           "--k 100`, `plan k …`, `plan noise gaussian …`, `plan gce …` (JSON).")

@@ -1,0 +1,83 @@
+"""The "Plan a budget" page (issue 9): inputs from the URL, tables equal to the planner, downloads
+parse back."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from dpviz import export
+from dpviz.planner import composition
+from dpviz.views import planner as pv
+from tests.app.helpers import assert_clean, errors, figures, run_page, tables, trace_names
+
+PAGE = "pages/5_Plan_a_budget.py"
+URL = {"epsilon": "2.0", "delta": "1e-06", "k": "50", "delta0": "1e-09", "eps0": "0.05", "sensitivity": "2.0",
+       "sampling_rate": "1.0", "k_max": "200"}
+
+
+def _int(cell: object) -> int:
+    return int(float(str(cell).replace(",", "")))
+
+
+def test_defaults_tables_figure_and_buttons() -> None:
+    at = run_page(PAGE)
+    assert_clean(at)
+    assert not errors(at)
+    eps0, ks, noise = tables(at)
+    assert list(eps0["method"]) == [pv.LABELS[m] for m in pv.METHODS]
+    plans = composition.max_eps0(k=100, epsilon=1.0, delta=1e-5)
+    for shown, p in zip(eps0["largest ε0"], plans.values(), strict=True):
+        assert float(shown) <= p.value  # shown rounded down: still fits
+        assert float(shown) == pytest.approx(p.value, rel=1e-6)
+    assert [_int(x) for x in ks["largest k"]] == [100, 400, 476, 720]
+    assert list(noise["route"]) == ["analytic", "pld", "pld", "exact", "exact"]
+    (fig,) = figures(at)
+    names = trace_names(fig)
+    assert len(names) == 5 and any("Gaussian" in n for n in names)
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert sum("CSV" in label for label in labels) == 3 and any("JSON" in label for label in labels)
+
+
+def test_url_round_trip() -> None:
+    at = run_page(PAGE, **URL)
+    assert_clean(at)
+    assert not errors(at)
+    for key, value in URL.items():
+        assert str(at.text_input(key=key).value) == value, key
+    eps0, ks, _ = tables(at)
+    assert float(eps0["largest ε0"][0]) == pytest.approx((2.0) / 50, rel=1e-9)  # basic: ε/k
+    assert "composing 50 ×" in eps0["check"][3]
+    assert _int(ks["largest k"][0]) == 40  # basic: ⌊2 / 0.05⌋ releases (δ0 = 1e-9: 40 × 1e-9 ≤ 1e-6)
+    assert at.query_params["k"] == ["50"] or at.query_params["k"] == "50"
+
+
+def test_bad_url_value_is_named_and_the_page_goes_on() -> None:
+    at = run_page(PAGE, k="0")
+    assert_clean(at)
+    msgs = errors(at)
+    assert len(msgs) == 1 and msgs[0].startswith("k must be"), msgs
+    assert len(tables(at)) == 3
+
+
+def test_subsampled_row_is_dp_sgd() -> None:
+    at = run_page(PAGE, k="20", sampling_rate="0.1")
+    assert_clean(at)
+    noise = tables(at)[2]
+    assert list(noise["mechanism"]) == ["Gaussian"] and list(noise["route"]) == ["pld"]
+
+
+def test_downloads_read_back() -> None:
+    view = pv.build(**{**pv.SPEC.defaults(), "k_max": 50})
+    rows = list(csv.DictReader(io.StringIO(export.columns_csv(view.csv["eps0"]).decode())))
+    payload = json.loads(export.payload_json(view.payload))
+    assert [r["method"] for r in rows] == list(payload["eps0"])
+    for r in rows:
+        assert float(r["eps0"]) == payload["eps0"][r["method"]]["eps0"]
+        assert float(r["total_epsilon"]) <= 1.0
+    curve = list(csv.DictReader(io.StringIO(export.columns_csv(view.csv["noise_vs_k"]).decode())))
+    assert curve[0]["k"] in ("1", "1.0") and float(curve[0]["sd_basic"]) == pytest.approx(2**0.5, rel=1e-9)
+    assert payload["noise"]["gaussian"]["route"] == "analytic"
