@@ -436,6 +436,7 @@ VIEWS: tuple[tuple[str, str, str], ...] = (
     ("pages/2_Composition_curves.py", "Composition curves", ":material/show_chart:"),
     ("pages/3_Database_priors.py", "Database priors", ":material/database:"),
     ("pages/4_Mechanisms.py", "Mechanisms", ":material/tune:"),
+    ("pages/5_Plan_a_budget.py", "Plan a budget", ":material/calculate:"),
 )
 """Every view (file, title, icon), in sidebar order: the one list the navigation is drawn from."""
 
