@@ -60,6 +60,14 @@ st.markdown(
     "comparison of PLD accounting, privacy buckets, Rényi DP and closed forms."
 )
 
+ui.page_link("pages/5_Plan_a_budget.py", label="Plan a budget", icon=":material/calculate:")
+st.markdown(
+    "The reverse question: you may spend a total (ε, δ) on k releases. The largest per-release ε0 and "
+    "the largest k for each composition method, the smallest Gaussian σ, Laplace scale or DP-SGD noise "
+    "multiplier, each checked by composing it forward; and the noise per query against k, one curve per "
+    "method. Also on the command line: `python -m dpviz plan …`."
+)
+
 st.subheader("Conventions")
 st.markdown(
     "- **Exact** numbers are the true optimum (to floating point); **upper** bounds are sound "
