@@ -33,22 +33,27 @@ from page_latency import nearby, quantiles  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "results" / "page_latency_mechanisms.md"
 PAGE = "pages/4_Mechanisms.py"
-SETTINGS = {"defaults": {}, "k = 10^5": {"mech_k": "100000"}}
+SETTINGS = {"defaults": {}, "k = 10^5": {"k": "100000"}}
 
 
 def _inputs(at: AppTest) -> list[tuple[str, object]]:
-    """(name, widget) for every keyed text input and radio of the page (the mix editor aside)."""
+    """(name, widget) for every keyed text input, radio and toggle of the page (the editors aside)."""
     found = [(f"text {w.key}", w) for w in at.text_input if w.key]
     found += [(f"radio {w.key}", w) for w in at.radio if w.key]
+    found += [(f"toggle {w.key}", w) for w in at.toggle if w.key]
     return found
 
 
-def _timed(at: AppTest) -> float:
+ERRORS: list[str] = []
+"""Changes whose rerun raised (the page showed an exception): counted and listed, not timed away."""
+
+
+def _timed(at: AppTest, what: str = "cold run") -> float:
     t0 = time.perf_counter()
     at.run()
     dt = time.perf_counter() - t0
     if at.exception:
-        raise SystemExit(f"exception: {at.exception[0].value}")
+        ERRORS.append(f"{what}: {str(at.exception[0].value).splitlines()[0][:120]}")
     return dt
 
 
@@ -60,16 +65,19 @@ def measure(params: dict[str, str], repeats: int, seed: int) -> dict:
         at.query_params[key] = value
     cold = _timed(at)
     per: dict[str, list[float]] = {}
-    names = [name for name, _ in _inputs(at)]
+    names = [name for name, _ in _inputs(at)]  # the default mechanism's inputs
     for _ in range(repeats):
         for name in names:
             w = dict(_inputs(at))[name]
             old = w.value
             if name.startswith("radio"):
                 w.set_value(rng.choice([o for o in w.options if o != old]))
+            elif name.startswith("toggle"):
+                w.set_value(not old)
             else:
                 w.set_value(nearby(str(old), rng))
-            per.setdefault(name, []).append(_timed(at))
+            what = f"{name} {old!r} → {dict(_inputs(at))[name].value!r}"
+            per.setdefault(name, []).append(_timed(at, what))
             dict(_inputs(at))[name].set_value(old)
             at.run()  # back to the setting (a cache hit, not timed)
     return {"cold": cold, "per": per}
@@ -105,6 +113,8 @@ def main() -> None:
         "| setting | cold | change p50 | change p95 | slowest | changes | median per widget |",
         "|---|---:|---:|---:|---:|---:|---|",
         *lines,
+        "",
+        f"Reruns that raised: {len(ERRORS)}" + "".join(f"\n- {e}" for e in ERRORS),
     ]) + "\n"
     args.out.parent.mkdir(parents=True, exist_ok=True)
     if args.append and args.out.exists():

@@ -54,7 +54,8 @@ with st.expander("How to read this page"):
 kind = ui.choice_input("Mechanism", list(mv.KINDS.values()), key="mechanism", default=mv.MECHANISM.default,
                        help=mv.MECHANISM.help)
 own = mv.mechanism_params(kind)
-slots = (own[0], own[1] if len(own) > 1 else None, mv.K)  # each input keeps its slot (ui.param_inputs)
+# each input keeps its slot (ui.param_inputs): the mechanism's own parameters, padded to two, then k
+slots = (*own, *(None,) * max(0, 2 - len(own)), mv.K)
 values = ui.param_inputs(slots, per_row=3)
 c1, c2, c3 = st.columns(3)
 values["sampling_rate"] = ui.param_input(mv.SAMPLING_RATE, c1)
@@ -82,11 +83,10 @@ except ParameterError as exc:
 
 tag = ui.export.file_stem("mechanisms", {"mechanism": kind, "solve": solve, **values, **target_kw})
 st.subheader(f"{q_name} at total {t_name} = {ui.unbroken(target)} after k = {k:,} runs")
-headline = st.empty()
-
-
+headline = st.empty()  # the first sound answer now, the refined one below
 headline.markdown(mv.headline(mv.best(first), solve=solve, refined=False))
-with st.status("Refining: PLD grid and privacy buckets…", expanded=False) as status:
+refining = "the PLD grid and privacy buckets" if compare and solve == "epsilon" else "the PLD grid"
+with st.status(f"Refining with {refining}…", expanded=False) as status:
     try:
         result = ui.cached(mv.build_for)(*args, k=k, compare=compare and solve == "epsilon", **target_kw)
     except ParameterError as exc:
