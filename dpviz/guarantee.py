@@ -24,7 +24,7 @@ mechanism routes) answers with a :class:`Guarantee`:
 
 ``None`` always means "no value"; an infinite ε is ``math.inf`` with status ``OK`` only when it is
 the exact answer (the Gaussian at δ = 0). :class:`DeltaCurve` is the vectorised form: δ(ε) over
-an array of ε with its lower and upper ends.
+an array of ε with its lower and upper ends. Rounding directions: docs/MATH.md §10.3.
 """
 
 from __future__ import annotations

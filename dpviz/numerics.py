@@ -2,7 +2,8 @@
 the lower convex hull.
 
 Every module that needs one of these imports it from here (issue 11 item 4): a fix or a
-speed-up then reaches every caller.
+speed-up then reaches every caller. Conventions: docs/MATH.md §10 (log space, Loader's binomial
+weights, rounding directions, solving ε(δ)).
 """
 
 from __future__ import annotations
@@ -15,12 +16,24 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import gammaln
 
 __all__ = ["bisect_float", "bisect_int", "log1mexp", "log_binom_pmf", "log_comb", "log_pow2_minus_1",
-           "logsumexp", "lower_hull", "softplus"]
+           "logsumexp", "logsumexp_rows", "lower_hull", "softplus"]
 
 LN2 = float(np.log(2.0))
 
 
-def logsumexp(a: ArrayLike, axis: int | None = None) -> NDArray[np.float64] | float:
+def logsumexp(a: ArrayLike) -> float:
+    """ln Σ e^a over all entries (:func:`logsumexp_rows`: one value per row)."""
+    out = _logsumexp(a, None)
+    return out if isinstance(out, float) else float(out)
+
+
+def logsumexp_rows(a: ArrayLike) -> NDArray[np.float64]:
+    """ln Σ e^a along the last axis: one value per row."""
+    out = _logsumexp(a, -1)
+    return np.asarray(out, dtype=float)
+
+
+def _logsumexp(a: ArrayLike, axis: int | None) -> NDArray[np.float64] | float:
     """ln Σ e^a over ``axis`` (all entries when ``None``), as ``scipy.special.logsumexp`` computes
     it step for step in SciPy 1.17 (the largest terms set apart, log1p of the rest; the direct
     ln Σ e^a where that is not finite), so results are bit-identical — without SciPy's ~0.2 ms of
@@ -28,7 +41,7 @@ def logsumexp(a: ArrayLike, axis: int | None = None) -> NDArray[np.float64] | fl
     x = np.asarray(a, dtype=float)
     if x.ndim == 0:
         x = x.reshape(1)
-    if x.ndim == 1 and axis in (None, 0, -1) and x.size:  # the common case, without keepdims
+    if x.ndim == 1 and axis is None and x.size:  # the common case, without keepdims
         x_max = float(x.max())
         if x_max == -math.inf:
             return -math.inf
@@ -55,7 +68,7 @@ def logsumexp(a: ArrayLike, axis: int | None = None) -> NDArray[np.float64] | fl
             if bad.any():  # infinite or NaN terms: the direct sum decides, as in SciPy
                 out = np.where(bad, np.log(np.sum(np.exp(x), axis=ax, keepdims=True)), out)
     out = np.squeeze(out, axis=ax)
-    return float(out) if out.ndim == 0 else out
+    return float(out) if axis is None else out
 
 
 def log_pow2_minus_1(k: float) -> float:

@@ -4,6 +4,7 @@ Each method module offers ``epsilon_for_delta(levels, delta=…)`` and
 ``delta_for_epsilon(levels, epsilon=…)`` returning a :class:`~dpviz.guarantee.Guarantee`, and
 ``delta_curve(levels, epsilons)`` returning a :class:`~dpviz.guarantee.DeltaCurve`. The levels
 are validated once, where they are made (``Level``, ``as_levels``), not again by each method.
+Formulas: docs/MATH.md §3 (homogeneous) and §4 (levels).
 """
 
 from __future__ import annotations

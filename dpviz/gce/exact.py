@@ -1,4 +1,4 @@
-"""Exact worst-case hypothesis-DP curve for two priors (beyond HBW; see MATH.md).
+"""Exact worst-case hypothesis-DP curve for two priors (beyond HBW; see docs/MATH.md §5.5).
 
 Every (ε0, δ0)-DP mechanism is a post-processing of the canonical pair
 (P~, Q~) on outcomes {A, B, C, D} (KOV eq. 16), so the worst case over all
@@ -46,7 +46,7 @@ from dpviz import budget as budgets
 from dpviz.budget import Budget, Cost, OverBudget, cost_of
 from dpviz.composition.atoms import LossAtoms
 from dpviz.gce.hypotheses import Exchangeable, Explicit, Hypothesis, to_explicit
-from dpviz.numerics import log1mexp, log_pow2_minus_1, logsumexp, lower_hull, softplus
+from dpviz.numerics import log1mexp, log_pow2_minus_1, logsumexp, logsumexp_rows, lower_hull, softplus
 from dpviz.regions.boundary import Boundary
 from dpviz.validation import ParameterError, check_delta, check_epsilon
 
@@ -279,8 +279,8 @@ def _triples(k: int) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[
         parts_a.append(na)
     n_b = np.concatenate(parts_b).astype(float)
     n_a = np.concatenate(parts_a).astype(float)
-    m = np.concatenate([np.full((mm + 1) * (k - mm + 1), mm) for mm in range(k + 1)]).astype(float)
-    return n_a, n_b, m - n_b
+    level = np.concatenate([np.full((mm + 1) * (k - mm + 1), mm) for mm in range(k + 1)]).astype(float)
+    return n_a, n_b, level - n_b
 
 
 def _recursion(p: Exchangeable, eps0: float) -> Iterator[NDArray[np.float64]]:
@@ -344,7 +344,7 @@ def _threshold_sums(k: int, k2: int, eps0: float) -> tuple[NDArray[np.float64], 
         rows = np.empty((2, n_b + 1))
         rows[0] = la + np.concatenate([np.logaddexp.accumulate(lc[::-1])[::-1], [-np.inf]])[idx]
         rows[1] = la + np.concatenate([[-np.inf], np.logaddexp.accumulate(lc)])[idx]
-        up[n_b], down[n_b] = logsumexp(rows, axis=1)  # −inf for a row without a finite term
+        up[n_b], down[n_b] = logsumexp_rows(rows)  # −inf for a row without a finite term
     up.flags.writeable = False
     down.flags.writeable = False
     return up, down
@@ -407,7 +407,7 @@ def _explicit_table(p0: Explicit, p1: Explicit, eps0: float, delta0: float) -> C
         group = np.where(np.array(key)[np.newaxis, :], lp[:, np.newaxis], lq[:, np.newaxis])
         ll = (ll[:, np.newaxis, :] + group[np.newaxis, :, :]).reshape(-1, len(vectors))
         log_mult = (log_mult[:, np.newaxis] + mult[np.newaxis, :]).ravel()
-    log_m = [log_mult + logsumexp(ll + log_pi[row], axis=1) for row in (0, 1)]
+    log_m = [log_mult + logsumexp_rows(ll + log_pi[row]) for row in (0, 1)]
     return ClassTable(log_m0=log_m[0], log_m1=log_m[1])
 
 

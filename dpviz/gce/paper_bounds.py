@@ -12,7 +12,7 @@ Directions (``dpviz.guarantee.DIRECTION_TEXT``). If every term is two-sided (ε_
            δ_r = Σ w_i e^{−ε_i} δ_i / Σ w_i e^{−ε_i}.
 ε_r ≤ ε_f always (Jensen); δ_r ≤ δ_f when ε_i and δ_i increase together (Chebyshev's
 sum inequality), in particular for one common δ̂. HBW's statement of Thm 3 claims
-(ε_f, δ_f) for both directions; with differing δ̂_i that fails (MATH.md: randomized
+(ε_f, δ_f) for both directions; with differing δ̂_i that fails (docs/MATH.md §5.4: randomized
 response, ε0 = 0.5, k = 2, δ = 0.1). Here (ε_f, δ_f) is labelled ``"both"`` only when
 δ_r ≤ δ_f, ``"forward"`` otherwise.
 
@@ -100,7 +100,7 @@ def corollary7(*, k: int, eps0: float, delta0: float) -> Guarantee:
     """HBW Cor. 7: ε = ln[((e^{ε0} + 1)^k − 1)/(2^k − 1)], δ = 2^{k−1} k δ0/(2^k − 1).
 
     Proved in both directions: it is Thm 3 with basic composition, whose per-term
-    (ε̂_i, δ̂_i) decrease together in i (module docstring). Tight at δ = 0 (MATH.md).
+    (ε̂_i, δ̂_i) decrease together in i (module docstring). Tight at δ = 0 (docs/MATH.md §5.5).
     """
     k, eps0, delta0 = _check(k, eps0, delta0)
     a = k * float(softplus(eps0))

@@ -21,7 +21,7 @@ REL = 1e-9
 
 def _mp_uniform_nonzero(k: int, eps0: float, delta0: float, eps: float) -> tuple[float, float]:
     """(forward, reverse) δ(ε) for 0⃗ vs U(B∖{0⃗}) summed over (n_B, n_C, n_D) classes,
-    with R = ((1+e^{ε0})^{n_B} (1+e^{−ε0})^{n_C} − 1)/(2^k − 1) (MATH.md)."""
+    with R = ((1+e^{ε0})^{n_B} (1+e^{−ε0})^{n_C} − 1)/(2^k − 1) (docs/MATH.md §5.5)."""
     mpmath.mp.dps = 50
     e, d, t = mpmath.e ** mpmath.mpf(eps0), mpmath.mpf(delta0), mpmath.e ** mpmath.mpf(eps)
     norm = mpmath.mpf(2) ** k - 1

@@ -1,5 +1,5 @@
 """HBW's bounds for 0⃗ against U(B∖{0⃗}): identities, soundness per proved direction,
-and the Theorem 3 reverse-direction counterexample of MATH.md."""
+and the Theorem 3 reverse-direction counterexample of docs/MATH.md §5.4."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def test_corollary7_against_mpmath() -> None:
 
 
 def test_corollary7_is_tight_for_pure_dp() -> None:
-    """MATH.md: at δ0 = 0 the exact ε at δ = 0 is Cor. 7's ε (the n_B = k class)."""
+    """docs/MATH.md §5.5: at δ0 = 0 the exact ε at δ = 0 is Cor. 7's ε (the n_B = k class)."""
     for k, eps0 in [(1, 0.3), (4, 1.0), (50, 0.2)]:
         pair = exact_pair(H.point_zero(k=k), H.uniform_nonzero(k=k), eps0=eps0, delta0=0.0)
         assert pair.epsilon(0.0) == pytest.approx(PB.corollary7(k=k, eps0=eps0, delta0=0.0).epsilon,
@@ -94,7 +94,7 @@ def test_truncated_terms_are_sound_and_close(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_theorem3_reverse_direction_counterexample() -> None:
-    """MATH.md: randomized response ε0 = 0.5, k = 2, total δ = 0.1. The best split of
+    """docs/MATH.md §5.4: randomized response ε0 = 0.5, k = 2, total δ = 0.1. The best split of
     δ̂_1, δ̂_2 (weights 2/3, 1/3) claims ε ≈ 0.329, but the exact reverse direction needs
     more: the bound is labelled forward-only, and its reverse note is itself sound."""
     eps0, k, delta = 0.5, 2, 0.1
