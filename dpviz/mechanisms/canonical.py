@@ -43,7 +43,7 @@ class Canonical(Mechanism):
         Param("eps0", "ε0", 0.1, partial(check_positive, field="eps0", maximum=100.0),
               "ε0 of the canonical pair"),
         Param("delta0", "δ0", 0.0, partial(check_delta, field="delta0"),
-              "δ0 of the canonical pair (default 0)"),
+              "δ0 of the canonical pair"),
     )
 
     def loss_law(self) -> LossLaw:

@@ -77,7 +77,7 @@ class DiscreteGaussian(Mechanism):
         Param("sigma", "σ", 1.0, check_sigma,
               f"scale σ of the discrete Gaussian, in [{SIGMA_MIN:g}, {SIGMA_MAX:g}]"),
         Param("sensitivity", "sensitivity Δ", 1, partial(check_count, field="sensitivity", maximum=10_000),
-              "integer query sensitivity Δ (default 1)"),
+              "integer query sensitivity Δ"),
     )
 
     def loss_law(self) -> LossLaw:

@@ -111,7 +111,7 @@ class Gaussian(Mechanism):
         Param("sigma", "noise σ", 1.0, partial(check_positive, field="sigma"),
               "noise standard deviation σ > 0"),
         Param("sensitivity", "sensitivity Δ", 1.0, partial(check_positive, field="sensitivity"),
-              "query sensitivity Δ (default 1)"),
+              "query sensitivity Δ"),
     )
 
     @property

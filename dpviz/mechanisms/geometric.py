@@ -48,7 +48,7 @@ class Geometric(Mechanism):
         Param("eps0", "ε0", 0.1, partial(check_positive, field="eps0", maximum=100.0),
               "ε0 of the geometric (discrete Laplace) noise, e^{−ε0|z|}"),
         Param("sensitivity", "sensitivity Δ", 1, partial(check_count, field="sensitivity", maximum=10_000),
-              "integer query sensitivity Δ (default 1)"),
+              "integer query sensitivity Δ"),
     )
 
     def loss_law(self) -> LossLaw:

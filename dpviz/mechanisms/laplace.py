@@ -65,7 +65,7 @@ class Laplace(Mechanism):
     params = (
         Param("scale", "scale b", 1.0, partial(check_positive, field="scale"), "Laplace scale b > 0"),
         Param("sensitivity", "sensitivity Δ", 1.0, partial(check_positive, field="sensitivity"),
-              "query sensitivity Δ (default 1)"),
+              "query sensitivity Δ"),
     )
 
     @property

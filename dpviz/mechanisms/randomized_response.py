@@ -44,7 +44,7 @@ class RandomizedResponse(Mechanism):
               "ε0 of randomized response"),
         Param("categories", "categories m", 2,
               partial(check_count, field="categories", minimum=2, maximum=1_000_000),
-              "number of categories m ≥ 2 (default 2)"),
+              "number of categories m ≥ 2"),
     )
 
     def loss_law(self) -> LossLaw:
