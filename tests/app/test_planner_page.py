@@ -81,3 +81,19 @@ def test_downloads_read_back() -> None:
     curve = list(csv.DictReader(io.StringIO(export.columns_csv(view.csv["noise_vs_k"]).decode())))
     assert curve[0]["k"] in ("1", "1.0") and float(curve[0]["sd_basic"]) == pytest.approx(2**0.5, rel=1e-9)
     assert payload["noise"]["gaussian"]["route"] == "analytic"
+
+
+def test_the_url_read_as_figure_flags_builds_the_tables_the_page_shows() -> None:
+    """The page's URL keys are ``python -m dpviz figure planner`` flags (and the plan CLI's)."""
+    from dpviz import budget as budgets
+    from dpviz.cli import build_parser
+    from dpviz.cli.flags import values_from_args
+    from dpviz.ui import table_frame
+
+    at = run_page(PAGE, **URL)
+    flags = [s for key, value in URL.items() for s in (f"--{key}", value)]
+    argv = ["figure", "planner", *flags, "--out", "x.json"]
+    values = values_from_args(build_parser().parse_args(argv), pv.SPEC.params)
+    built = pv.build(**values, budget=budgets.PAGE)
+    for frame, name in zip(tables(at), ("eps0", "k", "noise"), strict=True):
+        assert frame.to_csv() == table_frame(built.tables[name]).to_csv(), name
