@@ -10,19 +10,19 @@ import plotly.graph_objects as go
 from dpviz.figures.curves import series_figure
 from dpviz.figures.regions import region_figure
 from dpviz.figures.tables import format_number
-from dpviz.gce.result import DIRECTION_TEXT, GceBound
+from dpviz.guarantee import DIRECTION_TEXT, Guarantee
 from dpviz.regions.boundary import Boundary
 
 SERIES_LABELS = {"optimal": "Classic: compose all k (no prior)", "exact": "Exact worst case with the prior"}
 """Classic composition is drawn in the optimal-composition style, as in the region figure."""
 
 
-def bound_rows(bounds: Mapping[str, GceBound], labels: Mapping[str, str]) -> list[dict[str, str]]:
+def bound_rows(bounds: Mapping[str, Guarantee], labels: Mapping[str, str]) -> list[dict[str, str]]:
     """One row per bound: ε, δ, kind, the direction(s) of HBW Def. 3 proved, source or reason."""
     rows = []
     for key, b in bounds.items():
         ok = b.feasible
-        note = b.source if ok else f"{b.source}: {b.guarantee.reason}"
+        note = b.source if ok else f"{b.source}: {b.reason}"
         if ok and b.note:
             note = f"{note} — {b.note}"
         rows.append({"bound": labels.get(key, key),
@@ -34,7 +34,7 @@ def bound_rows(bounds: Mapping[str, GceBound], labels: Mapping[str, str]) -> lis
     return rows
 
 
-def bound_columns(bounds: Mapping[str, GceBound], labels: Mapping[str, str]) -> dict[str, list]:
+def bound_columns(bounds: Mapping[str, Guarantee], labels: Mapping[str, str]) -> dict[str, list]:
     """The bounds table for CSV: ε and δ at full precision (never rounded: an upper bound read
     from a download must not come out below the computed one), None where there is no value."""
     rows = bound_rows(bounds, labels)

@@ -83,7 +83,7 @@ def build_question(q: Question, *, tag: str = "gce", budget: Budget = budgets.PA
     rows = bound_rows(results, LABELS)
     table_csv = bound_columns(results, LABELS)  # full precision, not the rounded display rows
     payload = {"view": "database_priors", "parameters": asdict(q),
-               "bounds": {key: {**b.guarantee.to_json(), "directions": b.directions, "note": b.note}
+               "bounds": {key: {**b.to_json(), "directions": b.directions, "note": b.note}
                           for key, b in results.items()},
                "epsilon_vs_k": {"k": ks, **series}, "region_note": note}
     return View(

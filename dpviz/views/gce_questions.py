@@ -22,7 +22,6 @@ from dpviz.budget import Budget, Cost
 from dpviz.composition import homogeneous, optimal
 from dpviz.gce import constraints, exact, hypotheses, summary
 from dpviz.gce.exact import TooLargeError, exact_pair
-from dpviz.gce.result import GceBound
 from dpviz.guarantee import Guarantee, Kind
 from dpviz.regions import method_region
 from dpviz.regions.boundary import Boundary
@@ -119,7 +118,7 @@ class Question:
         return None
 
 
-def bounds(q: Question, *, budget: Budget | None = None) -> dict[str, GceBound]:
+def bounds(q: Question, *, budget: Budget | None = None) -> dict[str, Guarantee]:
     """Every applicable bound: ε at total δ ≤ q.delta, with kind, source and directions."""
     common: dict[str, Any] = {"eps0": q.eps0, "delta0": q.delta0, "delta": q.delta, "budget": budget}
     if q.kind == "cap":
@@ -168,7 +167,7 @@ def _exact_levels(q: Question) -> tuple | None:
     return homogeneous(k=d, eps0=q.eps0, delta0=q.delta0) if d > 0 else ()
 
 
-def classic_and_exact(q: Question, *, budget: Budget | None = None) -> dict[str, GceBound]:
+def classic_and_exact(q: Question, *, budget: Budget | None = None) -> dict[str, Guarantee]:
     """Only the two headline numbers (cheaper than :func:`bounds`)."""
     common: dict[str, Any] = {"eps0": q.eps0, "delta0": q.delta0, "delta": q.delta, "budget": budget}
     out = {"classic": summary.classic(k=q.databases, **common)}
@@ -214,15 +213,15 @@ def epsilon_series(q: Question, *, points: int = 24,
         else:  # the exact point is past the budget; the classic one costs little
             res = {"classic": summary.classic(k=qk.databases, eps0=q.eps0, delta0=q.delta0, delta=q.delta,
                                               budget=budget)}
-            res["exact"] = GceBound(Guarantee.infeasible(source="", reason=b.reason(c)))
+            res["exact"] = Guarantee.not_computed(source="", reason=b.reason(c))
         for key in series:
             series[key].append(_eps(res[key], key))
     return ks, {key: np.asarray(v) for key, v in series.items()}
 
 
-def _eps(b: GceBound, key: str = "") -> float:
+def _eps(b: Guarantee, key: str = "") -> float:
     """A curve point: NaN without a value, and where a stand-in bound replaced an exact value
     over budget (both curves are exact ones: classic composition and the exact worst case)."""
-    if key and b.kind is not Kind.EXACT and b.guarantee.reason:
+    if key and b.kind is not Kind.EXACT and b.reason:
         return float("nan")
     return float(b.epsilon) if b.feasible and b.epsilon is not None else float("nan")
