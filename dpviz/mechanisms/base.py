@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -29,6 +29,41 @@ from dpviz.guarantee import Guarantee, Kind
 from dpviz.params import Param
 from dpviz.pld.law import LossLaw
 from dpviz.validation import ParameterError
+
+
+@runtime_checkable
+class Accountable(Protocol):
+    """What the routes ask of a mechanism (a registered ``Mechanism`` or a ``Subsampled`` one)."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def law(self) -> LossLaw: ...
+
+    def rdp_curve(self, orders: tuple[int, ...]) -> np.ndarray: ...
+
+    def step_guarantee(self, delta: float) -> Guarantee: ...
+
+    def closed_form(self, k: int, *, delta: float | None = None,
+                    epsilon: float | None = None) -> Guarantee | None: ...
+
+    @property
+    def grid_unit(self) -> float | None: ...
+
+    @property
+    def canonical_pair(self) -> tuple[float, float] | None: ...
+
+    @property
+    def max_loss(self) -> float | None: ...
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def sampling_rate(self) -> float | None: ...
+
+    def describe(self) -> dict[str, Any]: ...
 
 
 class Mechanism:

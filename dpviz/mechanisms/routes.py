@@ -32,13 +32,14 @@ from dpviz.composition import optimal
 from dpviz.composition.atoms import LossAtoms
 from dpviz.composition.levels import Level, as_levels
 from dpviz.guarantee import Guarantee, Kind, Solved, Status
+from dpviz.mechanisms.base import Accountable
 from dpviz.pld import accountant
 from dpviz.pld.law import LossLaw
 from dpviz.rdp.conversion import epsilon_from_rdp
 from dpviz.rdp.subsampled import DEFAULT_ORDERS
 from dpviz.validation import EPSILON_MAX, ParameterError, check_count, check_delta, check_epsilon
 
-Part = tuple[Any, int]
+Part = tuple[Accountable, int]
 """(mechanism, count): a registered ``Mechanism`` or a ``Subsampled`` one, and how many times."""
 
 MAX_ATOMS = 1 << 21
@@ -269,10 +270,10 @@ def generic(parts: Sequence[Part], *, delta: float | None = None, epsilon: float
             return Guarantee.not_computed(source=GENERIC_SOURCE, delta=delta, reason=(
                 f"per-step δ0 = δ/(2k) underflows to 0 at δ = {delta:.3g}, k = {total}: not computed"))
         s = m.step_guarantee(step_delta)
-        if not s.epsilon <= EPSILON_MAX:
+        if s.epsilon is None or s.delta is None or not s.epsilon <= EPSILON_MAX:
+            e0 = math.inf if s.epsilon is None else s.epsilon
             return Guarantee.not_computed(source=GENERIC_SOURCE, delta=delta, epsilon=epsilon, solved=solved,
-                                          reason=f"per-step ε0 = {s.epsilon:.4g} > {EPSILON_MAX:g}: "
-                                                 "not computed")
+                                          reason=f"per-step ε0 = {e0:.4g} > {EPSILON_MAX:g}: not computed")
         levels.append(Level(epsilon=s.epsilon, delta=s.delta, count=c))
     lv = as_levels(levels)
     detail = "per-step " + ", ".join(f"({x.epsilon:.4g}, {x.delta:.3g})×{x.count}" for x in lv)
