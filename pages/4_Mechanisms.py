@@ -88,7 +88,7 @@ headline.markdown(mv.headline(mv.best(first), solve=solve, refined=False))
 refining = "the PLD grid and privacy buckets" if compare and solve == "epsilon" else "the PLD grid"
 with st.status(f"Refining with {refining}…", expanded=False) as status:
     try:
-        result = ui.cached(mv.build_for)(*args, k=k, compare=compare and solve == "epsilon", **target_kw)
+        result = ui.cached(mv.refine_for)(*args, k=k, compare=compare and solve == "epsilon", **target_kw)
     except ParameterError as exc:
         status.update(label="Refinement failed", state="error")
         ui.notice(exc)
@@ -98,20 +98,22 @@ with st.status(f"Refining with {refining}…", expanded=False) as status:
     status.update(label=f"Refined ({done}); computed in {result.summary['seconds']:.2f} s", state="complete")
 headline.markdown(mv.headline(result.summary, solve=solve, refined=True))
 ui.table(result.tables["comparison"], key="table_comparison")
+with st.spinner("Drawing the figures (a coarser grid: as certified, only wider)…", show_time=True):
+    drawn = ui.cached(mv.figures_for)(*args, k=k, h=result.summary["h"], **target_kw)
 
 left, right = st.columns(2)
 with left:
-    ui.show_figure(result.figures["histogram"], filename=f"{tag}_histogram", key="fig_pld")
+    ui.show_figure(drawn.figures["histogram"], filename=f"{tag}_histogram", key="fig_pld")
 with right:
-    ui.show_figure(result.figures["region"], filename=f"{tag}_region", key="fig_region")
-ui.show_figure(result.figures["delta"], filename=f"{tag}_delta", key="fig_delta")
-ui.show_figure(result.figures["epsilon_vs_k"], filename=f"{tag}_epsilon_vs_k", key="fig_eps_k")
+    ui.show_figure(drawn.figures["region"], filename=f"{tag}_region", key="fig_region")
+ui.show_figure(drawn.figures["delta"], filename=f"{tag}_delta", key="fig_delta")
+ui.show_figure(drawn.figures["epsilon_vs_k"], filename=f"{tag}_epsilon_vs_k", key="fig_eps_k")
 d1, d2, d3 = st.columns(3)
 with d1:
     ui.download_csv(result.csv["routes"], filename=f"{tag}_routes.csv", key="csv_routes",
                     label="Routes (CSV)")
 with d2:
-    ui.download_csv(result.csv["delta_vs_epsilon"], filename=f"{tag}_delta_vs_epsilon.csv", key="csv_delta",
+    ui.download_csv(drawn.csv["delta_vs_epsilon"], filename=f"{tag}_delta_vs_epsilon.csv", key="csv_delta",
                     label="δ(ε) band (CSV)")
 with d3:
     ui.download_json(result.payload, filename=f"{tag}.json", key="json_mech", label="All results (JSON)")

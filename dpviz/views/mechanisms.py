@@ -274,11 +274,11 @@ def _delta_points(grids: int, h: float, n: int, budget: Budget) -> int:
     return int(min(n, max(12, budget.seconds / max(per.seconds, 1e-12))))
 
 
-def build(mech: Any, *, k: int, delta: float | None = None, epsilon: float | None = None,
-          compare: bool = False, budget: Budget = budgets.PAGE) -> View:
-    """The page's view (module docstring); ``budget`` (default: the page's) bounds each route:
-    a route over its share is a row that says why, the δ(ε) grids are thinned. ``compare`` adds
-    privacy buckets (ε at δ > 0 only; the CLI's ``--compare``)."""
+def refine(mech: Any, *, k: int, delta: float | None = None, epsilon: float | None = None,
+           compare: bool = False, budget: Budget = budgets.PAGE) -> View:
+    """Every route's answer (the cheap ones, the PLD unless a route was exact, buckets with
+    ``compare``: ε at δ > 0 only, the CLI's ``--compare``): the routes' table, the payload and the
+    summary (``best``, the time, the refining routes, the PLD's grid width ``h``); no figures."""
     t0 = time.perf_counter()
     solve = "delta" if epsilon is not None else "epsilon"
     results = quick(mech, k=k, delta=delta, epsilon=epsilon)
@@ -293,19 +293,6 @@ def build(mech: Any, *, k: int, delta: float | None = None, epsilon: float | Non
     order = ["pld", *QUICK, "buckets"]
     results = {key: results[key] for key in order if key in results}
     headline = best(results)
-
-    law = mech.law
-    ks = k_values(k)
-    h = FIGURE_COARSENING * _grid_width(results.get("pld"))  # figures: a coarser grid, still certified
-    try:
-        many = compose_many(law, ks, h=h, budget=budget.share(CURVE_SHARE))
-    except (OverBudget, ParameterError):
-        many = {}
-    composed = many.get(k)
-    figs = _figures(mech, law, k=k, ks=ks, many=many, composed=composed, h=h,
-                    delta=delta if delta is not None else 1e-5, epsilon=epsilon, budget=budget)
-    band = figs.pop("_band")
-    k_rows = figs.pop("_k_rows")
     payload = {"view": "mechanisms", "mechanism": mech.key, "k": k, "solve": solve,
                "delta": delta, "epsilon": epsilon,
                "parameters": {"mechanism": mech.key, **mech.values, "k": k,
@@ -315,11 +302,38 @@ def build(mech: Any, *, k: int, delta: float | None = None, epsilon: float | Non
                "best": headline,
                "results": {key: g.to_json() | {"lower": g.lower, "upper": g.upper}
                            for key, g in results.items()}}
-    csv = {"delta_vs_epsilon": band, "epsilon_vs_k": k_rows, "routes": routes_csv(results)}
-    refined = [key for key in ("pld", "buckets") if key in results]
-    summary = {**headline, "seconds": time.perf_counter() - t0, "refined": refined}
-    return View(figures=figs, csv=csv, payload=payload, summary=summary,
+    summary = {**headline, "seconds": time.perf_counter() - t0, "h": _grid_width(results.get("pld")),
+               "refined": [key for key in ("pld", "buckets") if key in results]}
+    return View(figures={}, csv={"routes": routes_csv(results)}, payload=payload, summary=summary,
                 tables={"comparison": guarantee_rows(results, solve=solve)})
+
+
+def figures(mech: Any, *, k: int, delta: float | None = None, epsilon: float | None = None,
+            h: float = 2e-4, budget: Budget = budgets.PAGE) -> View:
+    """The figures and their CSV columns, on a grid ``FIGURE_COARSENING`` times coarser than the
+    PLD route's width ``h`` (``refine``'s summary)."""
+    law = mech.law
+    ks = k_values(k)
+    h = FIGURE_COARSENING * h  # figures: a coarser grid, still certified
+    try:
+        many = compose_many(law, ks, h=h, budget=budget.share(CURVE_SHARE))
+    except (OverBudget, ParameterError):
+        many = {}
+    figs = _figures(mech, law, k=k, ks=ks, many=many, composed=many.get(k), h=h,
+                    delta=delta if delta is not None else 1e-5, epsilon=epsilon, budget=budget)
+    band, k_rows = figs.pop("_band"), figs.pop("_k_rows")
+    return View(figures=figs, csv={"delta_vs_epsilon": band, "epsilon_vs_k": k_rows})
+
+
+def build(mech: Any, *, k: int, delta: float | None = None, epsilon: float | None = None,
+          compare: bool = False, budget: Budget = budgets.PAGE) -> View:
+    """``refine`` and ``figures`` in one view (the headless figure CLI, tests); ``budget`` (default:
+    the page's) bounds each route: a route over its share is a row that says why, the δ(ε) grids
+    are thinned."""
+    r = refine(mech, k=k, delta=delta, epsilon=epsilon, compare=compare, budget=budget)
+    f = figures(mech, k=k, delta=delta, epsilon=epsilon, h=r.summary["h"], budget=budget)
+    return View(figures=f.figures, csv={**r.csv, **f.csv}, payload=r.payload, summary=r.summary,
+                tables=r.tables)
 
 
 def _grid_width(pld: Guarantee | None) -> float:
@@ -422,9 +436,14 @@ def quick_for(kind: str, values: Values, **target: Any) -> dict[str, Guarantee]:
     return quick(make_mechanism(kind, dict(values)), **target)
 
 
-def build_for(kind: str, values: Values, **target: Any) -> View:
-    """``build`` for the mechanism ``kind`` with ``values`` (``as_values``): cacheable arguments."""
-    return build(make_mechanism(kind, dict(values)), **target)
+def refine_for(kind: str, values: Values, **target: Any) -> View:
+    """``refine`` with cacheable arguments (``as_values``)."""
+    return refine(make_mechanism(kind, dict(values)), **target)
+
+
+def figures_for(kind: str, values: Values, **target: Any) -> View:
+    """``figures`` with cacheable arguments (``as_values``)."""
+    return figures(make_mechanism(kind, dict(values)), **target)
 
 
 # --------------------------------------------------------------------------- the mix editor
