@@ -204,7 +204,7 @@ def assemble(*, values: dict[str, Any], eps0_p: dict[str, Plan], k_p: dict[str, 
              noise_p: dict[str, Plan | str], ks: np.ndarray, series: dict[str, np.ndarray],
              figure: go.Figure) -> View:
     sens = values["sensitivity"]
-    csv = {
+    csv: dict[str, dict[str, Any]] = {
         "eps0": {"method": list(eps0_p), "eps0": [p.value for p in eps0_p.values()],
                  "total_epsilon": [p.check.epsilon if p.feasible else None for p in eps0_p.values()],
                  "total_delta": [p.check.delta if p.feasible else None for p in eps0_p.values()],

@@ -1,0 +1,125 @@
+"""The planner's inverse questions (issue 9): time of every composition inverse, and DP-SGD noise
+calibration at 10^4 steps against dp-accounting's ``mechanism_calibration`` in the same run.
+
+Composition: for each method of ``dpviz.composition.METHODS`` and each case, the largest ε0
+(``max_eps0``), the largest common factor of a two-level mix (``max_factor``) and the largest k
+(``max_k``), median of ``--repeats`` runs with the optimum's atom cache cleared before each.
+DP-SGD: the smallest σ for q = 0.01, 10^4 steps, (ε, δ) = (1, 1e-5) by ``noise.smallest_noise``
+(PLD route, certified upper ε ≤ 1 at the answer) and by dp-accounting's
+``calibrate_dp_mechanism`` with its PLD accountant (default discretisation 1e-4, tol 1e-4).
+Writes ``benchmarks/results/planner.md`` and prints it.
+
+    python benchmarks/bench_planner.py [--repeats 3] [--skip-dp-accounting]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from dpviz.composition import METHODS, optimal, parse_levels  # noqa: E402
+from dpviz.planner import composition, noise  # noqa: E402
+
+OUT = ROOT / "benchmarks" / "results" / "planner.md"
+CASES = [(10, 1.0, 1e-5), (100, 1.0, 1e-5), (1_000, 1.0, 1e-5), (10_000, 1.0, 1e-5), (100_000, 10.0, 1e-5)]
+MIX = "0.1:1e-7:30,0.5:0:10"
+LIMIT_MS = 50.0
+STEPS, RATE, EPS, DELTA = 10_000, 0.01, 1.0, 1e-5
+
+
+def timed(fn: Callable[[], object], repeats: int) -> tuple[object, float]:
+    """(result, median milliseconds), the optimum's atom cache cleared before each run."""
+    times, out = [], None
+    for _ in range(repeats):
+        optimal.loss_atoms.cache_clear()
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(1e3 * (time.perf_counter() - t0))
+    return out, statistics.median(times)
+
+
+def composition_rows(repeats: int) -> list[str]:
+    rows = ["| question | k | total (ε, δ) | " + " | ".join(METHODS) + " |",
+            "|---|---:|---|" + "---:|" * len(METHODS)]
+    for k, eps, delta in CASES:
+        for question, call in (
+                ("largest ε0", lambda m, k=k, e=eps, d=delta: composition.max_eps0(k=k, epsilon=e, delta=d,
+                                                                                   methods=[m])),
+                ("largest k (ε0 = ε/k)", lambda m, k=k, e=eps, d=delta: composition.max_k(
+                    eps0=e / k, epsilon=e, delta=d, methods=[m]))):
+            cells = []
+            for m in METHODS:
+                plans, ms = timed(lambda m=m, call=call: call(m), repeats)
+                p = plans[m]  # type: ignore[index]
+                value = "—" if not p.feasible else (
+                    f"{int(p.value):,}" if p.name == "k" else f"{p.value:.6g}")
+                flag = "" if ms < LIMIT_MS else " **>50**"
+                cells.append(f"{value} ({ms:.1f} ms{flag})")
+            rows.append(f"| {question} | {k:,} | ({eps:g}, {delta:g}) | " + " | ".join(cells) + " |")
+    levels = parse_levels(MIX)
+    cells = []
+    for m in METHODS:
+        plans, ms = timed(lambda m=m: composition.max_factor(levels, epsilon=1.0, delta=1e-5, methods=[m]),
+                          repeats)
+        flag = "" if ms < LIMIT_MS else " **>50**"
+        cells.append(f"{plans[m].value:.6g} ({ms:.1f} ms{flag})")  # type: ignore[index]
+    rows.append(f"| factor of {MIX} | 40 | (1, 1e-05) | " + " | ".join(cells) + " |")
+    return rows
+
+
+def dp_accounting_sigma() -> float:
+    import dp_accounting
+    from dp_accounting import mechanism_calibration as mc
+    from dp_accounting.pld import pld_privacy_accountant as pa
+
+    def event(sigma: float) -> dp_accounting.DpEvent:
+        return dp_accounting.SelfComposedDpEvent(
+            dp_accounting.PoissonSampledDpEvent(RATE, dp_accounting.GaussianDpEvent(sigma)), STEPS)
+
+    return mc.calibrate_dp_mechanism(pa.PLDAccountant, event, EPS, DELTA, mc.LowerEndpointAndGuess(0.3, 3.0),
+                                     tol=1e-4)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--skip-dp-accounting", action="store_true")
+    args = ap.parse_args()
+    lines = ["# Planner benchmark (issue 9)", "",
+             f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores (shared), "
+             f"Python {platform.python_version()}; median of {args.repeats} runs, cold atom cache.", "",
+             "## Composition inverses (value, time per method; limit 50 ms)", "",
+             *composition_rows(args.repeats), ""]
+    t0 = time.perf_counter()
+    plan = noise.smallest_noise("gaussian", k=STEPS, epsilon=EPS, delta=DELTA, sampling_rate=RATE)
+    ours = time.perf_counter() - t0
+    lines += ["## DP-SGD noise calibration: q = 0.01, 10^4 steps, (ε, δ) = (1, 1e-5)", "",
+              "| calibration | σ | certified upper ε at σ | σ × (1 − 1e-4): ε bracket | seconds |",
+              "|---|---:|---:|---|---:|",
+              f"| dpviz `plan noise gaussian` (PLD route) | {plan.value:.6f} | {plan.check.upper:.6f} | "
+              f"[{plan.beyond.lower:.6f}, {plan.beyond.upper:.6f}] | {ours:.1f} |"]  # type: ignore[union-attr]
+    if not args.skip_dp_accounting:
+        t0 = time.perf_counter()
+        ref = dp_accounting_sigma()
+        theirs = time.perf_counter() - t0
+        lines += [f"| dp-accounting `calibrate_dp_mechanism` (PLDAccountant, tol 1e-4) | {ref:.6f} | — | — | "
+                  f"{theirs:.1f} |", "",
+                  f"Time ratio dpviz / dp-accounting: **{ours / theirs:.3f}**; "
+                  f"σ ratio dpviz / dp-accounting: {plan.value / ref:.6f}."]  # type: ignore[operator]
+    lines.append("")
+    text = "\n".join(lines)
+    OUT.write_text(text, encoding="utf-8")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
