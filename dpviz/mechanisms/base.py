@@ -123,12 +123,9 @@ class Mechanism:
 
     def rdp(self, order: int) -> float:
         """ρ(λ) of one step; the default is exact for atomic laws (ln E_P[e^{(λ−1)L}]/(λ − 1))."""
-        from dpviz.rdp.subsampled import base_rdp
+        from dpviz.rdp.subsampled import law_rdp
 
-        law = self.law
-        if law.continuous is not None:
-            raise NotImplementedError(f"{self.key}: RDP of a continuous law")
-        return base_rdp("atoms", order=order, law=law)
+        return law_rdp(self.law, order=order)
 
     def rdp_curve(self, orders: tuple[int, ...]) -> np.ndarray:
         """ρ(λ) at each order."""

@@ -131,7 +131,9 @@ class Gaussian(Mechanism):
 
     def rdp(self, order: int) -> float:
         """ρ(λ) = λμ²/2 (Steinke Lemma 33.4)."""
-        return float(order) * self.mu**2 / 2.0
+        from dpviz.rdp.subsampled import gaussian_rdp
+
+        return gaussian_rdp(order=order, mu=self.mu)
 
     def step_guarantee(self, delta: float) -> Guarantee:
         """(ε(δ), δ) from the exact curve (Steinke Cor. 8), ε rounded up."""

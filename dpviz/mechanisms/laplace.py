@@ -80,9 +80,9 @@ class Laplace(Mechanism):
 
     def rdp(self, order: int) -> float:
         """Mironov 2017, Table II (see ``dpviz.rdp.subsampled``)."""
-        from dpviz.rdp.subsampled import base_rdp
+        from dpviz.rdp.subsampled import laplace_rdp
 
-        return base_rdp("laplace", order=order, eps0=self.eps0)
+        return laplace_rdp(order=order, eps0=self.eps0)
 
     @property
     def grid_unit(self) -> float | None:

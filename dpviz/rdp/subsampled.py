@@ -26,22 +26,26 @@ DEFAULT_ORDERS = (*range(2, 65), 80, 96, 128, 160, 192, 256, 320, 384, 512)
 """Integer orders λ (Thm 34 needs integers); the conversion takes the best one."""
 
 
-def base_rdp(kind: str, *, order: int, mu: float | None = None, eps0: float | None = None,
-             law: LossLaw | None = None) -> float:
-    """ρ(λ) of the unsampled mechanism (module docstring)."""
+def gaussian_rdp(*, order: int, mu: float) -> float:
+    """ρ(λ) = λμ²/2 (Steinke Lemma 33.4)."""
+    return float(order) * mu * mu / 2.0
+
+
+def laplace_rdp(*, order: int, eps0: float) -> float:
+    """ρ(λ) = ln(λ/(2λ−1) e^{(λ−1)ε0} + (λ−1)/(2λ−1) e^{−λε0})/(λ − 1) (Mironov 2017, Table II)."""
     lam = float(order)
-    if kind == "gaussian":
-        assert mu is not None
-        return lam * mu * mu / 2.0
-    if kind == "laplace":
-        assert eps0 is not None
-        t = [math.log(lam / (2 * lam - 1)) + (lam - 1) * eps0,
-             math.log((lam - 1) / (2 * lam - 1)) - lam * eps0]
-        return float(logsumexp(t)) / (lam - 1)
-    assert law is not None and law.continuous is None
+    t = [math.log(lam / (2 * lam - 1)) + (lam - 1) * eps0, math.log((lam - 1) / (2 * lam - 1)) - lam * eps0]
+    return float(logsumexp(t)) / (lam - 1)
+
+
+def law_rdp(law: LossLaw, *, order: int) -> float:
+    """ρ(λ) = ln E_P[e^{(λ−1)L}]/(λ − 1) of an atomic law, exact; ∞ with mass at L = +∞."""
+    if law.continuous is not None:
+        raise NotImplementedError(f"{law.name}: RDP of a continuous law")
     if law.p_inf > 0:
         return math.inf
-    with np.errstate(divide="ignore"):
+    lam = float(order)
+    with np.errstate(divide="ignore"):  # ln 0 = −∞ for an atom without P-mass: it adds nothing
         return float(logsumexp(np.log(law.p) + (lam - 1) * law.loss)) / (lam - 1)
 
 
@@ -55,11 +59,3 @@ def subsampled_rdp(rho: NDArray[np.float64] | list[float], *, rate: float, order
     exps[2:] = (j[2:] - 1) * np.asarray(rho[: lam - 1], dtype=float)
     terms = log_comb(lam, j) + (lam - j) * math.log1p(-rate) + j * math.log(rate) + exps
     return float(logsumexp(terms)) / (lam - 1)
-
-
-def rdp_curve(base: list[float], *, rate: float | None, orders: tuple[int, ...] = DEFAULT_ORDERS,
-              k: int = 1) -> NDArray[np.float64]:
-    """k·ρ'(λ) on ``orders``; ``base`` holds ρ(j) for j = 2..max(orders)."""
-    out = np.array([subsampled_rdp(base, rate=rate, order=o) if rate is not None else base[o - 2]
-                    for o in orders])
-    return k * out

@@ -8,20 +8,20 @@ from dp_accounting.rdp import rdp_privacy_accountant as rdp_ref
 
 from dpviz.mechanisms.spec import MechanismSpec, pld_interval, rdp_interval
 from dpviz.rdp.conversion import epsilon_from_rdp
-from dpviz.rdp.subsampled import base_rdp, subsampled_rdp
+from dpviz.rdp.subsampled import gaussian_rdp, subsampled_rdp
 
 
 @pytest.mark.parametrize("sigma", [0.8, 1.1, 2.0])
 def test_thm34_matches_dp_accounting_integer_orders(sigma):
     orders = [2, 3, 5, 8, 16, 32]
-    base = [base_rdp("gaussian", order=j, mu=1.0 / sigma) for j in range(2, 33)]
+    base = [gaussian_rdp(order=j, mu=1.0 / sigma) for j in range(2, 33)]
     ours = [subsampled_rdp(base, rate=0.01, order=o) for o in orders]
     ref = rdp_ref._compute_rdp_poisson_subsampled_gaussian(0.01, sigma, orders)  # private helper, test-only
     np.testing.assert_allclose(ours, ref, rtol=1e-9)  # both exact sums; float round-off only
 
 
 def test_rate_one_is_base():
-    base = [base_rdp("gaussian", order=j, mu=0.5) for j in range(2, 11)]
+    base = [gaussian_rdp(order=j, mu=0.5) for j in range(2, 11)]
     assert subsampled_rdp(base, rate=1.0, order=7) == pytest.approx(7 * 0.125)
 
 

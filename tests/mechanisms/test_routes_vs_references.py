@@ -126,7 +126,7 @@ def test_subsampled_laplace_rdp_matches_quadrature(lam: int) -> None:
     Rényi divergences of the subsampled pair, both directions (b = 1, q = 0.3)."""
     from scipy.integrate import quad
 
-    from dpviz.rdp.subsampled import base_rdp, subsampled_rdp
+    from dpviz.rdp.subsampled import laplace_rdp, subsampled_rdp
 
     rate = 0.3
 
@@ -144,7 +144,7 @@ def test_subsampled_laplace_rdp_matches_quadrature(lam: int) -> None:
         v = sum(quad(lambda x: a(x) ** lam * b(x) ** (1 - lam), lo, hi, limit=200)[0] for lo, hi in pieces)
         return math.log(v) / (lam - 1)
 
-    base = [base_rdp("laplace", order=j, eps0=1.0) for j in range(2, lam + 1)]
+    base = [laplace_rdp(order=j, eps0=1.0) for j in range(2, lam + 1)]
     # 1e-9 relative: quad is accurate to ~1e-12 on these smooth pieces
     assert base[-1] == pytest.approx(max(renyi(p, q), renyi(q, p)), rel=1e-9)
     got = subsampled_rdp(base, rate=rate, order=lam)
