@@ -48,6 +48,7 @@ the tree stops there and the route reports that it has no bounds, instead of a s
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,6 +56,7 @@ from numpy.typing import NDArray
 from scipy import fft as sfft
 from scipy.special import logsumexp
 
+from dpviz.pld import fft
 from dpviz.pld.law import LossLaw
 from dpviz.validation import ParameterError, check_count, check_positive
 
@@ -175,9 +177,17 @@ class Buckets:
         log_q_inf = min(0.0, float(logsumexp([self.log_q_virt_inf, other.log_q_virt_inf, log_over])))
         qr[0] = 0.0  # module docstring
         qv[0] = math.exp(-n * self.log_f)  # cap B(−n) ≤ 1
-        return Buckets(log_f=self.log_f, n=n, a=a, a_inf=a_inf, q_real=qr, q_virt=qv,
-                       log_q_virt_inf=log_q_inf, slack=self.slack + other.slack,
-                       err=_product_err(self, other))
+        out = Buckets(log_f=self.log_f, n=n, a=a, a_inf=a_inf, q_real=qr, q_virt=qv,
+                      log_q_virt_inf=log_q_inf, slack=self.slack + other.slack,
+                      err=_product_err(self, other))
+        # an FFT of overflowing tilted masses returns inf/NaN without a warning, and max(0, NaN) is 0:
+        # such a node has no bounds (err = ∞, ``swamped``) instead of a silent δ_lower = 0
+        return out if out._finite() else out._trivial()
+
+    def _finite(self) -> bool:
+        return bool(np.isfinite(self.a).all() and np.isfinite(self.q_real).all()
+                    and np.isfinite(self.q_virt).all() and math.isfinite(self.a_inf)
+                    and not math.isnan(self.err))
 
     def squared(self) -> Buckets:
         """Squaring node sT: ι ↦ ⌈ι/2⌉, f ↦ f², B_s(i) = B(2i) + B(2i − 1)."""
@@ -272,7 +282,7 @@ class Buckets:
         out[2][0] = math.exp(-self.n * self.log_f)  # cap B(−n) ≤ 1
         return Buckets(log_f=self.log_f, n=self.n, a=out[0], a_inf=0.0, q_real=out[1], q_virt=out[2],
                        log_q_virt_inf=-math.inf, slack=k * self.slack,
-                       err=k * (self.err + _fft_err(nfft, _norm(self.a), _norm(self.q_virt[1:]))))
+                       err=k * (self.err + fft.l1_error(nfft, fft.norm(self.a), fft.norm(self.q_virt[1:]))))
 
     # ------------------------------------------------------------- bounds
     def delta_upper(self, epsilon: float, *, error_correction: bool = True) -> float:
@@ -308,14 +318,6 @@ def _times_f(err: float, log_f: float) -> float:
     return math.exp(math.log(err) + log_f) if math.log(err) + log_f < 700.0 else math.inf
 
 
-def _norm(x: NDArray[np.float64]) -> float:
-    return math.sqrt(float(np.einsum("i,i->", x, x)))  # einsum: no BLAS thread start-up
-
-
-def _fft_err(n: int, norm_a: float, norm_b: float) -> float:
-    return 10.0 * 2.0**-53 * math.log2(max(n, 2)) * math.sqrt(n) * norm_a * norm_b
-
-
 def _product_err(x: Buckets, y: Buckets) -> float:
     """Round-off bound of a product node, worst over the three arrays."""
     n = x.a.size + y.a.size - 1
@@ -323,17 +325,13 @@ def _product_err(x: Buckets, y: Buckets) -> float:
     for ax, ay in ((x.a, y.a), (x.q_real, y.q_real), (x.q_virt[1:], y.q_virt[1:])):
         tx, ty = float(ax.sum()), float(ay.sum())
         e = (x.err * ty + y.err * tx + x.err * y.err
-             + _fft_err(n, _norm(ax), _norm(ay)))
+             + fft.l1_error(n, fft.norm(ax), fft.norm(ay)))
         worst = max(worst, e)
     return worst
 
 
 def _conv(a: NDArray[np.float64], b: NDArray[np.float64], same: bool) -> NDArray[np.float64]:
-    n = a.size + b.size - 1
-    nfft = sfft.next_fast_len(n, real=True)
-    fa = sfft.rfft(a, nfft, workers=-1)
-    fb = fa if same else sfft.rfft(b, nfft, workers=-1)
-    return np.maximum(sfft.irfft(fa * fb, nfft, workers=-1)[:n], 0.0)
+    return np.maximum(fft.convolve(a, b, same=same), 0.0)
 
 
 def _clip(full: NDArray[np.float64], n: int) -> tuple[NDArray[np.float64], float]:
@@ -343,8 +341,8 @@ def _clip(full: NDArray[np.float64], n: int) -> tuple[NDArray[np.float64], float
     return out, float(full[3 * n + 1:].sum())
 
 
-def epsilon_from_delta_curve(delta_fn, *, delta: float, hi: float = 200.0, tol: float = 1e-9,
-                             lower: bool = False) -> float | None:
+def epsilon_from_delta_curve(delta_fn: Callable[[float], float], *, delta: float, hi: float = 200.0,
+                             tol: float = 1e-9, lower: bool = False) -> float | None:
     """ε where a non-increasing δ-curve crosses δ, by bisection.
 
     For an upper curve returns the bracket end with delta_fn(ε) ≤ δ (a sound ε); with

@@ -255,13 +255,15 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
     pess = [[(_discretized(law, h, share / k if total else tail, True), k) for law, k in d] for d in dirs]
     _plan_grids(pess, h)
     opt = [[(_discretized(law, h, share / k if total else tail, False), k) for law, k in d] for d in dirs]
-    ups, lows = [], []
+    ups: list[GridPLD] = []
+    lows: list[GridPLD] = []
     for grids, out in ((pess, ups), (opt, lows)):
         for dgrids in grids:
             acc: GridPLD | None = None
             for g1, k in dgrids:
                 g = g1.self_compose(k, tail=share, total=total, tilt=tilt)
                 acc = g if acc is None else acc.compose(g, tail=share, tilt=tilt)
+            assert acc is not None  # parts is not empty
             out.append(acc)
     return Composed(upper=tuple(ups), lower=tuple(lows), h=h, seconds=time.perf_counter() - t0, tail=tail)
 

@@ -11,26 +11,20 @@ then the chord of its convex curve between α_i and α_{i+1} and equal to it els
 δ_pess(α) ≥ δ(α) for all α ≥ 0, with equality at grid points. Mass below the grid is raised
 to its lowest point, mass above it goes to +∞ (both only increase δ).
 
-Optimistic — *lowered chords, lower convex hull*. For a convex f on [a, b],
-chord − f ≤ (b − a)(f'(b⁻) − f'(a⁺))/4, and f'(b⁻) − f'(a⁺) is the Q-mass strictly inside the
-cell. So with g_c = Q(ε_i < L < ε_{i+1})·(α_{i+1} − α_i)/4 and r_i = max(g_{i−1}, g_i), the
-points y_i = δ(α_i) − r_i lie below δ and so does every segment between neighbours. The
-largest convex function below these points (their lower convex hull, plus a point at α = 0
-for the region left of the grid) is the δ-curve of a non-negative measure on the grid — its
-kinks are the Q-masses — and lies below δ. Mass below the grid is dropped, mass above it is
-lowered onto the top grid point (both only decrease δ). Where a point would go below 0, the
-top segment uses the one-sided bound chord − f ≤ Q_c (b − a)·(α − a)/(b − a) ≤ 4g_c.
+Optimistic — *post-processing* (``dpviz.pld.postprocess``). Outcomes are mapped, by their loss
+and independent coins, to lattice symbols whose loss is exactly (or at least) their lattice point;
+the map is a post-processing, so the symbol pair's δ is below the law's for every ε and after any
+composition (data-processing inequality). Mass below the grid is dropped, mass above it is
+lowered onto the top grid point (both only decrease δ).
 
-Both constructions are second order in h for smooth laws (errors ∝ h²), unlike rounding
-every loss up or down (error ∝ h per composition). Atoms exactly on the grid are kept
+Both constructions are second order in h for smooth laws (errors ∝ h² after composition),
+unlike rounding every loss up or down (error ∝ h per composition). Atoms exactly on the grid are kept
 exactly, so randomized response, geometric, Laplace and canonical pairs with h | ε0 are
 discretised without error.
 
 Extreme inputs (issue 14). e^{ε_i}Q_c is computed in log space; where Q_c underflows or h is
 too fine for the split to be resolved in floating point, the cell falls back to the first-order
-split (all P-mass up for the pessimistic grid, down for the optimistic one). Where α = e^ε would
-overflow (|ε| > 700) or the α_i coincide (h < 1e-9), the optimistic grid rounds every loss down
-(``rounded_down``), a first-order lower bound.
+split (all P-mass up for the pessimistic grid; the optimistic grid then rounds the cell down).
 """
 
 from __future__ import annotations
@@ -58,15 +52,6 @@ _Q_RELIABLE = 1e-290
 """Cell Q-masses below this (near the subnormal range) carry no relative precision: such a cell
 is split the sound first-order way (all P-mass up, or all down) instead of by the exact chord."""
 
-_ALPHA_RANGE = 700.0
-"""The lowered-chord construction works with α = e^ε: on grids reaching |ε| > 700 (e^ε near
-overflow) the optimistic grid rounds every loss down instead (first order in h, still sound)."""
-
-_H_FINE = 1e-9
-"""Below this h the grid points α_i = e^{ih} differ only in their last digits: the optimistic
-grid rounds losses down instead (its first-order error, ≈ h per step, is negligible there)."""
-
-
 def grid_range(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL) -> tuple[int, int]:
     lo, hi = law.support(tail)
     a, b = lo / h, hi / h
@@ -76,10 +61,12 @@ def grid_range(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL) -> tuple[i
     return math.floor(a) - 1, math.ceil(b) + 1
 
 
-def _cells(law: LossLaw, h: float, i_lo: int, i_hi: int, margin: float):
+def _cells(law: LossLaw, h: float, i_lo: int, i_hi: int, margin: float) -> tuple[
+        NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64],
+        NDArray[np.float64], float, float]:
     """Per-cell P- and Q-masses (open cells) and on-grid atom masses at grid points."""
     idx = np.arange(i_lo, i_hi + 1)
-    eps = idx * h
+    eps: NDArray[np.float64] = np.asarray(idx * h, dtype=np.float64)
     n = idx.size
     pc = np.zeros(n - 1)
     qc = np.zeros(n - 1)
@@ -163,18 +150,6 @@ def optimistic(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL) -> GridPLD
     return GridPLD(h=h, lo=i_lo, mass=mass, p_inf=law.p_inf, pessimistic=False)
 
 
-def rounded_down(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL) -> GridPLD:
-    """Every loss rounded down to the grid point at or below it: a lower bound, since δ(ε) =
-    E_P[(1 − e^{ε−L})_+] grows with each loss (error first order in h; used where α = e^ε
-    would overflow). Mass below the grid is dropped, mass above it goes to the top point."""
-    i_lo, i_hi = _checked_range(law, h, tail)
-    _eps, pc, _qc, _b, on_p, _below, above = _cells(law, h, i_lo, i_hi, -_SPLIT_MARGIN)
-    mass = on_p.copy()
-    mass[:-1] += pc
-    mass[-1] += above
-    return GridPLD(h=h, lo=i_lo, mass=mass, p_inf=law.p_inf, pessimistic=False)
-
-
 def _checked_range(law: LossLaw, h: float, tail: float) -> tuple[int, int]:
     if not (h > 0 and math.isfinite(h)):
         raise ParameterError("h", h, "a positive grid width")
@@ -183,60 +158,3 @@ def _checked_range(law: LossLaw, h: float, tail: float) -> tuple[int, int]:
         raise ParameterError("h", h, f"coarse enough for at most {MAX_BINS:,} grid points "
                                      f"(this law needs {i_hi - i_lo + 1:,})")
     return i_lo, i_hi
-
-
-def _lower_hull(x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.int64]:
-    """Indices of the lower convex hull of points sorted by x (Andrew's monotone chain).
-
-    Fallback only: ``optimistic`` first peels, in vectorised passes, every vertex whose slope
-    jump (a Q-mass) is negative, i.e. which lies above the chord of its kept neighbours. Such a
-    point is never on the lower hull, and a chord only moves down when a neighbour is peeled,
-    so peeling until all jumps are ≥ 0 yields exactly the lower hull."""
-    hull: list[int] = []
-    for i in range(x.size):
-        while len(hull) >= 2:
-            a, b = hull[-2], hull[-1]
-            # remove b if it is on or above the segment a → i
-            if (y[b] - y[a]) * (x[i] - x[a]) >= (y[i] - y[a]) * (x[b] - x[a]):
-                hull.pop()
-            else:
-                break
-        hull.append(i)
-    return np.asarray(hull, dtype=np.int64)
-
-
-def _hull_jumps(alpha: NDArray[np.float64], q: NDArray[np.float64], r_ext: NDArray[np.float64],
-                keep_ext: NDArray[np.int64]) -> NDArray[np.float64]:
-    """Slope jumps (Q-masses) of the hull at its vertices, from positive sums only.
-
-    Points are indexed with the virtual α = 0 point first (``*_ext``). Between kept vertices
-    t < w, the connect-the-dots Q-mass q_m of a removed point m goes to t and w with the
-    linear weights (α_w − α_m)/(α_w − α_t) and (α_m − α_t)/(α_w − α_t); the lowering r adds
-    its own slope change. This avoids subtracting nearly equal δ values.
-    """
-    x = np.concatenate([[0.0], alpha])
-    qe = np.concatenate([[0.0], q])
-    kept = np.zeros(x.size, dtype=bool)
-    kept[keep_ext] = True
-    jumps = np.where(kept, qe, 0.0)
-    rem = np.flatnonzero(~kept)
-    if rem.size:
-        pos = np.searchsorted(keep_ext, rem)
-        t, w = keep_ext[pos - 1], keep_ext[pos]
-        span = x[w] - x[t]
-        np.add.at(jumps, t, qe[rem] * (x[w] - x[rem]) / span)
-        np.add.at(jumps, w, qe[rem] * (x[rem] - x[t]) / span)
-    # r-slopes between consecutive kept vertices: the y-slope is (D-slope) − Δr/Δx.
-    kx, kr = x[keep_ext], r_ext[keep_ext]
-    rs = np.diff(kr) / np.diff(kx)  # slope of r on each hull segment
-    jumps_k = jumps[keep_ext]
-    jumps_k[:-1] -= rs  # segment to the right of a vertex
-    jumps_k[1:] += rs  # segment to the left of a vertex
-    # After the last vertex the curve is flat; the last vertex carries all remaining Q tail.
-    tail_q = np.cumsum(qe[::-1])[::-1]
-    last = keep_ext[-1]
-    if last + 1 < x.size:
-        jumps_k[-1] += tail_q[last + 1]
-    jumps[:] = 0.0
-    jumps[keep_ext] = jumps_k
-    return jumps

@@ -16,8 +16,8 @@ Truncation after each convolution (``tail`` = mass allowed to move):
   (δ(ε) is increasing in every atom's loss: E[(1 − e^{ε−L})_+] with L larger);
 - optimistic: top tail → lowered to the highest kept loss, bottom tail → dropped.
 
-FFT error: ``scipy.signal.fftconvolve`` has entrywise error ≲ c·u·log2(N)·‖a‖₂‖b‖₂
-(u = 2^−53); we charge ``_FFT_C``·u·log2(N)·√N·‖a‖₂‖b‖₂ to the L1 error ``err`` and propagate
+FFT error (``dpviz.pld.fft``): the entrywise error is ≲ c·u·log2(N)·‖a‖₂‖b‖₂ (u = 2^−53);
+we charge √N times that to the L1 error ``err`` and propagate
 err_{a*b} ≤ err_a‖b‖₁ + err_b‖a‖₁ + err_a err_b. δ from a pessimistic grid is reported plus
 ``err``, from an optimistic one minus ``err``. This is a standard a-priori bound, not a proof
 about the FFT library; it is orders of magnitude below the discretisation widths we report.
@@ -31,13 +31,10 @@ from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import fft as sfft
 
 from dpviz.composition.atoms import LossAtoms
+from dpviz.pld import fft
 from dpviz.validation import ParameterError
-
-_FFT_C = 10.0
-"""Constant in the FFT round-off bound (generous; Higham, Accuracy and Stability, §24.1)."""
 
 MAX_BINS = 4_000_000
 """Largest grid we convolve (≈ 64 MB per FFT buffer); bigger requests are refused up front."""
@@ -69,7 +66,7 @@ class GridPLD:
 
     @property
     def losses(self) -> NDArray[np.float64]:
-        return (self.lo + np.arange(self.mass.size)) * self.h
+        return np.asarray((self.lo + np.arange(self.mass.size)) * self.h, dtype=np.float64)
 
     @property
     def total(self) -> float:
@@ -173,9 +170,8 @@ class GridPLD:
             out = np.convolve(a, b) * (1.0 + 2.0 * m * 2.0**-53 * (1 if self.pessimistic else -1))
             fft_err = 0.0
         elif theta == 0.0:
-            out = _fft_convolve(a, b, same=other is self)
-            norms = math.sqrt(float(np.einsum("i,i->", a, a)) * float(np.einsum("i,i->", b, b)))
-            fft_err = _FFT_C * 2.0**-53 * math.log2(n) * math.sqrt(n) * norms
+            out = fft.convolve(a, b, same=other is self)
+            fft_err = fft.l1_error(n, fft.norm(a), fft.norm(b))
             # the positive noise floor (total ≲ fft_err) may be truncated like a tail (its mass is
             # within the round-off already charged), else every squaring doubles the grid
             noise = fft_err
@@ -254,39 +250,29 @@ class GridPLD:
         return mu, math.sqrt(max(float(np.einsum("i,i->", w, (x - mu) ** 2)), 0.0))
 
 
-def _fft_convolve(a: NDArray[np.float64], b: NDArray[np.float64], *, same: bool) -> NDArray[np.float64]:
-    """Linear convolution via real FFTs of a fast length; a squaring transforms once."""
-    n = a.size + b.size - 1
-    nfft = sfft.next_fast_len(n, real=True)
-    fa = sfft.rfft(a, nfft, workers=-1)
-    fb = fa if same else sfft.rfft(b, nfft, workers=-1)
-    return sfft.irfft(fa * fb, nfft, workers=-1)[:n]
-
-
 def _tilted_convolve(x: GridPLD, y: GridPLD, theta: float, *,
                      same: bool) -> tuple[NDArray[np.float64], float]:
     """x * y through the tilted masses w = m·e^{θ(loss − c)} (c: each grid's top loss, so w ≤ m and
     nothing overflows) and the round-off bound in tilted L1 units Σ|error|·e^{θ·loss}.
 
-    The FFT's error is ≤ ``_FFT_C``·u·log2(N)·‖w_x‖₂‖w_y‖₂ in every entry and ≤ √N times that in
-    L1 (as untilted). Entries of the tilted product not above the per-entry bound carry no
-    information: they are set to 0 (a change ≤ their sum, added to the bound), so that untilting
-    (×e^{θ(c − loss)}, large far below the top) cannot blow round-off up into spurious mass.
+    The FFT's error is ≤ ``fft.entry_error`` in every entry and ≤ ``fft.l1_error`` in L1.
+    Entries of the tilted product not above the per-entry bound carry no information: they are
+    set to 0 (a change ≤ their sum, added to the bound), so that untilting (×e^{θ(c − loss)},
+    large far below the top) cannot blow round-off up into spurious mass.
     """
     ca, cb = float(x.losses[-1]), float(y.losses[-1])
     wa = x.mass * np.exp(theta * (x.losses - ca))
     wb = wa if same else y.mass * np.exp(theta * (y.losses - cb))
     n = wa.size + wb.size - 1
-    w = _fft_convolve(wa, wb, same=same)
-    norms = math.sqrt(float(np.einsum("i,i->", wa, wa)) * float(np.einsum("i,i->", wb, wb)))
-    entry = _FFT_C * 2.0**-53 * math.log2(n) * norms
+    w = fft.convolve(wa, wb, same=same)
+    entry = fft.entry_error(n, fft.norm(wa), fft.norm(wb))
     small = w <= entry
     dropped = float(np.maximum(w[small], 0.0).sum())
     w[small] = 0.0
     losses = (x.lo + y.lo + np.arange(n)) * x.h
     out = w * np.exp(np.minimum(theta * (ca + cb - losses), 700.0))
     log_scale = theta * (ca + cb)
-    bound = (entry * math.sqrt(n) + dropped)
+    bound = fft.l1_error(n, fft.norm(wa), fft.norm(wb)) + dropped
     return out, bound * math.exp(log_scale) if log_scale < 700.0 else math.inf
 
 

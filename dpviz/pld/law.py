@@ -37,14 +37,14 @@ class ContinuousPart:
     sf_q: Tail
     cdf_q: Tail
 
-    def mass(self, a: NDArray[np.float64], b: NDArray[np.float64], *, side: str) -> NDArray[np.float64]:
+    def mass(self, a: ArrayLike, b: ArrayLike, *, side: str) -> NDArray[np.float64]:
         """Mass of the open/closed-irrelevant interval (a, b] under P or Q (``side``)."""
         sf, cdf = (self.sf_p, self.cdf_p) if side == "p" else (self.sf_q, self.cdf_q)
-        a = np.asarray(a, dtype=float)
-        b = np.asarray(b, dtype=float)
-        sf_a, cdf_a = sf(a), cdf(a)
-        upper = sf_a - sf(b)
-        lower = cdf(b) - cdf_a
+        x = np.asarray(a, dtype=np.float64)
+        y = np.asarray(b, dtype=np.float64)
+        sf_a, cdf_a = sf(x), cdf(x)
+        upper = sf_a - sf(y)
+        lower = cdf(y) - cdf_a
         # Use whichever tail is small at the interval: it carries the relative precision.
         use_upper = sf_a < cdf_a
         return np.maximum(np.where(use_upper, upper, lower), 0.0)

@@ -1,29 +1,28 @@
 """The optimistic (lower) discretisation as a *post-processing* of the mechanism.
 
-Construction (cells c = (ε_c, ε_{c+1}], ε_c = c·h; P_c, Q_c the P- and Q-mass of the loss law in
-cell c: continuous part plus the atoms not on a lattice point; atoms exactly on lattice points are
-kept exactly as symbols of their own). Map every outcome x whose loss lies in cell c to the symbol
-c + 1 with probability t_c and to the symbol c with probability 1 − t_c. The map depends only on
-x and on independent coins, never on which of P and Q produced x, so it is a post-processing and
-by the data-processing inequality the symbol pair (P', Q') has δ'(ε) ≤ δ(ε) for every ε, also
-after composition with any other mechanism (Steinke, seed 001, Prop. 7 and Thm 9: the composed
-pair of post-processings is a post-processing of the composed pair). Symbol m collects
+Soundness. Let a map send each outcome x, using only its privacy loss L(x) and coins drawn
+independently of the hypothesis, to a symbol. Under P and under Q the symbols have laws P', Q'
+(the images of P and Q): a post-processing, so by the data-processing inequality δ'(ε) ≤ δ(ε) for
+every ε, and the k-fold products of such maps are post-processings of the composed mechanism
+(Steinke, seed 001, Prop. 7 and Thm 9), so every composed δ' is below the composed δ too.
+Storing a symbol as P'-mass at a loss ℓ ≤ ln P'/Q' (implicit Q'' = P'e^{−ℓ} ≥ Q') only lowers δ
+further (more Q-mass lowers Σ(P − e^ε Q)_+). The stored grid is therefore a lower bound.
 
-    P'(m) = t_{m−1}P_{m−1} + (1 − t_m)P_m,     Q'(m) = t_{m−1}Q_{m−1} + (1 − t_m)Q_m,
+Construction (ε-lattice h·ℤ, half-cells (jh/2, (j+1)h/2]). Symbol m is, by default, the window
+((m − ½)h, (m + ½)h] around the lattice point m·h: its balance X_m = Σ (P − e^{mh}Q) = P' − e^{mh}Q'
+is ≥ 0 iff its loss is ≥ m·h. Scanning down from the top, each symbol first takes what is left
+above m·h (pieces of positive balance), then pieces below m·h (negative balance) while its
+balance stays ≥ η·P' (the last piece in the fraction that brings it to η·P', a random split),
+so every symbol has loss m·h up to the margin η (round-off in the cell masses). Where the pieces
+below run out the balance stays positive (the symbol's loss is above m·h; stored at m·h: sound).
+Atoms exactly on a lattice point are symbols of their own, exact. Mass below the grid is dropped,
+mass above the grid joins the top symbol.
 
-and ln P'(m)/Q'(m) ≥ m·h iff t_{m−1}A_{m−1} + (1 − t_m)B_m ≥ 0, with A_{m−1} = P_{m−1} − e^{mh}Q_{m−1}
-≤ 0 (losses of cell m − 1 are ≤ mh) and B_m = P_m − e^{mh}Q_m ≥ 0 (losses of cell m are > mh). We
-choose t sequentially from the bottom, t_m = 1 − (t_{m−1}|A_{m−1}| + margin_m)/B_m, so that symbol m
-has loss m·h up to the margin (which covers the round-off in A and B). Where that t_m would be < 0
-the symbol cannot be balanced: t_m = 0, and the symbol (all of its outcomes have loss > (m − 1)h)
-is stored at (m − 1)h. Each symbol is stored as its P'-mass at the stored loss ℓ_m ≤ true loss,
-i.e. with implicit Q'' = P'e^{−ℓ_m} ≥ Q': more Q-mass only lowers δ(α) = Σ(P − αQ)_+, so the stored
-grid is a lower bound of a post-processing, hence a lower bound of the mechanism.
-
-Unlike lowering each cell's chord, the map keeps every symbol's P- and Q-mass, so the composed
-error is second order and governed by the *composed* law's curvature (Doroshenko et al., "Connect
-the dots", make the same observation for their pessimistic grid). Mass below the grid is dropped,
-mass above it forms the top "cell" (sent wholly to the top symbol). Both only lower δ.
+Accuracy. Unlike lowering each cell's chord (first order in the per-step curvature, accumulating
+linearly over k steps), each symbol keeps its P- and Q-mass and sits at its true loss; the map
+only merges outcomes within about h of each other, so the composed error is second order in h,
+like the pessimistic connect-the-dots grid (Doroshenko et al., "Connect the dots"), which
+*spreads* each cell to its two ends where this map *merges* neighbouring half-cells.
 """
 
 from __future__ import annotations
@@ -45,7 +44,7 @@ _ULPS = 8 * np.finfo(float).eps
 _ON_GRID = 1e-9
 
 
-def half_cell_terms(law: LossLaw, h: float, i_lo: int, i_hi: int):
+def half_cell_terms(law: LossLaw, h: float, i_lo: int, i_hi: int) -> HalfCells:
     """Terms of the half-cells (jh/2, (j+1)h/2], j = 2·i_lo .. 2·i_hi − 1, plus the cell above the
     top point (j = last): P-mass, B = P − e^{ε_j}Q ≥ 0 (ε_j = jh/2, its lower end), |A| =
     e^{ε_j + h/2}Q − P ≥ 0 (its upper end) and B2 = P − e^{ε_j − h/2}Q ≥ 0 (the lattice point below
@@ -55,7 +54,7 @@ def half_cell_terms(law: LossLaw, h: float, i_lo: int, i_hi: int):
     ever moved down, never counted on to balance)."""
     g = h / 2.0
     j = np.arange(2 * i_lo, 2 * i_hi + 1)  # the last entry is the cell above the grid
-    eps = j * g
+    eps: NDArray[np.float64] = np.asarray(j * g, dtype=np.float64)
     n = j.size
     pc = np.zeros(n)
     b = np.zeros(n)

@@ -81,3 +81,32 @@ def test_bucket_count_validation():
     with pytest.raises(ParameterError, match="buckets must be an odd whole number"):
         check_buckets(100_000)
     assert check_buckets(100_001) == 100_001
+
+
+def test_overflowing_product_has_no_bounds_instead_of_a_silent_zero():
+    """An FFT of overflowing tilted masses gives inf/NaN without any warning, and the lower bound's
+    max(0, NaN) was a silent 0 (issue 11 item 5). Such a node now reports no bounds (swamped)."""
+    import numpy as np
+
+    from dpviz.mechanisms import canonical
+    b = Buckets.from_law(canonical.loss_law(eps0=1.0, delta0=0.0), log_f=0.5, n=8)
+    qv = b.q_virt.copy()
+    qv[0] = 1e200  # bucket −n is left out of the round-off norms: only the FFT overflows
+    huge = Buckets(log_f=b.log_f, n=b.n, a=b.a, a_inf=b.a_inf, q_real=b.q_real,
+                   q_virt=qv, log_q_virt_inf=b.log_q_virt_inf, slack=b.slack)
+    with pytest.warns(RuntimeWarning, match="overflow"):  # numpy says so; pocketfft itself would not
+        out = huge.compose(huge)
+    assert out.swamped
+    assert out.delta_upper(0.5) == 1.0 and out.delta_lower(0.5) == 0.0  # trivial, and said so
+
+
+def test_fft_helper_is_shared_with_the_pld_grids():
+    """One FFT convolution and one round-off bound (issue 11 item 4): buckets and grids use
+    ``dpviz.pld.fft``."""
+    import numpy as np
+
+    from dpviz.buckets import buckets as bmod
+    from dpviz.pld import fft, grid
+    assert bmod.fft is fft and grid.fft is fft
+    a = np.array([0.25, 0.5, 0.25])
+    assert np.allclose(fft.convolve(a, a, same=True), np.convolve(a, a), atol=1e-16)
