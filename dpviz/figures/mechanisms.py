@@ -72,10 +72,11 @@ def pld_histogram_figure(losses: np.ndarray, masses: np.ndarray, *, p_inf: float
     name = f"P(L = ℓ); P(L = +∞) = {p_inf:.3g}"
     if merged:
         name = f"P(L in bar), {cells} cells per bar (display); P(L = +∞) = {p_inf:.3g}"
-        tip = hover("ℓ in [%{customdata[0]:.5g}, %{customdata[1]:.5g}], mean %{customdata[2]:.5g}",
+        tip = hover("ℓ in [%{customdata[0]:.5g}, %{customdata[1]:.5g}] (centre %{x:.5g}), "
+                    "mean %{customdata[2]:.5g}",
                     f"P-mass = %{{y:.3g}} (sum of {cells} grid cells, merged for display)")
     else:
-        tip = hover("ℓ = %{customdata[2]:.5g}", "P-mass = %{y:.3g}")
+        tip = hover("ℓ = %{x:.5g}", "P-mass = %{y:.3g}")  # one cell per bar: its centre is its loss
     # hover-only numbers in single precision (7 digits; 5 shown): a smaller figure to send
     fig = go.Figure(go.Bar(x=0.5 * (left + right), y=mass, width=(right - left).astype(np.float32),
                            name=name, customdata=np.column_stack([left, right, mean]).astype(np.float32),
