@@ -115,11 +115,6 @@ class Guarantee:
         """A value was given (``status`` OK and both numbers present)."""
         return self.status is Status.OK and self.epsilon is not None and self.delta is not None
 
-    @property
-    def guarantee(self) -> Guarantee:
-        """Itself: the spelling of the former ``GceBound.guarantee`` (temporary, until callers drop it)."""
-        return self
-
     def with_directions(self, directions: Direction, note: str = "") -> Guarantee:
         """The same statement labelled with the direction(s) of HBW Def. 3 it is proved for."""
         return replace(self, directions=directions, note=note)
@@ -166,12 +161,6 @@ class Guarantee:
         if status is Status.IMPOSSIBLE:
             return cls.impossible(source=source, reason=reason)
         return cls.not_computed(source=source, reason=reason)
-
-    @classmethod
-    def infeasible(cls, *, source: str, reason: str, epsilon: float | None = None,
-                   delta: float | None = None) -> Guarantee:
-        """Legacy spelling of :meth:`not_computed` for the callers not yet switched (temporary)."""
-        return cls.not_computed(source=source, reason=reason, epsilon=epsilon, delta=delta)
 
     # ------------------------------------------------------------------ JSON
     def to_json(self) -> dict[str, Any]:

@@ -48,7 +48,7 @@ def test_at_least_on_a_hundred_thousand_databases_is_refused_before_any_work() -
     res = summary.at_least(k=100_000, k2=3, eps0=0.1, delta0=0.0, delta=1e-5)
     assert res["exact"].kind is Kind.UPPER and res["exact"].directions == "both"
     assert res["exact"].epsilon == res["classic"].epsilon and res["exact"].source == res["classic"].source
-    assert res["exact"].note == res["exact"].guarantee.reason  # the page's table shows it
+    assert res["exact"].note == res["exact"].reason  # the page's table shows it
 
 
 def test_cli_budget_flag(capsys) -> None:
