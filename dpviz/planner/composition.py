@@ -69,39 +69,40 @@ def _forward_fits(g: Guarantee, epsilon: float) -> bool:
 
 
 def largest_factor(method: Method, levels: Levels, *, epsilon: float, delta: float,
-                   budget: Budget | None = None, start: float = 1.0) -> tuple[float | None, float]:
-    """(lo, hi): lo the largest factor c found with the levels scaled by c fitting (``None`` when
-    even c → 0 does not fit), hi > lo the smallest found that does not (``inf``: none)."""
+                   budget: Budget | None = None, start: float = 1.0
+                   ) -> tuple[float | None, float, Guarantee | None]:
+    """(lo, hi, check): lo the largest factor c found with the levels scaled by c fitting (``None``
+    when even c → 0 does not fit), hi > lo the smallest found that does not (``inf``: none), and
+    the forward ε(δ) at lo, which fits."""
     score_levels = score_fn(method, epsilon=epsilon, delta=delta, budget=budget)
     top = EPSILON_MAX / max(lv.epsilon for lv in levels)
 
     def score(c: float) -> float:
         return score_levels(scaled(levels, c))
 
-    lo, hi = largest(score, start=start, top=top, smallest=SMALLEST * start, rtol=EPS0_RTOL)
+    lo, hi = largest(score, start=start, top=top, smallest=SMALLEST * start, rtol=EPS0_RTOL,
+                     narrow_rtol=EPS0_RTOL)
     if lo is None:
-        return None, hi
-    if math.isinf(hi):
-        return lo, hi
+        return None, hi, None
     # the forward ε(δ) at lo must itself fit (budgeted methods were bisected on δ(ε))
     for _ in range(64):
-        if _forward_fits(forward(method, scaled(levels, lo), delta=delta, budget=budget), epsilon):
-            break
+        g = forward(method, scaled(levels, lo), delta=delta, budget=budget)
+        if _forward_fits(g, epsilon):
+            return lo, hi, g
         hi, lo = lo, lo * (1.0 - EPS0_RTOL)
-    return lo, hi
+    return None, hi, None
 
 
 def _plan_factor(key: str, method: Method, levels: Levels, *, name: str, epsilon: float, delta: float,
                  budget: Budget | None, start: float, unit: float = 1.0) -> Plan:
     """The plan for the largest factor of ``levels`` (for ε0: levels of ε = 1)."""
-    lo, hi = largest_factor(method, levels, epsilon=epsilon, delta=delta, budget=budget, start=start)
-    if lo is None:
+    lo, hi, g = largest_factor(method, levels, epsilon=epsilon, delta=delta, budget=budget, start=start)
+    if lo is None or g is None:
         g = forward(method, scaled(levels, SMALLEST * start), delta=delta, budget=budget)
         reason = g.reason if not g.feasible else (
             f"even ε0 → 0 gives ε = {g.epsilon:.6g} > {epsilon:g} (the δ0 terms alone exceed the target)")
         return Plan(key=key, name=name, value=None, check=g, target_epsilon=epsilon, target_delta=delta,
                     reason=reason)
-    g = forward(method, scaled(levels, lo), delta=delta, budget=budget)
     nxt = lo * (1.0 + 1e-9)
     beyond = forward(method, scaled(levels, nxt), delta=delta, budget=budget) \
         if nxt * max(lv.epsilon for lv in levels) <= EPSILON_MAX else None
@@ -123,9 +124,23 @@ def max_eps0(*, k: int, epsilon: float, delta: float, delta0: float = 0.0, budge
     delta0 = check_delta(delta0, field="delta0")
     base = homogeneous(k=k, eps0=1.0, delta0=delta0)
     start = max(epsilon, SMALLEST) / k
-    return {key: _plan_factor(key, m, base, name="eps0", epsilon=epsilon, delta=delta, budget=budget,
-                              start=start)
-            for key, m in _methods(methods).items()}
+    return _plan_all(_methods(methods), base, name="eps0", epsilon=epsilon, delta=delta, budget=budget,
+                     start=start)
+
+
+def _plan_all(methods: dict[str, Method], levels: Levels, *, name: str, epsilon: float, delta: float,
+              budget: Budget | None, start: float) -> dict[str, Plan]:
+    """Every method's plan. The closed forms (not budgeted) cost microseconds; the largest of their
+    answers starts the search of the budgeted ones (the exact optimum allows at least as much as
+    any sound theorem), which saves most of its bracketing steps."""
+    cheap = {key: _plan_factor(key, m, levels, name=name, epsilon=epsilon, delta=delta, budget=budget,
+                               start=start)
+             for key, m in METHODS.items() if not m.budgeted}
+    hint = max((p.value for p in cheap.values() if p.feasible and p.value is not None), default=start)
+    return {key: cheap[key] if key in cheap else
+            _plan_factor(key, m, levels, name=name, epsilon=epsilon, delta=delta, budget=budget,
+                         start=hint if m.budgeted else start)
+            for key, m in methods.items()}
 
 
 def max_factor(levels: Sequence[Level], *, epsilon: float, delta: float, budget: Budget | None = None,
@@ -140,9 +155,8 @@ def max_factor(levels: Sequence[Level], *, epsilon: float, delta: float, budget:
                              "at least one level with ε > 0 (the factor scales the ε's)")
     total = math.fsum(lv.count * lv.epsilon for lv in levels)
     start = max(epsilon, SMALLEST) / total
-    return {key: _plan_factor(key, m, levels, name="factor", epsilon=epsilon, delta=delta, budget=budget,
-                              start=start)
-            for key, m in _methods(methods).items()}
+    return _plan_all(_methods(methods), levels, name="factor", epsilon=epsilon, delta=delta, budget=budget,
+                     start=start)
 
 
 def max_k(*, eps0: float, epsilon: float, delta: float, delta0: float = 0.0, budget: Budget | None = None,
@@ -153,20 +167,18 @@ def max_k(*, eps0: float, epsilon: float, delta: float, delta0: float = 0.0, bud
     epsilon = check_epsilon(epsilon, field="epsilon")
     delta = check_delta(delta, field="delta")
     delta0 = check_delta(delta0, field="delta0")
-    out: dict[str, Plan] = {}
-    for key, m in _methods(methods).items():
+    def plan_one(key: str, m: Method, start: int) -> Plan:
         score = score_fn(m, epsilon=epsilon, delta=delta, budget=budget)
 
-        def score_k(k: int, score: Callable[[Levels], float] = score) -> float:
+        def score_k(k: int) -> float:
             return score(homogeneous(k=k, eps0=eps0, delta0=delta0))
 
-        found, hi = largest_int(score_k, top=k_max)
+        found, hi = largest_int(score_k, top=k_max, start=start)
         if found is None:
             g = forward(m, homogeneous(k=1, eps0=eps0, delta0=delta0), delta=delta, budget=budget)
-            out[key] = Plan(key=key, name="k", value=None, check=g, target_epsilon=epsilon,
-                            target_delta=delta, reason=g.reason if not g.feasible else
-                            f"one release already gives ε = {g.epsilon:.6g} > {epsilon:g}")
-            continue
+            return Plan(key=key, name="k", value=None, check=g, target_epsilon=epsilon,
+                        target_delta=delta, reason=g.reason if not g.feasible else
+                        f"one release already gives ε = {g.epsilon:.6g} > {epsilon:g}")
         lo = found
         note = f"every k up to {k_max:,} fits" if hi > k_max else ""
         while lo > 1 and not _forward_fits(
@@ -175,11 +187,15 @@ def max_k(*, eps0: float, epsilon: float, delta: float, delta0: float = 0.0, bud
         lv = homogeneous(k=lo, eps0=eps0, delta0=delta0)
         beyond = forward(m, homogeneous(k=hi, eps0=eps0, delta0=delta0), delta=delta, budget=budget) \
             if hi <= K_MAX else None
-        out[key] = Plan(key=key, name="k", value=float(lo), check=forward(m, lv, delta=delta, budget=budget),
-                        target_epsilon=epsilon, target_delta=delta,
-                        beyond_value=float(hi) if beyond is not None else None, beyond=beyond, note=note,
-                        what=f"composing {lo:,} × (ε0 = {eps0:g}, δ0 = {delta0:g})")
-    return out
+        return Plan(key=key, name="k", value=float(lo), check=forward(m, lv, delta=delta, budget=budget),
+                    target_epsilon=epsilon, target_delta=delta,
+                    beyond_value=float(hi) if beyond is not None else None, beyond=beyond, note=note,
+                    what=f"composing {lo:,} × (ε0 = {eps0:g}, δ0 = {delta0:g})")
+
+    cheap = {key: plan_one(key, m, 1) for key, m in METHODS.items() if not m.budgeted}
+    hint = max((int(p.value) for p in cheap.values() if p.feasible and p.value is not None), default=1)
+    return {key: cheap[key] if key in cheap else plan_one(key, m, hint if m.budgeted else 1)
+            for key, m in _methods(methods).items()}
 
 
 def _methods(keys: Sequence[str] | None) -> dict[str, Method]:

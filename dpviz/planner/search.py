@@ -74,13 +74,21 @@ def largest(score: Callable[[float], float], *, start: float, top: float, smalle
     return bisect_float(lambda x: score(x) <= 0, lo, hi, rtol=rtol, scale_floor=0.0)
 
 
-def largest_int(score: Callable[[int], float], *, top: int, steps: int = 8) -> tuple[int | None, int]:
+def largest_int(score: Callable[[int], float], *, top: int, steps: int = 8,
+                start: int = 1) -> tuple[int | None, int]:
     """(lo, hi = lo + 1): the largest integer n ≥ 1 with score(n) ≤ 0 (``(None, 1)`` when 1 does
-    not fit; ``(top, top + 1)`` when every n up to ``top`` fits, without evaluating top + 1)."""
-    s1 = score(1)
-    if s1 > 0:
-        return None, 1
-    lo, s_lo, hi, s_hi = 1, s1, 2, math.inf
+    not fit; ``(top, top + 1)`` when every n up to ``top`` fits, without evaluating top + 1).
+    ``start``: a guess known to be cheap to beat (e.g. a looser method's answer), tried first."""
+    lo = 0
+    if 1 < start < top:
+        s_start = score(start)
+        if s_start <= 0:
+            lo, s_lo, hi, s_hi = start, s_start, 2 * start, math.inf
+    if lo == 0:
+        s1 = score(1)
+        if s1 > 0:
+            return None, 1
+        lo, s_lo, hi, s_hi = 1, s1, 2, math.inf
     while True:
         if hi >= top:
             s_top = score(top)
