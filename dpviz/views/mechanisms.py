@@ -274,6 +274,20 @@ def _delta_points(grids: int, h: float, n: int, budget: Budget) -> int:
     return int(min(n, max(12, budget.seconds / max(per.seconds, 1e-12))))
 
 
+def _guarded(source: str, run: Callable[[], Guarantee | None], delta: float | None,
+             epsilon: float | None) -> Guarantee | None:
+    """A refining route whose numerics fail on this input (an engine error, not the input's) is a
+    row that says so: the other routes' sound answers stand, and nothing shows a traceback."""
+    try:
+        return run()
+    except ParameterError:
+        raise
+    except (ArithmeticError, ValueError, MemoryError) as exc:
+        return Guarantee.not_computed(source=source, delta=delta, epsilon=epsilon,
+                                      solved="delta" if epsilon is not None else "epsilon",
+                                      reason=f"the computation failed here ({type(exc).__name__}: {exc})")
+
+
 def refine(mech: Any, *, k: int, delta: float | None = None, epsilon: float | None = None,
            compare: bool = False, budget: Budget = budgets.PAGE) -> View:
     """Every route's answer (the cheap ones, the PLD unless a route was exact, buckets with
@@ -283,11 +297,12 @@ def refine(mech: Any, *, k: int, delta: float | None = None, epsilon: float | No
     solve = "delta" if epsilon is not None else "epsilon"
     results = quick(mech, k=k, delta=delta, epsilon=epsilon)
     if not any(g.kind is Kind.EXACT for g in results.values()):  # an exact answer needs no grid
-        pld = _timed(lambda: routes.pld([(mech, k)], delta=delta, epsilon=epsilon,
-                                         budget=budget.share(PLD_SHARE)))
+        pld = _timed(lambda: _guarded("PLD grid", lambda: routes.pld(
+            [(mech, k)], delta=delta, epsilon=epsilon, budget=budget.share(PLD_SHARE)), delta, epsilon))
         if pld is not None:
             results["pld"] = pld
-    b = _buckets(mech, k, delta, budget.share(BUCKETS_SHARE)) if solve == "epsilon" and compare else None
+    b = _guarded("privacy buckets", lambda: _buckets(mech, k, delta, budget.share(BUCKETS_SHARE)), delta,
+                 epsilon) if solve == "epsilon" and compare else None
     if b is not None:
         results["buckets"] = b
     order = ["pld", *QUICK, "buckets"]
@@ -317,8 +332,8 @@ def figures(mech: Any, *, k: int, delta: float | None = None, epsilon: float | N
     h = FIGURE_COARSENING * h  # figures: a coarser grid, still certified
     try:
         many = compose_many(law, ks, h=h, budget=budget.share(CURVE_SHARE))
-    except (OverBudget, ParameterError):
-        many = {}
+    except (OverBudget, ParameterError, ArithmeticError, ValueError, MemoryError):
+        many = {}  # the figures then show the other routes and a coarse one-run histogram
     figs = _figures(mech, law, k=k, ks=ks, many=many, composed=many.get(k), h=h,
                     delta=delta if delta is not None else 1e-5, epsilon=epsilon, budget=budget)
     band, k_rows = figs.pop("_band"), figs.pop("_k_rows")

@@ -186,3 +186,19 @@ def test_headline_never_shows_an_upper_below_a_certified_lower():
     best = mv.best({"generic": up, "pld": low})
     assert best["upper"] >= best["lower"]
     assert math.isclose(best["upper"], 0.17036863236176567)
+
+
+def test_an_engine_failure_is_a_row_not_a_traceback(monkeypatch):
+    """A refining route that raises on some input (an engine bug, e.g. a math domain error) is
+    shown as not computed with its reason; the cheap routes' sound answers stand."""
+    from dpviz.mechanisms import routes
+
+    def broken(*args, **kwargs):
+        raise ValueError("math domain error")
+
+    monkeypatch.setattr(routes, "pld", broken)
+    mech = mv.make_mechanism("gaussian", {"sigma": 1.0, "sampling_rate": 0.01})
+    view = mv.refine(mech, k=100, delta=1e-5)
+    pld = view.payload["results"]["pld"]
+    assert pld["status"] == "not_computed" and "math domain error" in pld["reason"]
+    assert view.summary["upper_route"] == "rdp" and view.summary["upper"] is not None
