@@ -42,7 +42,7 @@ with st.expander("How to read these plots"):
     )
 
 main_params = tuple(p for p in SPEC.params if p not in (HETERO_LEVELS, HETERO_DELTA))
-values = ui.param_inputs(main_params)
+values = ui.spec_inputs(SPEC, main_params)  # its old URL keys (none yet) first, then its inputs
 homogeneous_area = st.container()  # filled below, shown above the heterogeneous inputs
 
 st.header("Heterogeneous composition")
