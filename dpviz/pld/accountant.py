@@ -533,9 +533,11 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
         if best_ratio <= 1.0:
             break
         step = min(1.0, max(1.0 / 4.0, 0.8 / math.sqrt(best_ratio)))
-        hh = max(hh * step, h1 / 8.0)
+        last, hh = hh, max(hh * step, h1 / 8.0)
         if lattice is not None:
             hh = lattice / math.ceil(lattice / hh)
+        if hh >= 0.99 * last:  # no finer width allowed (h1/8 reached)
+            break
         try:
             c = run(hh)
         except (OverBudget, ParameterError) as exc:
@@ -553,39 +555,35 @@ def _tilt(parts: Parts, c: Composed, *, delta: float | None, epsilon: float | No
           accuracy: float) -> float:
     """θ for the round-off bound: 0 when the untilted round-off is below accuracy/100 of δ at the
     target; else the Chernoff tilt of the composed law at the target ε (θ minimising
-    Σ k·ln E[e^{θL}] − θε), with θ·(largest |loss| of the composed grids) ≤ 500 so no tilted
-    mass overflows."""
+    Σ k·ln E[e^{θL}] − θε) — for a δ target, ε is the grids' upper end, or where it is missing the
+    Chernoff bound's ε (a tilt chosen for too small an ε leaves the round-off far above δ) —
+    with θ·(largest |loss| of the composed grids) ≤ 500 so no tilted mass overflows."""
     grids = c.upper + c.lower
     if all(g.err == 0.0 for g in grids):
         return 0.0
+    eps: float | None
     if epsilon is None:
-        lo, up = c.epsilon(delta if delta is not None else 1e-10)
-        eps = up if up is not None else lo
-        if eps is None or delta is None:
+        if delta is None:
             return 0.0
-        if up is not None and max(g.err_at(0.0) for g in grids) < 1e-2 * accuracy * delta:
+        _lo, eps = c.epsilon(delta)
+        if eps is not None and max(g.err_at(0.0) for g in grids) < 1e-2 * accuracy * delta:
             return 0.0
     else:
         eps = epsilon
-        lo_d = c.delta(eps)[0]
-        if max(g.err_at(0.0) for g in grids) < 1e-2 * accuracy * max(lo_d, 1e-300):
+        if max(g.err_at(0.0) for g in grids) < 1e-2 * accuracy * max(c.delta(eps)[0], 1e-300):
             return 0.0
     span = max(max(abs(g.lo), abs(g.lo + g.mass.size)) * g.h for g in grids)
-    theta_max = 500.0 / max(span, 1.0)
-    singles = []
+    thetas = np.linspace(0.0, 500.0 / max(span, 1.0), 257)[1:]
+    log_m = np.zeros(thetas.size)  # Σ k·ln E_P[e^{θL}] over the parts, single steps
     for law, k in parts:
         lo_, hi_ = law.support(1e-12)
-        singles.append((_coarse_grid(law, max((hi_ - lo_) / 4096, 1e-9), 1e-12), k))
-    best, best_val = 0.0, math.inf
-    for th in np.linspace(0.0, theta_max, 257)[1:]:
-        val = -th * eps
-        for g, k in singles:
-            x = g.losses
-            top = float(x[-1])
-            val += k * (math.log(float(np.einsum("i,i->", g.mass, np.exp(th * (x - top))))) + th * top)
-        if val < best_val:
-            best, best_val = float(th), val
-    return best
+        g = _coarse_grid(law, max((hi_ - lo_) / 4096, 1e-9), 1e-12)
+        x = g.losses
+        top = float(x[-1])
+        log_m += k * (np.log(np.exp(np.outer(thetas, x - top)) @ g.mass) + thetas * top)
+    if eps is None:  # P(L > ε) ≤ e^{Σ k ln M(θ) − θε} ≤ δ at ε = (Σ k ln M(θ) − ln δ)/θ
+        eps = float(np.min((log_m - math.log(delta if delta is not None else 1e-10)) / thetas))
+    return float(thetas[int(np.argmin(log_m - thetas * eps))])
 
 
 REFINEMENTS = 3
