@@ -264,3 +264,23 @@ def test_mechanism_routes_keep_the_contract(key: str, subsampled: bool) -> None:
                 assert best.upper <= g.upper, (name, route)
             if best.feasible and best.lower is not None and g.status is Status.OK and g.upper is not None:
                 assert best.lower <= g.upper * (1 + 1e-9) + 1e-12, (route, g, best)
+
+
+@pytest.mark.parametrize("key", ["gaussian", "laplace", "randomized-response"])
+def test_pld_delta_curve_and_scalar_brackets_hold_the_same_truth(key: str) -> None:
+    """The PLD's δ(ε) over an array and its scalar δ at each ε are two certified brackets of the same
+    number: each lies in [lower, upper] and the two brackets intersect."""
+    from dpviz.pld import accountant
+
+    parts = [(_default(key).law, 10)]
+    eps = np.array([0.5, 1.0, 2.0])
+    curve = accountant.delta_curve(parts, epsilons=eps)
+    assert isinstance(curve, DeltaCurve)
+    for i, e in enumerate(eps):
+        g = accountant.delta_bounds(parts, epsilon=float(e))
+        check_shape(g)
+        check_kind_status(g)
+        point = curve.at(i)
+        check_kind_status(point)
+        if g.feasible and point.feasible and g.lower is not None and point.lower is not None:
+            assert point.lower <= g.upper * (1 + 1e-9) and g.lower <= point.upper * (1 + 1e-9), (point, g)
