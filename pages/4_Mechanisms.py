@@ -99,7 +99,8 @@ with st.status(f"Refining with {refining}…", expanded=False) as status:
 headline.markdown(mv.headline(result.summary, solve=solve, refined=True))
 ui.table(result.tables["comparison"], key="table_comparison")
 with st.spinner("Drawing the figures (a coarser grid: as certified, only wider)…", show_time=True):
-    drawn = ui.cached(mv.figures_for)(*args, k=k, h=result.summary["h"], **target_kw)
+    drawn = ui.cached(mv.figures_for)(*args, k=k, h=result.summary["h"], answer=mv.answer_of(result),
+                                      **target_kw)
 
 left, right = st.columns(2)
 with left:

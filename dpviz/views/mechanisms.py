@@ -324,9 +324,11 @@ def refine(mech: Any, *, k: int, delta: float | None = None, epsilon: float | No
 
 
 def figures(mech: Any, *, k: int, delta: float | None = None, epsilon: float | None = None,
-            h: float = 2e-4, budget: Budget = budgets.PAGE) -> View:
+            h: float = 2e-4, answer: tuple[float | None, float | None] | None = None,
+            budget: Budget = budgets.PAGE) -> View:
     """The figures and their CSV columns, on a grid ``FIGURE_COARSENING`` times coarser than the
-    PLD route's width ``h`` (``refine``'s summary)."""
+    PLD route's width ``h`` (``refine``'s summary). ``answer``: the certified (lower, upper) ε that
+    the δ(ε) plot marks at the target δ (the routes' table's; default: read off the coarser grid)."""
     law = mech.law
     ks = k_values(k)
     h = FIGURE_COARSENING * h  # figures: a coarser grid, still certified
@@ -334,7 +336,7 @@ def figures(mech: Any, *, k: int, delta: float | None = None, epsilon: float | N
         many = compose_many(law, ks, h=h, budget=budget.share(CURVE_SHARE))
     except (OverBudget, ParameterError, ArithmeticError, ValueError, MemoryError):
         many = {}  # the figures then show the other routes and a coarse one-run histogram
-    figs = _figures(mech, law, k=k, ks=ks, many=many, composed=many.get(k), h=h,
+    figs = _figures(mech, law, k=k, ks=ks, many=many, composed=many.get(k), h=h, answer=answer,
                     delta=delta if delta is not None else 1e-5, epsilon=epsilon, budget=budget)
     band, k_rows = figs.pop("_band"), figs.pop("_k_rows")
     return View(figures=figs, csv={"delta_vs_epsilon": band, "epsilon_vs_k": k_rows})
@@ -346,9 +348,16 @@ def build(mech: Any, *, k: int, delta: float | None = None, epsilon: float | Non
     the page's) bounds each route: a route over its share is a row that says why, the δ(ε) grids
     are thinned."""
     r = refine(mech, k=k, delta=delta, epsilon=epsilon, compare=compare, budget=budget)
-    f = figures(mech, k=k, delta=delta, epsilon=epsilon, h=r.summary["h"], budget=budget)
+    f = figures(mech, k=k, delta=delta, epsilon=epsilon, h=r.summary["h"], answer=answer_of(r),
+                budget=budget)
     return View(figures=f.figures, csv={**r.csv, **f.csv}, payload=r.payload, summary=r.summary,
                 tables=r.tables)
+
+
+def answer_of(refined: View) -> tuple[float | None, float | None] | None:
+    """The best certified (lower, upper) of ``refine``'s routes, for the δ(ε) plot's marker."""
+    s = refined.summary
+    return None if refined.payload.get("solve") != "epsilon" else (s["lower"], s["upper"])
 
 
 def _grid_width(pld: Guarantee | None) -> float:
@@ -364,14 +373,15 @@ def _grid_width(pld: Guarantee | None) -> float:
 
 
 def _figures(mech: Any, law: Any, *, k: int, ks: list[int], many: Mapping[int, Any], composed: Any, h: float,
-             delta: float, epsilon: float | None, budget: Budget) -> dict[str, Any]:
+             delta: float, epsilon: float | None, budget: Budget,
+             answer: tuple[float | None, float | None] | None = None) -> dict[str, Any]:
     """Histogram, δ(ε) band, trade-off region, ε against k; plus the CSV columns of the band and
     of ε against k (keys ``_band``, ``_k_rows``)."""
-    up = None
-    if composed is not None and delta > 0:
+    lo = up = None
+    if answer is not None:
+        lo, up = answer
+    elif composed is not None and delta > 0:
         lo, up = composed.epsilon(delta)
-    else:
-        lo = None
     top = max(v for v in (up, epsilon, 0.5) if v is not None and math.isfinite(v))
     curve_budget = budget.share(CURVE_SHARE / 3)
     n_band = BAND_POINTS if composed is None else \
@@ -514,7 +524,7 @@ def mix_entries(rows: Sequence[Mapping[str, str]]) -> list[dict[str, Any]]:
     """Editor rows as the JSON entries of a mix spec (empty rows skipped; the parameters cell
     ``key=value; key=value``); a ``ParameterError`` naming the row and column of a malformed cell."""
     entries = []
-    for i, row in enumerate(rows, start=1):
+    for i, row in enumerate(rows):
         cells = {c: str(row.get(c) or "").strip() for c in MIX_COLUMNS}
         if not any(cells.values()):
             continue
@@ -522,7 +532,7 @@ def mix_entries(rows: Sequence[Mapping[str, str]]) -> list[dict[str, Any]]:
         for item in filter(None, (s.strip() for s in cells["parameters"].split(";"))):
             key, sep, value = item.partition("=")
             if not sep or not key.strip():
-                raise ParameterError(f"parameters (mix row {i})", item, "key=value pairs separated by ;")
+                raise ParameterError(f"mix[{i}].parameters", item, "key=value pairs separated by ;")
             entry[key.strip()] = _typed(value.strip())
         entry["count"] = _typed(cells["count"]) if cells["count"] else None
         if cells["sampling rate"]:
@@ -539,24 +549,9 @@ def mix_spec(rows: Sequence[Mapping[str, str]]) -> str:
 
 
 def mix_parts(entries: Sequence[Mapping[str, Any]]) -> list[tuple[Any, int]]:
-    """(mechanism, count) for each entry; a ``ParameterError`` naming the row and the field."""
-    if not entries:
-        raise ParameterError("mix", "no rows", "at least one row with a mechanism and a count")
-    parts = []
-    for i, entry in enumerate(entries, start=1):
-        e = dict(entry)
-        try:
-            key = _kind(e.pop("mechanism", ""))
-            if e.get("count") is None:
-                raise ParameterError("count", None, "a whole number ≥ 1")
-            count = check_count(e.pop("count"), field="count", maximum=10_000_000)
-            rate = e.pop("sampling_rate", None)
-            parts.append((registry.make(key, sampling_rate=None if rate is None else _rate(rate),
-                                        neighbouring=_neighbouring(e.pop("neighbouring", "add-remove")), **e),
-                          count))
-        except ParameterError as exc:
-            raise ParameterError(f"{exc.field} (mix row {i})", exc.value, exc.allowed) from None
-    return parts
+    """(mechanism, count) for each entry, by the parser ``python -m dpviz mechanism mix --spec``
+    uses (``registry.parts``): a ``ParameterError`` names the entry and the field, e.g. ``mix[1].scale``."""
+    return registry.parts([dict(e) for e in entries], field="mix")
 
 
 def mix_view(spec: str, *, delta: float | None = None, epsilon: float | None = None,
@@ -612,7 +607,7 @@ def _own_params() -> tuple[Param, ...]:
     return tuple(seen.values())
 
 
-SPEC = ViewSpec(name="mechanisms", title="Mechanisms",
+SPEC = ViewSpec(name="mechanisms", title="Mechanisms", aliases=LEGACY_KEYS,
                 params=(MECHANISM, *_own_params(), K, SAMPLING_RATE, NEIGHBOURING, SOLVE, DELTA, EPSILON,
                         COMPARE),
                 build=build_view)

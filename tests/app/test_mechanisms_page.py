@@ -124,9 +124,10 @@ def test_mix_from_the_url_matches_the_cli():
 
 
 @pytest.mark.parametrize(("spec", "field"), [
-    ("[{", "mix"), ("[]", "mix"), ('[{"mechanism":"laplace","scale":1,"count":0}]', "count (mix row 1)"),
-    ('[{"mechanism":"cauchy","count":3}]', "mechanism (mix row 1)"),
-    ('[{"mechanism":"laplace","scale":-1,"count":3}]', "scale (mix row 1)"),
+    ("[{", "mix"), ("[]", "mix"), ('[{"mechanism":"laplace","scale":1,"count":0}]', "mix[0].count"),
+    ('[{"mechanism":"cauchy","count":3}]', "mix[0].mechanism"),
+    ('[{"mechanism":"laplace","scale":1,"count":3},{"mechanism":"laplace","scale":-1,"count":3}]',
+     "mix[1].scale"),
 ])
 def test_bad_mix_names_the_field(spec, field):
     at = run_page(PAGE, mix=spec, **CHEAP)
