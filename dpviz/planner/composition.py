@@ -100,7 +100,8 @@ def _plan_factor(key: str, method: Method, levels: Levels, *, name: str, epsilon
     if lo is None or g is None:
         g = forward(method, scaled(levels, SMALLEST * start), delta=delta, budget=budget)
         reason = g.reason if not g.feasible else (
-            f"even ε0 → 0 gives ε = {g.epsilon:.6g} > {epsilon:g} (the δ0 terms alone exceed the target)")
+            f"even {'ε0 =' if name == 'eps0' else 'a factor'} {SMALLEST * start:.3g} gives "
+            f"ε = {g.epsilon:.6g} > {epsilon:g}")
         return Plan(key=key, name=name, value=None, check=g, target_epsilon=epsilon, target_delta=delta,
                     reason=reason)
     nxt = lo * (1.0 + 1e-9)

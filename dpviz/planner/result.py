@@ -15,6 +15,9 @@ from typing import Any
 
 from dpviz.guarantee import Guarantee, Kind, Status, finite_or_none
 
+SYMBOLS = {"eps0": "ε0", "sigma": "σ", "scale": "b"}
+"""How a planned quantity is written for people."""
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -68,9 +71,9 @@ class Plan:
     def check_text(self) -> str:
         """One line: "composing 100 × ε0 = 0.02706 gives ε = 0.99999… ≤ 1 at δ = 1e-05 (…)"."""
         if not self.feasible or self.check.epsilon is None:
-            return f"no {self.name} fits: {self.reason or self.check.reason}"
+            return f"no {SYMBOLS.get(self.name, self.name)} fits: {self.reason or self.check.reason}"
         eps = self.check.epsilon
-        what = self.what or f"{self.name} = {fmt(self.value, 10)}"
+        what = self.what or f"{SYMBOLS.get(self.name, self.name)} = {fmt(self.value, 10)}"
         return (f"{what} gives ε = {fmt(eps, 12)} ≤ {fmt(self.target_epsilon)} at δ = "
                 f"{fmt(self.check.delta)} ({self.check.kind.value}, {self.check.source})")
 
