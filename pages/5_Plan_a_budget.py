@@ -31,6 +31,8 @@ with st.expander("How to read this page"):
         "Laplace mechanism at each method's ε0, and for the Gaussian mechanism with its own exact "
         "accounting. Lower is better for utility; the gap between the dotted basic curve and the solid "
         "optimal one is what optimal composition buys.\n"
+        "- **Database priors**: with at most C databases per person, the exact worst case allows a "
+        "larger ε0 than composing all k releases (C ≥ k: no constraint).\n"
         "- With a sampling rate q < 1 (DP-SGD) only the Gaussian row is computed (PLD accountant), "
         "which takes a few seconds."
     )
@@ -42,11 +44,12 @@ with st.spinner("Solving the inverse questions…"):
     k_p = ui.cached(planner.k_plans)(**common, eps0=values["eps0"], delta0=values["delta0"])
     noise_p = ui.cached(planner.noise_plans)(**common, k=values["k"], sensitivity=values["sensitivity"],
                                              sampling_rate=values["sampling_rate"])
+    gce_p = ui.cached(planner.gce_plans)(**common, k=values["k"], delta0=values["delta0"], cap=values["cap"])
     ks, series = ui.cached(planner.utility_series)(**common, delta0=values["delta0"],
                                                    sensitivity=values["sensitivity"], k_max=values["k_max"])
     figure = ui.cached(planner.utility_figure)(ks, series, **common, sensitivity=values["sensitivity"])
-view = planner.assemble(values=values, eps0_p=eps0_p, k_p=k_p, noise_p=noise_p, ks=ks, series=series,
-                        figure=figure)
+view = planner.assemble(values=values, eps0_p=eps0_p, k_p=k_p, noise_p=noise_p, gce_p=gce_p, ks=ks,
+                        series=series, figure=figure)
 tag = ui.export.file_stem("planner", values)
 
 st.subheader(f"Largest ε0 per release for k = {values['k']:,} at total ε = {ui.unbroken(values['epsilon'])}, "
@@ -62,6 +65,12 @@ ui.table(view.tables["k"], key="table_k")
 
 st.subheader(f"Smallest noise for k = {values['k']:,} releases")
 ui.table(view.tables["noise"], key="table_noise")
+
+st.subheader(f"Database priors: at most C = {values['cap']:,} of the k = {values['k']:,} databases "
+             "per person")
+st.markdown("Each release runs on its own database and nobody is in more than C of them (Hartmann, "
+            "Bindschaedler, West §V-A): the largest per-database ε0 for each bound of *Database priors*.")
+ui.table(view.tables["gce"], key="table_gce")
 
 ui.show_figure(view.figures["noise_vs_k"], filename=f"{tag}_noise_vs_k", key="fig_noise_k")
 ui.download_csv(view.csv["eps0"], filename=f"{tag}_eps0.csv", key="csv_eps0",

@@ -25,7 +25,7 @@ from dpviz.figures.style import style
 from dpviz.figures.tables import NO_VALUE, format_number
 from dpviz.mechanisms.registry import MECHANISMS
 from dpviz.params import Param
-from dpviz.planner import composition, noise
+from dpviz.planner import composition, gce, noise
 from dpviz.planner.result import Plan
 from dpviz.validation import (
     ParameterError,
@@ -53,6 +53,9 @@ SENSITIVITY = Param("sensitivity", "sensitivity Δ", 1.0, partial(check_positive
 SAMPLING_RATE = Param("sampling_rate", "sampling rate q (1 = none)", 1.0,
                       partial(check_probability, field="sampling rate"),
                       "Poisson sampling rate of each step (DP-SGD); 1 means no subsampling.")
+CAP = Param("cap", "at most C of the k databases per person", 10,
+            partial(check_count, field="C", maximum=100_000),
+            "Database priors (HBW §V-A): each person is in at most C of the k databases (one release each).")
 K_MAX = Param("k_max", "largest k plotted", 1000, partial(check_count, field="largest k", maximum=100_000),
               "Right end of the noise-against-k plot, 1 to 100,000.")
 
@@ -97,6 +100,26 @@ def noise_plans(*, epsilon: float, delta: float, k: int, sensitivity: float, sam
         except ParameterError as exc:
             out[key] = str(exc)
     return out
+
+
+GCE_LABELS = {"classic": "Classic: all k composed (KOV Thm 3.3)", "exact": "Exact worst case with the cap",
+              "cap_basic": "Cap + basic composition", "cap_advanced": "Cap + advanced composition",
+              "cap_kov": "Cap + KOV Thm 3.4", "parallel": "Parallel composition"}
+
+
+def gce_plans(*, epsilon: float, delta: float, k: int, delta0: float, cap: int,
+              budget: Budget = budgets.PAGE) -> dict[str, Plan]:
+    """The largest per-database ε0 with at most ``cap`` databases per person (unbounded neighbours)."""
+    return gce.max_eps0(k=k, epsilon=epsilon, delta=delta, delta0=delta0, cap=cap, neighbouring="unbounded",
+                        budget=budget)
+
+
+def gce_rows(plans: dict[str, Plan]) -> list[dict[str, str]]:
+    return [{"bound": GCE_LABELS.get(key, key),
+             "largest ε0": format_number(p.value, 7, down=True) if p.feasible else NO_VALUE,
+             "kind": p.kind.value, "directions": str(dict(p.extra).get("directions", "both")),
+             "check": _check_cell(p)}
+            for key, p in plans.items()]
 
 
 def utility_series(*, epsilon: float, delta: float, delta0: float, sensitivity: float, k_max: int,
@@ -201,8 +224,8 @@ def noise_rows(plans: dict[str, Plan | str], *, sensitivity: float) -> list[dict
 
 # ---------------------------------------------------------------------- the view
 def assemble(*, values: dict[str, Any], eps0_p: dict[str, Plan], k_p: dict[str, Plan],
-             noise_p: dict[str, Plan | str], ks: np.ndarray, series: dict[str, np.ndarray],
-             figure: go.Figure) -> View:
+             noise_p: dict[str, Plan | str], gce_p: dict[str, Plan], ks: np.ndarray,
+             series: dict[str, np.ndarray], figure: go.Figure) -> View:
     sens = values["sensitivity"]
     csv: dict[str, dict[str, Any]] = {
         "eps0": {"method": list(eps0_p), "eps0": [p.value for p in eps0_p.values()],
@@ -216,27 +239,31 @@ def assemble(*, values: dict[str, Any], eps0_p: dict[str, Plan], k_p: dict[str, 
               "k": [int(p.value) if p.feasible and p.value else None for p in k_p.values()],
               "kind": [p.kind.value for p in k_p.values()], "check": [_check_cell(p) for p in k_p.values()]},
         "noise_vs_k": {"k": ks, **{f"sd_{m}": y for m, y in series.items()}},
+        "gce": {"bound": list(gce_p), "eps0": [p.value for p in gce_p.values()],
+                "kind": [p.kind.value for p in gce_p.values()],
+                "check": [_check_cell(p) for p in gce_p.values()]},
     }
     payload = {"view": "planner", "parameters": dict(values),
                "eps0": {m: p.to_json() for m, p in eps0_p.items()},
                "k": {m: p.to_json() for m, p in k_p.items()},
                "noise": {m: (p.to_json() if isinstance(p, Plan) else {"reason": p})
                          for m, p in noise_p.items()},
+               "gce": {m: p.to_json() for m, p in gce_p.items()},
                "noise_vs_k": csv["noise_vs_k"]}
     opt, basic = eps0_p.get("optimal"), eps0_p.get("basic")
     gain = (opt.value / basic.value  # type: ignore[operator]
             if opt and basic and opt.feasible and basic.feasible and basic.value else None)
     return View(figures={"noise_vs_k": figure}, csv=csv, payload=payload,
                 tables={"eps0": eps0_rows(eps0_p, sensitivity=sens), "k": k_rows(k_p),
-                        "noise": noise_rows(noise_p, sensitivity=sens)},
+                        "noise": noise_rows(noise_p, sensitivity=sens), "gce": gce_rows(gce_p)},
                 summary={"optimal_over_basic": gain})
 
 
 def build(*, epsilon: float, delta: float, k: int, delta0: float, eps0: float, sensitivity: float,
-          sampling_rate: float, k_max: int, budget: Budget = budgets.PAGE) -> View:
+          sampling_rate: float, cap: int, k_max: int, budget: Budget = budgets.PAGE) -> View:
     """Every table and the utility figure (the page caches the parts separately)."""
     values = {"epsilon": epsilon, "delta": delta, "k": k, "delta0": delta0, "eps0": eps0,
-              "sensitivity": sensitivity, "sampling_rate": sampling_rate, "k_max": k_max}
+              "sensitivity": sensitivity, "sampling_rate": sampling_rate, "cap": cap, "k_max": k_max}
     ks, series = utility_series(epsilon=epsilon, delta=delta, delta0=delta0, sensitivity=sensitivity,
                                 k_max=k_max, budget=budget)
     return assemble(values=values,
@@ -244,9 +271,11 @@ def build(*, epsilon: float, delta: float, k: int, delta0: float, eps0: float, s
                     k_p=k_plans(epsilon=epsilon, delta=delta, eps0=eps0, delta0=delta0, budget=budget),
                     noise_p=noise_plans(epsilon=epsilon, delta=delta, k=k, sensitivity=sensitivity,
                                         sampling_rate=sampling_rate, budget=budget),
+                    gce_p=gce_plans(epsilon=epsilon, delta=delta, k=k, delta0=delta0, cap=cap, budget=budget),
                     ks=ks, series=series,
                     figure=utility_figure(ks, series, epsilon=epsilon, delta=delta, sensitivity=sensitivity))
 
 
 SPEC = ViewSpec(name="planner", title="Plan a budget",
-                params=(EPSILON, DELTA, K, DELTA0, EPS0, SENSITIVITY, SAMPLING_RATE, K_MAX), build=build)
+                params=(EPSILON, DELTA, K, DELTA0, EPS0, SENSITIVITY, SAMPLING_RATE, CAP, K_MAX),
+                build=build)

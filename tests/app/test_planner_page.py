@@ -16,7 +16,7 @@ from tests.app.helpers import assert_clean, errors, figures, run_page, tables, t
 
 PAGE = "pages/5_Plan_a_budget.py"
 URL = {"epsilon": "2.0", "delta": "1e-06", "k": "50", "delta0": "1e-09", "eps0": "0.05", "sensitivity": "2.0",
-       "sampling_rate": "1.0", "k_max": "200"}
+       "sampling_rate": "1.0", "cap": "5", "k_max": "200"}
 
 
 def _int(cell: object) -> int:
@@ -27,7 +27,7 @@ def test_defaults_tables_figure_and_buttons() -> None:
     at = run_page(PAGE)
     assert_clean(at)
     assert not errors(at)
-    eps0, ks, noise = tables(at)
+    eps0, ks, noise, priors = tables(at)
     assert list(eps0["method"]) == [pv.LABELS[m] for m in pv.METHODS]
     plans = composition.max_eps0(k=100, epsilon=1.0, delta=1e-5)
     for shown, p in zip(eps0["largest ε0"], plans.values(), strict=True):
@@ -35,6 +35,7 @@ def test_defaults_tables_figure_and_buttons() -> None:
         assert float(shown) == pytest.approx(p.value, rel=1e-6)
     assert [_int(x) for x in ks["largest k"]] == [100, 400, 476, 720]
     assert list(noise["route"]) == ["analytic", "pld", "pld", "exact", "exact"]
+    assert priors["bound"][0].startswith("Classic") and len(priors) == 6
     (fig,) = figures(at)
     names = trace_names(fig)
     assert len(names) == 5 and any("Gaussian" in n for n in names)
@@ -48,10 +49,12 @@ def test_url_round_trip() -> None:
     assert not errors(at)
     for key, value in URL.items():
         assert str(at.text_input(key=key).value) == value, key
-    eps0, ks, _ = tables(at)
+    eps0, ks, _, priors = tables(at)
     assert float(eps0["largest ε0"][0]) == pytest.approx((2.0) / 50, rel=1e-9)  # basic: ε/k
     assert "composing 50 ×" in eps0["check"][3]
     assert _int(ks["largest k"][0]) == 40  # basic: ⌊2 / 0.05⌋ releases (δ0 = 1e-9: 40 × 1e-9 ≤ 1e-6)
+    # at most 5 of the 50 databases per person: the exact worst case allows more than all 50 composed
+    assert float(priors["largest ε0"][1]) > float(priors["largest ε0"][0])
     assert at.query_params["k"] == ["50"] or at.query_params["k"] == "50"
 
 
@@ -60,7 +63,7 @@ def test_bad_url_value_is_named_and_the_page_goes_on() -> None:
     assert_clean(at)
     msgs = errors(at)
     assert len(msgs) == 1 and msgs[0].startswith("k must be"), msgs
-    assert len(tables(at)) == 3
+    assert len(tables(at)) == 4
 
 
 def test_subsampled_row_is_dp_sgd() -> None:
@@ -95,5 +98,5 @@ def test_the_url_read_as_figure_flags_builds_the_tables_the_page_shows() -> None
     argv = ["figure", "planner", *flags, "--out", "x.json"]
     values = values_from_args(build_parser().parse_args(argv), pv.SPEC.params)
     built = pv.build(**values, budget=budgets.PAGE)
-    for frame, name in zip(tables(at), ("eps0", "k", "noise"), strict=True):
+    for frame, name in zip(tables(at), ("eps0", "k", "noise", "gce"), strict=True):
         assert frame.to_csv() == table_frame(built.tables[name]).to_csv(), name
