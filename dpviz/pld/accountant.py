@@ -139,11 +139,21 @@ def _coarse_grid(law: LossLaw, h: float, tail: float) -> GridPLD:
 
 
 @lru_cache(maxsize=16)
-def _discretized(law: LossLaw, h: float, tail: float, pessimistic: bool) -> GridPLD:
+def _discretized(law: LossLaw, h: float, tail: float, pessimistic: bool, offset: float = 0.0) -> GridPLD:
     """One law's single-step grid, kept while ``composition`` reruns a width (tilted after the pilot)."""
     if pessimistic:
-        return discretize.pessimistic(law, h=h, tail=tail)
-    return discretize.optimistic(law, h=h, tail=tail)
+        return discretize.pessimistic(law, h=h, tail=tail, offset=offset)
+    return discretize.optimistic(law, h=h, tail=tail, offset=offset)
+
+
+def _law_offset(law: LossLaw, h: float) -> float:
+    """The grid shift putting the law's heaviest atom (by P-mass) on a grid point: a heavy atom off
+    the grid is rounded down by the lower grid, an error of order h per step (the post-processing
+    cannot raise a lone atom's loss), where on the grid it is exact."""
+    if not law.loss.size or not np.any(law.p > 0):
+        return 0.0
+    a = float(law.loss[int(np.argmax(law.p))])
+    return a - math.floor(a / h) * h
 
 
 PLAN_CELLS = 1 << 16
@@ -238,7 +248,8 @@ def _cost(parts: Parts, *, ffts: int, h: float, tail: float) -> Cost:
 
 
 def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
-            budget: Budget | None = None, total: bool = False, tilt: float = 0.0) -> Composed:
+            budget: Budget | None = None, total: bool = False, tilt: float = 0.0,
+            offsets: bool = False) -> Composed:
     """Upper and lower composed grids for every direction (see module docstring); raises
     :class:`~dpviz.budget.OverBudget` when the estimated ``cost`` is above ``budget``. With ``total``,
     ``tail`` bounds the mass all truncations and discretisations move together (a third per part
@@ -252,9 +263,13 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
     dirs = directions(parts)
     share = tail / (3 * len(parts)) if total else tail
     # a single step may leave share/k beyond its grid: its k steps then leave at most ``share``
-    pess = [[(_discretized(law, h, share / k if total else tail, True), k) for law, k in d] for d in dirs]
+    def single(law: LossLaw, k: int, up: bool) -> GridPLD:
+        off = _law_offset(law, h) if offsets else 0.0
+        return _discretized(law, h, share / k if total else tail, up, off)
+
+    pess = [[(single(law, k, True), k) for law, k in d] for d in dirs]
     _plan_grids(pess, h)
-    opt = [[(_discretized(law, h, share / k if total else tail, False), k) for law, k in d] for d in dirs]
+    opt = [[(single(law, k, False), k) for law, k in d] for d in dirs]
     ups: list[GridPLD] = []
     lows: list[GridPLD] = []
     for grids, out in ((pess, ups), (opt, lows)):
@@ -503,8 +518,10 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
 
     tilt = 0.0
 
+    offsets = False
+
     def run(hh: float) -> Composed:
-        return compose(parts, h=hh, tail=tail, budget=budget, total=True, tilt=tilt)
+        return compose(parts, h=hh, tail=tail, budget=budget, total=True, tilt=tilt, offsets=offsets)
 
     def tilted(c: Composed) -> Composed:
         nonlocal tilt
@@ -518,6 +535,7 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
         return tilted(_coarsening(lattice, run))
     if lattice is None:
         lattice = _anchor(parts)
+        offsets = lattice is not None
     hh = _pilot_h(parts, tail)
     if lattice is not None:
         hh = lattice / math.ceil(lattice / hh)
@@ -625,14 +643,19 @@ def _pilot_h(parts: Parts, tail: float) -> float:
 
 
 def _anchor(parts: Parts) -> float | None:
-    """The largest atom loss (in size) of the parts: grids of width anchor/n hold it exactly, so the
-    lower grid keeps e.g. a subsampled Laplace's atom at its largest loss where δ is decided."""
-    best = 0.0
+    """A width the grid should divide: the distance between the two heaviest atoms (by P-mass) of
+    the first part that has two, so that with ``_law_offset`` both sit on grid points (e.g. a
+    subsampled Laplace's atoms at its largest and smallest loss, where δ is decided); None if no
+    part has two atoms."""
     for law, _ in parts:
-        loss = law.loss[law.p > 0]
-        if loss.size:
-            best = max(best, float(np.abs(loss).max()))
-    return best if best > 0 else None
+        keep = law.p > 0
+        if np.count_nonzero(keep) >= 2:
+            loss, p = law.loss[keep], law.p[keep]
+            two = np.argsort(p)[-2:]
+            d = abs(float(loss[two[1]] - loss[two[0]]))
+            if d > 0:
+                return d
+    return None
 
 
 def _lattice(parts: Parts) -> float | None:

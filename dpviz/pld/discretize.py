@@ -52,21 +52,21 @@ _Q_RELIABLE = 1e-290
 """Cell Q-masses below this (near the subnormal range) carry no relative precision: such a cell
 is split the sound first-order way (all P-mass up, or all down) instead of by the exact chord."""
 
-def grid_range(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL) -> tuple[int, int]:
+def grid_range(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL, offset: float = 0.0) -> tuple[int, int]:
     lo, hi = law.support(tail)
-    a, b = lo / h, hi / h
+    a, b = (lo - offset) / h, (hi - offset) / h
     if not (math.isfinite(a) and math.isfinite(b)) or b - a > MAX_BINS:
         raise ParameterError("h", h, f"coarse enough for at most {MAX_BINS:,} grid points "
                                      f"(this law spans losses {lo:.4g} to {hi:.4g})")
     return math.floor(a) - 1, math.ceil(b) + 1
 
 
-def _cells(law: LossLaw, h: float, i_lo: int, i_hi: int, margin: float) -> tuple[
+def _cells(law: LossLaw, h: float, i_lo: int, i_hi: int, margin: float, offset: float = 0.0) -> tuple[
         NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64],
         NDArray[np.float64], float, float]:
     """Per-cell P- and Q-masses (open cells) and on-grid atom masses at grid points."""
     idx = np.arange(i_lo, i_hi + 1)
-    eps: NDArray[np.float64] = np.asarray(idx * h, dtype=np.float64)
+    eps: NDArray[np.float64] = np.asarray(idx * h + offset, dtype=np.float64)
     n = idx.size
     pc = np.zeros(n - 1)
     qc = np.zeros(n - 1)
@@ -90,7 +90,7 @@ def _cells(law: LossLaw, h: float, i_lo: int, i_hi: int, margin: float) -> tuple
             split_b += pc
         below += float(c.cdf_p(np.array([eps[0]]))[0])
         above += float(c.sf_p(np.array([eps[-1]]))[0])
-    t = law.loss / h
+    t = (law.loss - offset) / h
     # Atoms within _ON_GRID of a grid point count as on it only when that moves them the
     # sound way: up for the pessimistic grid (margin > 0), down for the optimistic one;
     # the other way only within a few ulps (rounding of L/h).
@@ -109,7 +109,7 @@ def _cells(law: LossLaw, h: float, i_lo: int, i_hi: int, margin: float) -> tuple
         # the lower grid point (cell + i_lo)·h is rounded by ~u·|L|, which the split divides by h
         m = _margin(margin, h, 4e-16 * (1.0 + float(np.abs(law.loss[off]).max())))
         if abs(m) < 1.0:
-            frac = np.clip(-np.expm1(cell * h + i_lo * h - law.loss[off]) / -math.expm1(-h), 0.0, 1.0)
+            frac = np.clip(-np.expm1(eps[cell] - law.loss[off]) / -math.expm1(-h), 0.0, 1.0)
             np.add.at(split_b, cell, np.clip(frac * p_off + m * p_off, 0.0, p_off))
         elif margin > 0:
             np.add.at(split_b, cell, p_off)
@@ -122,38 +122,38 @@ def _margin(margin: float, h: float, round_off: float) -> float:
     return math.copysign(max(abs(margin), round_off / -math.expm1(-h)), margin)
 
 
-def pessimistic(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL) -> GridPLD:
-    """Connect-the-dots upper bound (module docstring)."""
-    i_lo, i_hi = _checked_range(law, h, tail)
-    _eps, pc, _qc, b, on_p, below, above = _cells(law, h, i_lo, i_hi, _SPLIT_MARGIN)
+def pessimistic(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL, offset: float = 0.0) -> GridPLD:
+    """Connect-the-dots upper bound (module docstring) on the grid h·ℤ + ``offset``."""
+    i_lo, i_hi = _checked_range(law, h, tail, offset)
+    _eps, pc, _qc, b, on_p, below, above = _cells(law, h, i_lo, i_hi, _SPLIT_MARGIN, offset)
     mass = on_p.copy()
     mass[:-1] += pc - b
     mass[1:] += b
     mass[0] += below
     # mass above the grid: to +∞, or for bounded losses to the largest loss (δ still only grows)
     return GridPLD(h=h, lo=i_lo, mass=mass, p_inf=law.p_inf + above, pessimistic=True,
-                   top=_top(law, h, i_lo, mass))
+                   top=_top(law, h, i_lo, mass, offset), offset=offset)
 
 
-def _top(law: LossLaw, h: float, i_lo: int, mass: NDArray[np.float64]) -> float:
+def _top(law: LossLaw, h: float, i_lo: int, mass: NDArray[np.float64], offset: float) -> float:
     """The loss of the mass above the grid: the law's largest loss (or +∞), at least the highest
     grid point holding mass (connect-the-dots moves some of a top cell's mass up to its end)."""
     nz = np.flatnonzero(mass)
-    return max(law.max_loss(), (i_lo + int(nz[-1])) * h if nz.size else -math.inf)
+    return max(law.max_loss(), (i_lo + int(nz[-1])) * h + offset if nz.size else -math.inf)
 
 
-def optimistic(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL) -> GridPLD:
-    """Lower bound by post-processing (``dpviz.pld.postprocess``): cells sent to their two lattice
-    points with the fractions that keep each symbol's loss at its lattice point."""
-    i_lo, i_hi = _checked_range(law, h, tail)
-    mass = postprocess.windowed_masses(postprocess.half_cell_terms(law, h, i_lo, i_hi))
-    return GridPLD(h=h, lo=i_lo, mass=mass, p_inf=law.p_inf, pessimistic=False)
+def optimistic(law: LossLaw, *, h: float, tail: float = DEFAULT_TAIL, offset: float = 0.0) -> GridPLD:
+    """Lower bound by post-processing (``dpviz.pld.postprocess``) on the grid h·ℤ + ``offset``:
+    outcomes merged into lattice symbols whose loss is their lattice point."""
+    i_lo, i_hi = _checked_range(law, h, tail, offset)
+    mass = postprocess.windowed_masses(postprocess.half_cell_terms(law, h, i_lo, i_hi, offset))
+    return GridPLD(h=h, lo=i_lo, mass=mass, p_inf=law.p_inf, pessimistic=False, offset=offset)
 
 
-def _checked_range(law: LossLaw, h: float, tail: float) -> tuple[int, int]:
+def _checked_range(law: LossLaw, h: float, tail: float, offset: float = 0.0) -> tuple[int, int]:
     if not (h > 0 and math.isfinite(h)):
         raise ParameterError("h", h, "a positive grid width")
-    i_lo, i_hi = grid_range(law, h=h, tail=tail)
+    i_lo, i_hi = grid_range(law, h=h, tail=tail, offset=offset)
     if i_hi - i_lo + 1 > MAX_BINS:
         raise ParameterError("h", h, f"coarse enough for at most {MAX_BINS:,} grid points "
                                      f"(this law needs {i_hi - i_lo + 1:,})")

@@ -62,11 +62,14 @@ class GridPLD:
     """The loss at which ``p_inf`` sits: +∞, or for laws with bounded losses an upper bound of every
     loss (Σ of the parts' largest losses), so that truncation never sends mass to +∞ there."""
     tilt: float = 0.0
+    offset: float = 0.0
+    """The grid is (lo + j)·h + offset: a law's grid may be shifted so that its heavy atoms sit on
+    grid points (offsets add under composition)."""
     """θ ≥ 0 of the round-off bound: Σ_s |error of mass s|·e^{θ·loss_s} ≤ ``err`` (module docstring)."""
 
     @property
     def losses(self) -> NDArray[np.float64]:
-        return np.asarray((self.lo + np.arange(self.mass.size)) * self.h, dtype=np.float64)
+        return np.asarray((self.lo + np.arange(self.mass.size)) * self.h + self.offset, dtype=np.float64)
 
     @property
     def total(self) -> float:
@@ -183,7 +186,8 @@ class GridPLD:
         t_self, t_other = self.tilted_total(theta), other.tilted_total(theta)
         err = self.err * t_other + other.err * t_self + self.err * other.err + fft_err
         return GridPLD(h=self.h, lo=self.lo + other.lo, mass=out, p_inf=p_inf, pessimistic=self.pessimistic,
-                       err=err, top=self.top + other.top, tilt=theta).truncated(tail=max(tail, noise))
+                       err=err, top=self.top + other.top, tilt=theta,
+                       offset=self.offset + other.offset).truncated(tail=max(tail, noise))
 
     def tilted_total(self, theta: float) -> float:
         """Σ m·e^{θ·loss} over the finite masses (the total for θ = 0, with ``p_inf``)."""
@@ -215,7 +219,8 @@ class GridPLD:
             return replace(self, lo=self.lo + i0, mass=kept[:1] * 0, p_inf=p_inf, _cache={})
         kept = kept[nz[0]:nz[-1] + 1]
         return GridPLD(h=self.h, lo=self.lo + i0 + int(nz[0]), mass=kept, p_inf=p_inf,
-                       pessimistic=self.pessimistic, err=self.err, top=self.top, tilt=self.tilt)
+                       pessimistic=self.pessimistic, err=self.err, top=self.top, tilt=self.tilt,
+                       offset=self.offset)
 
     def self_compose(self, k: int, *, tail: float = DEFAULT_TAIL, total: bool = False,
                      tilt: float | None = None) -> GridPLD:
@@ -269,7 +274,7 @@ def _tilted_convolve(x: GridPLD, y: GridPLD, theta: float, *,
     small = w <= entry
     dropped = float(np.maximum(w[small], 0.0).sum())
     w[small] = 0.0
-    losses = (x.lo + y.lo + np.arange(n)) * x.h
+    losses = (x.lo + y.lo + np.arange(n)) * x.h + x.offset + y.offset
     out = w * np.exp(np.minimum(theta * (ca + cb - losses), 700.0))
     log_scale = theta * (ca + cb)
     bound = fft.l1_error(n, fft.norm(wa), fft.norm(wb)) + dropped

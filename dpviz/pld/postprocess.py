@@ -44,7 +44,7 @@ _ULPS = 8 * np.finfo(float).eps
 _ON_GRID = 1e-9
 
 
-def half_cell_terms(law: LossLaw, h: float, i_lo: int, i_hi: int) -> HalfCells:
+def half_cell_terms(law: LossLaw, h: float, i_lo: int, i_hi: int, offset: float = 0.0) -> HalfCells:
     """Terms of the half-cells (jh/2, (j+1)h/2], j = 2·i_lo .. 2·i_hi − 1, plus the cell above the
     top point (j = last): P-mass, B = P − e^{ε_j}Q ≥ 0 (ε_j = jh/2, its lower end), |A| =
     e^{ε_j + h/2}Q − P ≥ 0 (its upper end) and B2 = P − e^{ε_j − h/2}Q ≥ 0 (the lattice point below
@@ -54,7 +54,7 @@ def half_cell_terms(law: LossLaw, h: float, i_lo: int, i_hi: int) -> HalfCells:
     ever moved down, never counted on to balance)."""
     g = h / 2.0
     j = np.arange(2 * i_lo, 2 * i_hi + 1)  # the last entry is the cell above the grid
-    eps: NDArray[np.float64] = np.asarray(j * g, dtype=np.float64)
+    eps: NDArray[np.float64] = np.asarray(j * g + offset, dtype=np.float64)
     n = j.size
     pc = np.zeros(n)
     b = np.zeros(n)
@@ -87,7 +87,7 @@ def half_cell_terms(law: LossLaw, h: float, i_lo: int, i_hi: int) -> HalfCells:
     if law.loss.size:
         keep = law.p > 0
         loss, p = law.loss[keep], law.p[keep]
-        t = loss / h
+        t = (loss - offset) / h
         d = t - np.round(t)
         scale = np.maximum(1.0, np.abs(t))
         on = (d >= -_ULPS * scale) & (d <= _ON_GRID * scale)
@@ -96,10 +96,10 @@ def half_cell_terms(law: LossLaw, h: float, i_lo: int, i_hi: int) -> HalfCells:
         np.add.at(on_p, pos[inside], p[on][inside])
         on_p[-1] += float(p[on][pos >= on_p.size].sum())  # above the grid: lowered to the top point
         off = ~on
-        cell = np.floor(loss[off] / g).astype(np.int64) - 2 * i_lo
+        cell = np.floor((loss[off] - offset) / g).astype(np.int64) - 2 * i_lo
         kept = cell >= 0  # below the grid: dropped
         cell, lo_, p_ = np.minimum(cell[kept], n - 1), loss[off][kept], p[off][kept]
-        base = (cell + 2 * i_lo) * g  # ≤ ℓ
+        base = eps[cell]  # ≤ ℓ
         np.add.at(pc, cell, p_)
         np.add.at(qh, cell, law.q[keep][off][kept])
         np.add.at(b, cell, -p_ * np.expm1(base - lo_))
@@ -107,7 +107,8 @@ def half_cell_terms(law: LossLaw, h: float, i_lo: int, i_hi: int) -> HalfCells:
         np.add.at(a, cell, np.where(cell == n - 1, 0.0, p_ * np.expm1(base + g - lo_)))
         np.add.at(a2, cell, np.where(cell == n - 1, 0.0, p_ * np.expm1(base + h - lo_)))
     lq = np.log(qh, out=np.full_like(qh, -np.inf), where=qh > 0)
-    return HalfCells(g=g, lo=i_lo, p=pc, b=b, a=a, b2=b2, a2=a2, log_q=np.where(ok, lq, np.nan), on_p=on_p)
+    return HalfCells(g=g, lo=i_lo, offset=offset, p=pc, b=b, a=a, b2=b2, a2=a2,
+                     log_q=np.where(ok, lq, np.nan), on_p=on_p)
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,7 @@ class HalfCells:
 
     g: float
     lo: int
+    offset: float
     p: NDArray[np.float64]
     b: NDArray[np.float64]
     a: NDArray[np.float64]
@@ -144,7 +146,7 @@ def windowed_masses(cells: HalfCells, margin: float = MARGIN) -> NDArray[np.floa
     j = len(pl) - 1  # next half-cell to consume (the cell above the grid first)
     for m in range(n - 1, -1, -1):
         bal = pm = 0.0
-        top = (cells.lo + m) * 2.0 * g  # m·h in absolute loss
+        top = (cells.lo + m) * 2.0 * g + cells.offset  # m·h (+ offset) in absolute loss
         while j >= 2 * m:  # phase 1: pieces above m·h
             if j == 2 * m:
                 term = bl[j]

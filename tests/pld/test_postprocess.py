@@ -37,14 +37,15 @@ pairs = st.integers(2, 5).flatmap(lambda n: st.tuples(
 
 
 @settings(max_examples=30, deadline=None)
-@given(pair=pairs, h=st.floats(0.01, 0.4), k=st.integers(1, 4),
+@given(pair=pairs, h=st.floats(0.01, 0.4), k=st.integers(1, 4), offsets=st.booleans(),
        eps=st.lists(st.floats(-0.5, 3.0), min_size=3, max_size=3))
-def test_brute_force_finite_pairs_are_bracketed(pair, h, k, eps):
-    """lower ≤ exact ≤ upper for k-fold products of random finite pairs, atoms off the grid."""
+def test_brute_force_finite_pairs_are_bracketed(pair, h, k, offsets, eps):
+    """lower ≤ exact ≤ upper for k-fold products of random finite pairs, atoms off the grid (or,
+    with ``offsets``, each law's grid shifted to put its heaviest atom on a grid point)."""
     p = np.asarray(pair[0]) / sum(pair[0])
     q = np.asarray(pair[1]) / sum(pair[1])
     law = finite.loss_law(p=p.tolist(), q=q.tolist())
-    c = compose([(law, k)], h=h, tail=1e-18)
+    c = compose([(law, k)], h=h, tail=1e-18, offsets=offsets)
     for e in eps:
         # both directions: the mechanism's δ is the larger one
         exact = max(_exact_delta(p, q, k, e), _exact_delta(q, p, k, e))
