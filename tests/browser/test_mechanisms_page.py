@@ -99,3 +99,17 @@ def test_main_path(page: Page, app_url: str, browser: Browser):
         page.wait_for_timeout(400)
         _title_fits(page)
     _shot(page, "narrow", 800)
+
+
+def test_an_old_link_opens_under_the_new_keys(page: Page, app_url: str):
+    """A link from before the URL keys became the CLI flags (?mech_k, ?rate, ?mech_delta, a menu
+    title as the mechanism) opens the same view, and the URL now says it with the new keys."""
+    open_ready(page, f"{app_url}/Mechanisms?mechanism=Laplace&scale=3&mech_k=20&rate=0&mech_delta=1e-06")
+    page.wait_for_url(lambda url: "mech_k" not in url, timeout=TIMEOUT_MS)
+    settle(page)
+    assert query(page.url) == {"mechanism": "laplace", "scale": "3", "k": "20", "sampling_rate": "0",
+                               "delta": "1e-06"}
+    shown = page.evaluate("""() => Object.fromEntries(Array.from(
+      document.querySelectorAll('[data-testid=stTextInput]'),
+      (w) => [w.querySelector('label').innerText.trim(), w.querySelector('input').value]))""")
+    assert (shown["k (compositions)"], shown["target total δ"], shown["scale b"]) == ("20", "1e-06", "3")
