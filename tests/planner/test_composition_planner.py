@@ -115,3 +115,23 @@ def test_optimal_allows_at_least_kov_at_least_basic(k: int, epsilon: float, log_
     assert b is not None and kv is not None and o is not None
     assert o >= kv * (1 - 1e-9)
     assert kv >= b * (1 - 1e-9)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(epsilon=st.floats(0.1, 5.0), ratio=st.floats(0.002, 0.5))
+def test_max_k_optimal_at_least_kov_at_least_basic(epsilon: float, ratio: float) -> None:
+    plans = pc.max_k(eps0=epsilon * ratio, epsilon=epsilon, delta=1e-6, methods=["basic", "kov", "optimal"])
+    b, kv, o = (plans[m].value for m in ("basic", "kov", "optimal"))
+    assert b is not None and kv is not None and o is not None
+    assert o >= kv >= b
+
+
+def test_a_method_added_later_is_planned_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The planner reads ``METHODS``: a new entry gets its row without a change here."""
+    from dpviz.composition import Method, basic
+
+    extra = dict(METHODS) | {"basic_again": Method("basic_again", "Basic, again", basic)}
+    monkeypatch.setattr(pc, "METHODS", extra)
+    plans = pc.max_eps0(k=20, epsilon=1.0, delta=1e-5, methods=list(extra))
+    assert list(plans) == list(extra)
+    assert plans["basic_again"].value == plans["basic"].value == pytest.approx(0.05, rel=1e-9)
