@@ -29,7 +29,7 @@ from scipy.special import gammaln
 
 from dpviz.budget import Budget
 from dpviz.composition import optimal
-from dpviz.composition.atoms import LossAtoms
+from dpviz.composition.atoms import LossAtoms, binomial_atom_count
 from dpviz.composition.levels import Level, as_levels
 from dpviz.guarantee import Guarantee, Kind, Solved, Status
 from dpviz.mechanisms.base import Accountable
@@ -80,6 +80,9 @@ def _compositions(n: int, k: int) -> np.ndarray:
     """All count vectors of length n with sum k (rows), as int64."""
     if n == 1:
         return np.array([[k]], dtype=np.int64)
+    if n == 2:
+        first = np.arange(k + 1, dtype=np.int64)
+        return np.column_stack([first, k - first])
     blocks = []
     for first in range(k + 1):
         rest = _compositions(n - 1, k - first)
@@ -91,9 +94,20 @@ def _n_compositions(n: int, k: int) -> int:
     return math.comb(k + n - 1, n - 1)
 
 
-def _part_atoms(law: LossLaw, k: int, pair: tuple[float, float] | None
+def _merge_lattice(total: np.ndarray, err: np.ndarray, lp: np.ndarray, index: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Atoms at the same lattice point merged: masses summed (log space), the loss the largest of
+    the group's rounded-up losses (a larger loss only raises δ(ε))."""
+    order = np.argsort(index, kind="stable")
+    idx, up, lp = index[order], (total + err)[order], lp[order]
+    starts = np.flatnonzero(np.concatenate([[True], idx[1:] != idx[:-1]]))
+    return np.maximum.reduceat(up, starts), np.zeros(starts.size), np.logaddexp.reduceat(lp, starts)
+
+
+def _part_atoms(law: LossLaw, k: int, pair: tuple[float, float] | None, unit: float | None = None
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """(loss, loss error bound, ln P-mass, P(L = +∞)) of the k-fold law."""
+    """(loss, loss error bound, ln P-mass, P(L = +∞)) of the k-fold law; atoms on a lattice of
+    spacing ``unit`` (when every loss is a whole multiple of it) are merged per lattice point."""
     if pair is not None:
         a = LossAtoms.binomial(k=k, eps0=pair[0], delta0=pair[1])
         return a.loss, np.zeros_like(a.loss), a.log_p, a.p_inf
@@ -108,6 +122,10 @@ def _part_atoms(law: LossLaw, k: int, pair: tuple[float, float] | None
     with np.errstate(invalid="ignore"):
         terms = np.where(counts > 0, counts * log_p, 0.0).sum(axis=1)
         lp = gammaln(k + 1.0) - gammaln(counts + 1.0).sum(axis=1) + terms
+    if unit is not None and unit > 0:
+        steps = np.rint(loss / unit)
+        if np.all(np.abs(steps * unit - loss) <= 1e-9 * np.maximum(np.abs(loss), unit)):
+            return (*_merge_lattice(total, err, lp, counts @ steps.astype(np.int64)), p_inf)
     return total, err, lp, p_inf
 
 
@@ -122,7 +140,7 @@ def exact_atoms(parts: Sequence[Part], *, reverse: bool = False) -> LossAtoms | 
         outcomes = max(int(np.count_nonzero(law.p > 0)), int(np.count_nonzero(law.q > 0)), 1)
         if pair is None and outcomes > MAX_OUTCOMES:
             return f"more than {MAX_OUTCOMES} outcomes per step"
-        n *= (k + 1) if pair is not None else _n_compositions(outcomes, k)
+        n *= binomial_atom_count(k, pair[0]) if pair is not None else _n_compositions(outcomes, k)
         if n > MAX_ATOMS:
             return f"more than {MAX_ATOMS:,} atoms"
     loss = np.zeros(1)
@@ -132,7 +150,7 @@ def exact_atoms(parts: Sequence[Part], *, reverse: bool = False) -> LossAtoms | 
     for m, k in parts:
         law = m.law.reversed() if reverse else m.law
         pair = m.canonical_pair
-        pl, pe, pp, pinf = _part_atoms(law, k, pair)
+        pl, pe, pp, pinf = _part_atoms(law, k, pair, m.grid_unit)
         loss = (loss[:, None] + pl[None, :]).ravel()
         err = (err[:, None] + pe[None, :]).ravel()
         log_p = (log_p[:, None] + pp[None, :]).ravel()
@@ -279,6 +297,8 @@ def generic(parts: Sequence[Part], *, delta: float | None = None, epsilon: float
     detail = "per-step " + ", ".join(f"({x.epsilon:.4g}, {x.delta:.3g})×{x.count}" for x in lv)
     if delta is not None:
         g = optimal.epsilon_for_delta(lv, delta=delta)
+        if g.status is Status.IMPOSSIBLE:
+            return Guarantee.impossible(source=GENERIC_SOURCE, delta=delta, reason=g.reason or "impossible")
         if not g.feasible:
             return Guarantee.not_computed(source=GENERIC_SOURCE, delta=delta,
                                           reason=g.reason or "not computed")

@@ -311,3 +311,22 @@ def test_geometric_replace_one_stays_pure() -> None:
     assert m.max_loss == pytest.approx(top, rel=1e-12)
     _, g = R.best(R.routes([(m, 5)], delta=0.0))
     assert g.kind is Kind.EXACT and g.epsilon == pytest.approx(5 * top, rel=1e-12)
+
+
+def test_lattice_atoms_merge_and_agree_with_the_grid() -> None:
+    """RR with 3 categories, k = 400: 80,601 count vectors merge onto 801 lattice points."""
+    pairs = [(make("randomized-response", eps0=0.1, categories=3), 400)]
+    g = R.exact(pairs, delta=1e-6)
+    assert g.detail == "801 atoms"
+    pl = R.pld(pairs, delta=1e-6)
+    assert pl.lower - 1e-12 <= g.epsilon <= pl.upper + 1e-12
+
+
+def test_the_canonical_pair_composes_exactly_at_large_k() -> None:
+    """The binomial keeps ≈ 40√k atoms: exact at k = 10^6, and impossible where δ < 1 − (1 − δ0)^k."""
+    g = R.exact([(make("canonical", eps0=0.01, delta0=1e-12), 1_000_000)], delta=1e-5)
+    assert g.status is Status.OK and g.kind is Kind.EXACT
+    parts_ = [(make("canonical", eps0=0.01, delta0=1e-9), 10_000_000)]
+    results = R.routes(parts_, delta=1e-5)
+    assert results["exact"].status is Status.IMPOSSIBLE and results["generic"].status is Status.IMPOSSIBLE
+    assert R.best(results)[1].status is Status.IMPOSSIBLE
