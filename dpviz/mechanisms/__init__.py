@@ -1,7 +1,11 @@
-"""Mechanisms as exact privacy loss laws (one module each) and Poisson subsampling.
+"""Mechanisms as exact privacy loss laws, one module each, and the accounting routes over them.
 
-``gaussian``, ``laplace``, ``geometric``, ``randomized_response``, ``canonical`` and ``finite``
-each expose ``loss_law(**params) -> LossLaw``; ``subsampling`` amplifies (Steinke Thm 29) and
-transforms laws; ``spec`` ties a named mechanism to every accounting route; ``heterogeneous``
-composes lists of (ε_i, δ_i) levels.
+Each mechanism module (``gaussian``, ``laplace``, ``geometric``, ``randomized_response``,
+``canonical``, ``finite``, ``discrete_gaussian``) keeps its ``loss_law(**params) -> LossLaw`` and
+one class implementing the protocol of ``base`` (its ``Param`` specs, loss law, RDP, per-step
+guarantee, closed form, grid unit, largest loss, replace-one law); ``registry`` maps the CLI/URL
+key to the class. ``subsampling`` wraps any of them in Poisson subsampling (add/remove, Steinke
+Thm 29/34; replace-one, §6.2); ``routes`` answers ε at δ or δ at ε by every route as a
+``Guarantee`` and picks the best; ``spec`` is the former ``MechanismSpec`` API as a thin adapter;
+``heterogeneous`` composes lists of (ε_i, δ_i) levels.
 """
