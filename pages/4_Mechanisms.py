@@ -175,7 +175,7 @@ try:
 except ParameterError as exc:
     ui.notice(exc)
 else:
-    st.markdown(mv.headline(mixed.summary, solve=solve, refined=True))
+    st.markdown("**The mix:** " + mv.headline(mixed.summary, solve=solve, refined=True))
     ui.table(mixed.tables["mix"], key="table_mix")
     m1, m2 = st.columns(2)
     with m1:
