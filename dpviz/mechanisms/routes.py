@@ -81,8 +81,8 @@ def _compositions(n: int, k: int) -> np.ndarray:
     if n == 1:
         return np.array([[k]], dtype=np.int64)
     if n == 2:
-        first = np.arange(k + 1, dtype=np.int64)
-        return np.column_stack([first, k - first])
+        lead = np.arange(k + 1, dtype=np.int64)
+        return np.column_stack([lead, k - lead])
     blocks = []
     for first in range(k + 1):
         rest = _compositions(n - 1, k - first)

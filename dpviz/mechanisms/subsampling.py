@@ -281,6 +281,7 @@ class Subsampled:
 def wrap(base: Mechanism, *, rate: float | None, neighbouring: str = "add-remove") -> Mechanism | Subsampled:
     """``base`` itself without subsampling (rate None), else ``Subsampled``; replace-one without
     subsampling is rate 1 (the pair (P1, P2) itself)."""
-    if rate is None and neighbouring == "add-remove":
-        return base
+    everyone = rate is None or check_probability(rate, field="sampling_rate") == 1.0
+    if neighbouring == "add-remove" and everyone:
+        return base  # q = 1 samples everyone: the mechanism itself (its closed form and grid unit apply)
     return Subsampled(base, rate=1.0 if rate is None else rate, neighbouring=neighbouring)

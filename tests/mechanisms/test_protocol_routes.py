@@ -330,3 +330,16 @@ def test_the_canonical_pair_composes_exactly_at_large_k() -> None:
     results = R.routes(parts_, delta=1e-5)
     assert results["exact"].status is Status.IMPOSSIBLE and results["generic"].status is Status.IMPOSSIBLE
     assert R.best(results)[1].status is Status.IMPOSSIBLE
+
+
+def test_rate_one_is_the_mechanism_itself() -> None:
+    """q = 1 samples everyone: the Gaussian keeps its closed form (the analytic route)."""
+    m = make("gaussian", sigma=1.0, sampling_rate=1.0)
+    assert m == make("gaussian", sigma=1.0) and m.closed_form(10, delta=1e-5) is not None
+
+
+def test_rdp_delta_at_epsilon_inverts_epsilon_at_delta() -> None:
+    pairs = [(make("gaussian", sigma=1.2, sampling_rate=0.02), 500)]
+    eps = R.rdp(pairs, delta=1e-6).epsilon
+    assert R.rdp(pairs, epsilon=eps).delta <= 1e-6 * (1 + 1e-9)
+    assert R.rdp(pairs, epsilon=eps * 0.99).delta > 1e-6
