@@ -178,3 +178,28 @@ def test_prose_after_a_block_quotes_only_checked_numbers(block: int) -> None:
                  if not any(_rounds_to(float(a), m.group("num")) for a in arrows)]
     assert unchecked == [], (f"README: the paragraph after the block at line {first} quotes ε = "
                              f"{', '.join(unchecked)}, which no '→' line of that block quotes")
+
+
+def _sources() -> list[Path]:
+    """The repository's Python and Markdown files (not docs/ itself, which cites within docs/)."""
+    found = [p for pattern in ("*.py", "*.md") for p in ROOT.rglob(pattern)]
+    skip = {".git", "test-artifacts", "docs", "build", ".venv"}
+    return [p for p in found if not skip & set(p.relative_to(ROOT).parts)]
+
+
+def test_math_md_citations_name_existing_sections() -> None:
+    """Code cites 'docs/MATH.md §N'; every such N is a heading of docs/MATH.md."""
+    headings = set(re.findall(r"^#+ §(\d+(?:\.\d+)?) ", (ROOT / "docs" / "MATH.md").read_text(), re.M))
+    bad = [f"{p.relative_to(ROOT)}: §{n}" for p in _sources()
+           for n in re.findall(r"MATH\.md §(\d+(?:\.\d+)?)", p.read_text(encoding="utf-8", errors="replace"))
+           if n not in headings]
+    assert bad == [], "cited sections missing from docs/MATH.md:\n" + "\n".join(bad)
+
+
+def test_nothing_cites_files_outside_the_repository() -> None:
+    """The math notes and papers are cited inside the repository (docs/MATH.md, docs/REFERENCES.md)."""
+    outside = re.compile(r"/work/|shared/seeds|seeds/0\d\d_|(?<!docs/)(?<![\w/])MATH\.md")
+    bad = [f"{p.relative_to(ROOT)}:{i}: {line.strip()[:100]}" for p in _sources()
+           for i, line in enumerate(p.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
+           if outside.search(line) and p.name != "test_readme.py"]
+    assert bad == [], "cite docs/MATH.md or docs/REFERENCES.md instead:\n" + "\n".join(bad)
