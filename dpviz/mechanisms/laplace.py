@@ -11,6 +11,8 @@ overflows for large ε0 (e^{−ε0} underflows to 0 beyond ε0 ≈ 745, which on
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from functools import partial
 
 import numpy as np
@@ -88,6 +90,59 @@ class Laplace(Mechanism):
     def grid_unit(self) -> float | None:
         return self.eps0
 
+    def replace_one_law(self, rate: float) -> LossLaw | None:
+        return replace_one_law(eps0=self.eps0, rate=rate)
+
     @property
     def max_loss(self) -> float | None:
         return self.eps0
+
+
+def replace_one_law(*, eps0: float, rate: float) -> LossLaw:
+    """Loss law of P' = (1−q)Lap(0) + qLap(Δ) against Q' = (1−q)Lap(0) + qLap(−Δ) (replace-one,
+    Steinke §6.2), in units of b (t = x/b, e = ε0). Derivation (ours): with c = ln(1 − q + q e^{−e}),
+    L(t) = ln(1 − q + q e^{2t−e}) − c on [0, e), odd, constant ±L* beyond ±e, where
+    L* = ln(1 − q + q e^{e}) − c; so atoms at ±L* and a continuous part between, with
+    t(ℓ) = (e + ln((e^{ℓ+c} − (1 − q))/q))/2 for ℓ ∈ [0, L*) and t(−ℓ) = −t(ℓ).
+    P' has CDF (1 − q)G(t) + qG(t − e), Q' (1 − q)G(t) + qG(t + e), G the Lap(0, 1) CDF.
+    At q = 1 it is the Laplace law with sensitivity 2Δ.
+    """
+    e = float(eps0)
+    q = float(rate)
+    a = math.log1p(-q) if q < 1 else -math.inf
+    c = float(np.logaddexp(a, math.log(q) - e))
+    top = float(np.logaddexp(a, math.log(q) + e)) - c
+
+    def cdf(t: NDArray[np.float64]) -> NDArray[np.float64]:
+        return np.where(t < 0, 0.5 * np.exp(np.minimum(t, 0.0)), 1.0 - 0.5 * np.exp(-np.maximum(t, 0.0)))
+
+    def sf(t: NDArray[np.float64]) -> NDArray[np.float64]:
+        return cdf(-t)
+
+    def t_of(v: NDArray[np.float64]) -> NDArray[np.float64]:
+        ell = np.clip(np.abs(np.asarray(v, dtype=float)), 0.0, top)
+        y = ell + c  # ln(e^y − (1 − q)) = y + ln(1 − (1 − q)e^{−y}), e^y ≥ e^c > 1 − q
+        with np.errstate(divide="ignore"):
+            inner = y + (np.log1p(-(1.0 - q) * np.exp(-y)) if q < 1 else 0.0) - math.log(q)
+        t = np.clip((e + inner) / 2.0, 0.0, e)
+        return np.sign(np.asarray(v, dtype=float)) * t
+
+    def mix(shift: float, f: Callable[[NDArray[np.float64]], NDArray[np.float64]]
+            ) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
+        return lambda t: (1.0 - q) * f(t) + q * f(t - shift)
+
+    cp, cq = mix(e, cdf), mix(-e, cdf)
+    sp, sq = mix(e, sf), mix(-e, sf)
+    lo_t, hi_t = np.array([-e]), np.array([e])
+    part = ContinuousPart(
+        lo=-top, hi=top,
+        sf_p=lambda v: np.maximum(sp(t_of(v)) - sp(hi_t), 0.0),
+        cdf_p=lambda v: np.maximum(cp(t_of(v)) - cp(lo_t), 0.0),
+        sf_q=lambda v: np.maximum(sq(t_of(v)) - sq(hi_t), 0.0),
+        cdf_q=lambda v: np.maximum(cq(t_of(v)) - cq(lo_t), 0.0),
+    )
+    p_top, p_bottom = float(sp(hi_t)[0]), float(cp(lo_t)[0])  # P'(T ≥ e), P'(T ≤ −e)
+    q_top, q_bottom = float(sq(hi_t)[0]), float(cq(lo_t)[0])
+    return LossLaw(name=f"Laplace ε0={e:g}, Poisson q={q:g} (replace-one)", loss=np.array([top, -top]),
+                   p=np.array([p_top, p_bottom]), q=np.array([q_top, q_bottom]), continuous=part,
+                   symmetric=True)

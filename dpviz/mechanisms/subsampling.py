@@ -200,7 +200,7 @@ class Subsampled:
         if neighbouring == "replace-one" and base.replace_one_law(self.rate) is None:
             raise ParameterError("neighbouring", neighbouring,
                                  f"add-remove for the {base.key} mechanism (replace-one is implemented "
-                                 "for additive noise: gaussian, geometric, discrete-gaussian)")
+                                 "for additive noise: gaussian, laplace, geometric, discrete-gaussian)")
         self.key = base.key
         self.title = base.title
         self.params = base.params

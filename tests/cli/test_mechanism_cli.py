@@ -71,7 +71,7 @@ def test_replace_one_neighbours(capsys) -> None:
     ar, ro = json.loads(out_ar), json.loads(out_ro)
     assert code == 0 and ro["epsilon_lower"] > ar["epsilon_upper"]
     assert ro["mechanisms"][0]["neighbouring"] == "replace-one"
-    code, out, err = _run(capsys, "laplace", "--scale", "1", "--k", "3", "--sampling-rate", "0.1",
+    code, out, err = _run(capsys, "randomized-response", "--eps0", "1", "--k", "3", "--sampling-rate", "0.1",
                           "--neighbouring", "replace-one", "--delta", "1e-5")
     assert code == 2 and out == "" and err.count("\n") == 1 and "neighbouring must be" in err
 

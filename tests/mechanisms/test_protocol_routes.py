@@ -191,8 +191,26 @@ def test_replace_one_costs_more_than_add_remove_and_its_rdp_is_sound() -> None:
 
 def test_replace_one_is_refused_where_not_implemented() -> None:
     with pytest.raises(ParameterError) as exc:
-        make("laplace", scale=1.0, sampling_rate=0.1, neighbouring="replace-one")
+        make("randomized-response", eps0=1.0, sampling_rate=0.1, neighbouring="replace-one")
     assert exc.value.field == "neighbouring"
+
+
+@pytest.mark.parametrize("q", [0.3, 1.0])
+def test_laplace_replace_one_against_numerical_integration(q: float) -> None:
+    """((1−q)Lap(0) + qLap(1), (1−q)Lap(0) + qLap(−1)), b = 1, integrated piece by piece."""
+    law = make("laplace", scale=1.0, sampling_rate=q, neighbouring="replace-one").law
+
+    def g(x: float) -> float:
+        return 0.5 * math.exp(-abs(x))
+
+    for eps in (0.0, 0.2, 0.5, 1.5):
+        def f(x: float, eps: float = eps) -> float:
+            return max(0.0, (1 - q) * g(x) + q * g(x - 1) - math.exp(eps) * ((1 - q) * g(x) + q * g(x + 1)))
+        truth = sum(integrate.quad(f, lo, hi, limit=200, epsabs=1e-15)[0]
+                    for lo, hi in ((-60, -1), (-1, 0), (0, 1), (1, 61)))
+        assert float(law.delta(eps)[0]) == pytest.approx(truth, rel=1e-8, abs=1e-14)
+    top = math.log((1 - q + q * math.e) / (1 - q + q / math.e))
+    assert law.p[0] > 0 and law.loss[0] == pytest.approx(top)  # the largest loss is an atom: pure DP
 
 
 # ---------------------------------------------------------------- mixes
