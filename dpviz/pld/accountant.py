@@ -524,9 +524,17 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
         return compose(parts, h=hh, tail=tail, budget=budget, total=True, tilt=tilt, offsets=offsets)
 
     def tilted(c: Composed) -> Composed:
+        """``c`` recomputed with the round-off tilted towards the target, if that is narrower."""
         nonlocal tilt
         tilt = _tilt(parts, c, delta=delta, epsilon=epsilon, accuracy=accuracy)
-        return run(c.h) if tilt > 0 else c
+        if tilt == 0.0:
+            return c
+        t = run(c.h)
+        if _width_ratio(t, delta=delta, epsilon=epsilon, accuracy=accuracy) <= _width_ratio(
+                c, delta=delta, epsilon=epsilon, accuracy=accuracy):
+            return t
+        tilt = 0.0
+        return c
 
     if h is not None:
         return tilted(run(check_positive(h, field="h", maximum=10.0)))
@@ -535,7 +543,7 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
         return tilted(_coarsening(lattice, run))
     if lattice is None:
         lattice = _anchor(parts)
-        offsets = lattice is not None
+        offsets = True
     hh = _pilot_h(parts, tail)
     if lattice is not None:
         hh = lattice / math.ceil(lattice / hh)
