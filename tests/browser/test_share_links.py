@@ -156,7 +156,7 @@ def test_mechanisms(page: Page, app_url: str, browser: Browser):
     text(page, "k (compositions)", "100", "k")
     text(page, "sampling rate q (0 = none)", "0", "sampling_rate")
     assert_shared_link_matches(browser, page)
-    radio(page, "Mechanism", "Geometric", "mechanism")  # ε0 stays, the sensitivity appears
+    radio(page, "Mechanism", "geometric", "mechanism")  # ε0 stays, the sensitivity appears
     text(page, "sensitivity Δ", "2", "sensitivity")
     text(page, "target total δ (heterogeneous)", "0.001", "het_delta")
     type_cell(page, 1, 0, "1e-6")
@@ -164,4 +164,4 @@ def test_mechanisms(page: Page, app_url: str, browser: Browser):
                       timeout=TIMEOUT_MS)
     settle(page)
     shown = assert_shared_link_matches(browser, page)
-    assert ["Mechanism", "Geometric"] in shown["radios"]
+    assert ["Mechanism", "geometric"] in shown["radios"]
