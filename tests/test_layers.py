@@ -25,6 +25,9 @@ SPECS = ("dpviz.params", "dpviz.export")
 a mechanism declares its parameters with them) and the export formats. They import math only."""
 UPPER = ("dpviz.figures", "dpviz.views", "dpviz.cli", "dpviz.ui")
 STREAMLIT_ALLOWED = ("dpviz.ui", "pages", "app")
+PAGE_IMPORTS = ("dpviz.ui", "dpviz.views", "dpviz.params", "dpviz.validation")
+"""What a page (and the home page) may import from dpviz: it never computes a bound or draws a figure
+itself; it reads inputs, calls a view and shows the result."""
 PLOTTING = ("plotly", "kaleido", "matplotlib")
 
 RULES: tuple[tuple[tuple[str, ...], tuple[str, ...], str], ...] = (
@@ -99,6 +102,10 @@ def violations(root: Path) -> list[str]:
             where = f"{path.relative_to(root)}:{line} imports {target}"
             if _within(target, ("streamlit",)) and not _within(me, STREAMLIT_ALLOWED):
                 out.append(f"{where}: only dpviz/ui.py, pages/ and app.py import Streamlit")
+            if _within(me, ("pages", "app")) and ((_within(target, ("dpviz",)) and target != "dpviz"
+                                                   and not _within(target, PAGE_IMPORTS))
+                                                  or _within(target, PLOTTING)):
+                out.append(f"{where}: a page imports only dpviz's ui, views, params and validation")
             for sources_, forbidden, why in RULES:
                 mine = _within(me, sources_) or (sources_ is MATH and is_new_package(me))
                 if mine and _within(target, forbidden) and not _within(target, sources_):
@@ -190,6 +197,8 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
     ({"dpviz/regions/a.py": "from ..figures import style\n"}, "math imports no plotting"),
     ({"dpviz/params.py": "import plotly\n"}, "specs import no plotting"),
     ({"dpviz/newmath/a.py": "from dpviz.views import curves\n"}, "math imports no plotting"),
+    ({"pages/1_A.py": "from dpviz.composition import optimal\n"}, "a page imports only"),
+    ({"app.py": "import plotly.graph_objects as go\n"}, "a page imports only"),
 ])
 def test_checker_finds_each_fault(tmp_path: Path, files: dict[str, str], expected: str) -> None:
     files = {"dpviz/__init__.py": "", "dpviz/figures/__init__.py": "", "dpviz/views/__init__.py": "",
