@@ -97,7 +97,7 @@ def register(subs: argparse._SubParsersAction) -> None:
     views = p.add_subparsers(dest="view", required=True, parser_class=type(p))
     for spec in registry().values():
         v = views.add_parser(spec.name, help=spec.title)
-        add_param_flags(v, spec.params)
+        add_param_flags(v, spec.params, aliases=spec.aliases)
         v.add_argument("--which", default=None,
                        help="which figure of the view (default: the first); --list-figures lists them")
         v.add_argument("--list-figures", action="store_true", help="print the figure names and exit")

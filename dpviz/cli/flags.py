@@ -10,7 +10,7 @@ Subcommands call
 from __future__ import annotations
 
 import argparse
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from dpviz.params import Param
@@ -44,15 +44,20 @@ def help_text(p: Param, *, optional: bool = False) -> str:
 
 
 def add_param_flags(parser: Any, params: Iterable[Param], *, required: Collection[str] = (),
-                    optional: Collection[str] = ()) -> None:
+                    optional: Collection[str] = (), aliases: Mapping[str, str] | None = None) -> None:
     """One ``--flag`` per spec on ``parser`` (a parser or an argument group).
 
     A key in ``required`` must be given; a key in ``optional`` is None when not given (the
     subcommand decides what its absence means); any other flag defaults to the spec's default.
-    Values are kept as typed: :func:`values_from_args` checks them.
+    ``aliases`` (old URL key → key, ``ViewSpec.aliases``) adds ``--old`` as another spelling, so
+    a link shared before a key was renamed still reads as flags. Values are kept as typed:
+    :func:`values_from_args` checks them.
     """
+    old: dict[str, list[str]] = {}
+    for alias, key in (aliases or {}).items():
+        old.setdefault(key, []).append("--" + alias)
     for p in params:
-        names = flags(p)
+        names = (*flags(p), *old.get(p.key, ()))
         if p.key in required:
             parser.add_argument(*names, dest=p.key, required=True, help=help_text(p, optional=True))
         elif p.key in optional:

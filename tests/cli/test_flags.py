@@ -95,6 +95,17 @@ def test_bad_values_name_the_field(capsys, tmp_path, monkeypatch, argv, field) -
     assert len(err) == 1 and f"error: {field} must be " in err[0], err
 
 
+def test_old_url_keys_are_flags_too(tmp_path) -> None:
+    """A link shared before a URL key was renamed (``?nb=bounded``) still reads as flags."""
+    out = tmp_path / "x.json"
+    parser = build_parser()
+    spec = registry()["priors"]
+    assert spec.aliases  # nb → neighbouring
+    for old, new in spec.aliases.items():
+        args = parser.parse_args(["figure", "priors", f"--{old}", "bounded", "--out", str(out)])
+        assert values_from_args(args, spec.params)[new] == "bounded"
+
+
 def test_a_scenario_is_named_by_its_key_or_its_title() -> None:
     """``--preset`` takes the CLI key or the title a shared URL holds: the same scenario."""
     from dpviz.views.database_priors import PRESET
