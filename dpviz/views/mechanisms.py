@@ -241,8 +241,8 @@ def routes_csv(results: Mapping[str, Guarantee]) -> dict[str, list[Any]]:
     return {"route": list(results), "lower": [g.lower for g in gs], "upper": [g.upper for g in gs],
             "epsilon": [g.epsilon for g in gs], "delta": [g.delta for g in gs],
             "kind": [g.kind.value for g in gs], "status": [g.status.value for g in gs],
-            "source": [g.source for g in gs], "reason": [g.reason or "" for g in gs],
-            "detail": [g.detail for g in gs], "seconds": [g.seconds for g in gs]}
+            "source": [g.source for g in gs], "reason": [g.reason or None for g in gs],
+            "detail": [g.detail or None for g in gs], "seconds": [g.seconds for g in gs]}
 
 
 def headline(summary: Mapping[str, Any], *, solve: str, refined: bool) -> str:
