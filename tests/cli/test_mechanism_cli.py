@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from dpviz.cli import main
@@ -118,3 +119,38 @@ def test_mix_from_a_file_with_three_kinds(capsys, tmp_path) -> None:
 def test_bad_specs_exit_2_in_one_line(capsys, spec: str, field: str) -> None:
     code, out, err = _run(capsys, "mix", "--spec", spec, "--delta", "1e-5")
     assert code == 2 and out == "" and err.count("\n") == 1 and field in err
+
+
+def test_a_new_mechanism_is_one_class_and_one_registry_entry(capsys, monkeypatch) -> None:
+    """What adding a mechanism takes: a ``Mechanism`` subclass (its Params and loss law) and its
+    registry entry; the CLI subcommand, its flags, validation and every route follow."""
+    from functools import partial
+
+    from dpviz.mechanisms.base import Mechanism
+    from dpviz.mechanisms.registry import MECHANISMS
+    from dpviz.params import Param
+    from dpviz.pld.law import LossLaw
+    from dpviz.validation import check_probability
+
+    class Coin(Mechanism):  # report the bit, flipped with probability f < 1/2
+        key = "coin"
+        title = "Coin flip"
+        finite = True
+        required = ("flip",)
+        params = (Param("flip", "flip probability", None,
+                        partial(check_probability, field="flip", open_high=True),
+                        "probability f in (0, 1/2) of flipping the bit"),)
+
+        def loss_law(self) -> LossLaw:
+            f = self.flip
+            loss = [np.log((1 - f) / f), np.log(f / (1 - f))]
+            return LossLaw.from_atoms("coin", loss, [1 - f, f], [f, 1 - f], symmetric=True)
+
+    monkeypatch.setitem(MECHANISMS, "coin", Coin)
+    code, out, _ = _run(capsys, "coin", "--flip", "0.25", "--k", "10", "--delta", "1e-6")
+    rr = R.exact([(make("randomized-response", eps0=float(np.log(3.0))), 10)], delta=1e-6)
+    data = json.loads(out)
+    assert code == 0 and data["method"] in ("exact", "generic")  # a symmetric bit is KOV's worst case: equal
+    assert data["epsilon"] == pytest.approx(rr.epsilon, rel=1e-12) and data["width"] <= 1e-12
+    code, out, err = _run(capsys, "coin", "--flip", "2", "--k", "10", "--delta", "1e-6")
+    assert code == 2 and "flip must be" in err
