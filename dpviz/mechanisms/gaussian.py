@@ -20,7 +20,7 @@ from scipy.special import log_ndtr, ndtr
 
 from dpviz.guarantee import Guarantee, Kind
 from dpviz.mechanisms.base import Mechanism
-from dpviz.numerics import log1mexp
+from dpviz.numerics import bisect_float, log1mexp
 from dpviz.params import Param
 from dpviz.pld.law import ContinuousPart, LossLaw
 from dpviz.validation import ParameterError, check_count, check_positive
@@ -92,13 +92,7 @@ def epsilon_bracket(*, delta: float, sigma: float, sensitivity: float = 1.0, k: 
     lo, hi = 0.0, max(1.0, m * m)
     while log_delta_mu(hi, m) > log_t:
         lo, hi = hi, 2.0 * hi
-    while hi - lo > rtol * max(hi, 1e-300):
-        mid = 0.5 * (lo + hi)
-        if log_delta_mu(mid, m) > log_t:
-            lo = mid
-        else:
-            hi = mid
-    return lo, hi
+    return bisect_float(lambda e: log_delta_mu(e, m) > log_t, lo, hi, rtol=rtol, scale_floor=1e-300)
 
 
 class Gaussian(Mechanism):

@@ -17,9 +17,8 @@ import math
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import logsumexp
 
-from dpviz.numerics import log_comb
+from dpviz.numerics import log_comb, logsumexp
 from dpviz.pld.law import LossLaw
 
 DEFAULT_ORDERS = (*range(2, 65), 80, 96, 128, 160, 192, 256, 320, 384, 512)

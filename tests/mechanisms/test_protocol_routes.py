@@ -1,6 +1,6 @@
 """The mechanism protocol, the registry and the routes (issue 11 item 1, issue 8).
 
-Exact composition of finite pairs against brute-force enumeration (``_enum``), δ = 0 and δ at ε,
+Exact composition of finite pairs against brute-force enumeration (``tests.oracles``), δ = 0 and δ at ε,
 replace-one subsampling against numerical integration, mixes against their parts, and the
 headline never above a cheaper sound route.
 """
@@ -19,7 +19,7 @@ from dpviz.mechanisms.base import law_max_loss
 from dpviz.mechanisms.registry import MECHANISMS, make, part, parts
 from dpviz.mechanisms.subsampling import gaussian_replace_one
 from dpviz.validation import ParameterError
-from tests.mechanisms import _enum
+from tests import oracles
 
 EXAMPLES = {  # one valid parameter set per registered mechanism
     "gaussian": {"sigma": 1.3}, "laplace": {"scale": 2.0}, "geometric": {"eps0": 0.4, "sensitivity": 2},
@@ -68,15 +68,15 @@ def test_missing_and_unknown_parameters_name_the_field(key: str) -> None:
 # ---------------------------------------------------------------- exact vs brute force
 def _outcomes(m, reverse=False):
     law = m.law.reversed() if reverse else m.law
-    return _enum.law_outcomes(law)
+    return oracles.law_pair(law)
 
 
 def _brute_delta(pairs: list[tuple[object, int]], eps: float) -> float:
     best = 0.0
     for reverse in (False, True):
         factors = [_outcomes(m, reverse) for m, k in pairs for _ in range(k)]
-        p, q = _enum.product(factors)
-        best = max(best, _enum.hockey(p, q, eps))
+        p, q = oracles.product_pair(factors)
+        best = max(best, oracles.hockey(p, q, eps))
     return best
 
 

@@ -12,7 +12,7 @@ from dpviz.mechanisms import canonical, gaussian, geometric, laplace, randomized
 from dpviz.mechanisms.spec import MechanismSpec, generic_interval, pld_interval, rdp_interval
 from dpviz.mechanisms.subsampling import subsample
 from dpviz.pld import discretize
-from tests.mechanisms import _enum
+from tests import oracles
 
 # ---------------------------------------------------------------- confirmed bugs
 
@@ -61,21 +61,21 @@ def _finite_laws():
 def test_pld_grids_bracket_exact_composition(law, h: float) -> None:
     """Pessimistic ≥ exact ≥ optimistic for k = 3, at every ε and for ε(δ), incl. coarse grids."""
     k = 3
-    p, q = _enum.product([_enum.law_outcomes(law)] * k)
+    p, q = oracles.product_pair([oracles.law_pair(law)] * k)
     pe = discretize.pessimistic(law, h=h).self_compose(k)
     op = discretize.optimistic(law, h=h).self_compose(k)
     for e in np.linspace(-2.0, 8.0, 41):
-        t = _enum.hockey(p, q, float(e))
+        t = oracles.hockey(p, q, float(e))
         # 1e-12 absolute: enumeration of ≤ 6^3 terms in linear space is exact to ~1e-16
         assert op.delta(float(e)) <= t + 1e-12
         assert pe.delta(float(e)) >= t - 1e-12
     for d in (1e-6, 1e-3, 0.05, 0.3):
         eu = pe.epsilon(d)
         if eu is not None:
-            assert _enum.hockey(p, q, eu) <= d * (1 + 1e-9)  # 1e-9: rounding of the sum
+            assert oracles.hockey(p, q, eu) <= d * (1 + 1e-9)  # 1e-9: rounding of the sum
         el = op.epsilon(d)
         if el is not None and el > 0:
-            assert _enum.hockey(p, q, el * (1 - 1e-9)) > d * (1 - 1e-9)  # ε just below is not enough
+            assert oracles.hockey(p, q, el * (1 - 1e-9)) > d * (1 - 1e-9)  # ε just below is not enough
 
 
 @pytest.mark.parametrize("law", _finite_laws())
@@ -83,10 +83,10 @@ def test_pld_grids_bracket_exact_composition(law, h: float) -> None:
 def test_buckets_bracket_exact_with_clipping(law, log_f: float, n: int, squaring: bool) -> None:
     """Few buckets (so bucket −n and ∞ both fill up) still give sound upper and lower bounds."""
     k = 4
-    p, q = _enum.product([_enum.law_outcomes(law)] * k)
+    p, q = oracles.product_pair([oracles.law_pair(law)] * k)
     b = Buckets.from_law(law, log_f=log_f, n=n).self_compose(k, squaring=squaring)
     for e in np.linspace(0.0, 8.0, 33):
-        t = _enum.hockey(p, q, float(e))
+        t = oracles.hockey(p, q, float(e))
         # 1e-12 absolute: exact enumeration vs FFT sums of O(1) masses
         assert b.delta_upper(float(e)) >= t - 1e-12
         assert b.delta_upper(float(e), error_correction=False) >= t - 1e-12
@@ -101,7 +101,7 @@ def test_pld_and_rdp_contain_exact_subsampled(kind: str, eps0: float, rate: floa
                          sampling_rate=rate)
     k, delta = 4, 1e-3
     remove, add = subsample(spec.base_law(), rate=rate)
-    truth = max(_enum.smallest_eps(*_enum.product([_enum.law_outcomes(d)] * k), delta)
+    truth = max(oracles.smallest_eps(*oracles.product_pair([oracles.law_pair(d)] * k), delta)
                 for d in (remove, add))
     pld = pld_interval(spec, k=k, delta=delta)
     # 1e-9 relative: bisection of the enumerated curve is exact to ~1e-13
