@@ -26,6 +26,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from dpviz.guarantee import Guarantee, Kind
+from dpviz.numerics import bisect_float
 from dpviz.params import Param
 from dpviz.pld.law import LossLaw
 from dpviz.validation import ParameterError
@@ -211,10 +212,7 @@ def law_epsilon(law: LossLaw, delta: float) -> float:
         lo, hi = hi, 2.0 * hi
         if hi > 1e18:
             return math.inf
-    while hi - lo > 1e-12 * hi:
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if d(mid) > delta else (lo, mid)
-    return hi
+    return bisect_float(lambda e: d(e) > delta, lo, hi, rtol=1e-12, scale_floor=0.0)[1]
 
 
 def param_values(mechanism_params: tuple[Param, ...], source: Mapping[str, Any]) -> dict[str, Any]:
