@@ -73,51 +73,58 @@ k = values["k"]
 target_kw = {"delta": target} if solve == "epsilon" else {"epsilon": target}
 q_name, t_name = ("ε", "δ") if solve == "epsilon" else ("δ", "ε")
 
-try:
-    mv.make_mechanism(kind, values)  # a bad combination is named before anything is computed
-    args = (kind, mv.as_values({key: v for key, v in values.items() if key != "k"}))
-    first = ui.cached(mv.quick_for)(*args, k=k, **target_kw)
-except ParameterError as exc:
-    ui.notice(exc)
-    st.stop()
 
-tag = ui.export.file_stem("mechanisms", {"mechanism": kind, "solve": solve, **values, **target_kw})
-st.subheader(f"{q_name} at total {t_name} = {ui.unbroken(target)} after k = {k:,} runs")
-headline = st.empty()  # the first sound answer now, the refined one below
-headline.markdown(mv.headline(mv.best(first), solve=solve, refined=False))
-refining = "the PLD grid and privacy buckets" if compare and solve == "epsilon" else "the PLD grid"
-with st.status(f"Refining with {refining}…", expanded=False) as status:
+def single_mechanism() -> None:
+    """The chosen mechanism: first answer, refined routes' table, figures, downloads."""
     try:
-        result = ui.cached(mv.refine_for)(*args, k=k, compare=compare and solve == "epsilon", **target_kw)
+        mv.make_mechanism(kind, values)  # a bad combination is named before anything is computed
+        args = (kind, mv.as_values({key: v for key, v in values.items() if key != "k"}))
+        first = ui.cached(mv.quick_for)(*args, k=k, **target_kw)
     except ParameterError as exc:
-        status.update(label="Refinement failed", state="error")
         ui.notice(exc)
-        st.stop()
-    names = {"pld": "PLD grid", "buckets": "privacy buckets"}
-    done = ", ".join(names[key] for key in result.summary["refined"]) or "no grid needed: a route is exact"
-    status.update(label=f"Refined ({done}); computed in {result.summary['seconds']:.2f} s", state="complete")
-headline.markdown(mv.headline(result.summary, solve=solve, refined=True))
-ui.table(result.tables["comparison"], key="table_comparison")
-with st.spinner("Drawing the figures (a coarser grid: as certified, only wider)…", show_time=True):
-    drawn = ui.cached(mv.figures_for)(*args, k=k, h=result.summary["h"], answer=mv.answer_of(result),
-                                      **target_kw)
+        return  # the mix and the heterogeneous table below still answer
 
-left, right = st.columns(2)
-with left:
-    ui.show_figure(drawn.figures["histogram"], filename=f"{tag}_histogram", key="fig_pld")
-with right:
-    ui.show_figure(drawn.figures["region"], filename=f"{tag}_region", key="fig_region")
-ui.show_figure(drawn.figures["delta"], filename=f"{tag}_delta", key="fig_delta")
-ui.show_figure(drawn.figures["epsilon_vs_k"], filename=f"{tag}_epsilon_vs_k", key="fig_eps_k")
-d1, d2, d3 = st.columns(3)
-with d1:
-    ui.download_csv(result.csv["routes"], filename=f"{tag}_routes.csv", key="csv_routes",
-                    label="Routes (CSV)")
-with d2:
-    ui.download_csv(drawn.csv["delta_vs_epsilon"], filename=f"{tag}_delta_vs_epsilon.csv", key="csv_delta",
-                    label="δ(ε) band (CSV)")
-with d3:
-    ui.download_json(result.payload, filename=f"{tag}.json", key="json_mech", label="All results (JSON)")
+    tag = ui.export.file_stem("mechanisms", {"mechanism": kind, "solve": solve, **values, **target_kw})
+    st.subheader(f"{q_name} at total {t_name} = {ui.unbroken(target)} after k = {k:,} runs")
+    headline = st.empty()  # the first sound answer now, the refined one below
+    headline.markdown(mv.headline(mv.best(first), solve=solve, refined=False))
+    refining = "the PLD grid and privacy buckets" if compare and solve == "epsilon" else "the PLD grid"
+    with st.status(f"Refining with {refining}…", expanded=False) as status:
+        try:
+            result = ui.cached(mv.refine_for)(*args, k=k, compare=compare and solve == "epsilon", **target_kw)
+        except ParameterError as exc:
+            status.update(label="Refinement failed", state="error")
+            ui.notice(exc)
+            return
+        names = {"pld": "PLD grid", "buckets": "privacy buckets"}
+        done = ", ".join(names[key] for key in result.summary["refined"]) or "none needed: a route is exact"
+        status.update(label=f"Refined ({done}); computed in {result.summary['seconds']:.2f} s",
+                      state="complete")
+    headline.markdown(mv.headline(result.summary, solve=solve, refined=True))
+    ui.table(result.tables["comparison"], key="table_comparison")
+    with st.spinner("Drawing the figures (a coarser grid: as certified, only wider)…", show_time=True):
+        drawn = ui.cached(mv.figures_for)(*args, k=k, h=result.summary["h"], answer=mv.answer_of(result),
+                                          **target_kw)
+
+    left, right = st.columns(2)
+    with left:
+        ui.show_figure(drawn.figures["histogram"], filename=f"{tag}_histogram", key="fig_pld")
+    with right:
+        ui.show_figure(drawn.figures["region"], filename=f"{tag}_region", key="fig_region")
+    ui.show_figure(drawn.figures["delta"], filename=f"{tag}_delta", key="fig_delta")
+    ui.show_figure(drawn.figures["epsilon_vs_k"], filename=f"{tag}_epsilon_vs_k", key="fig_eps_k")
+    d1, d2, d3 = st.columns(3)
+    with d1:
+        ui.download_csv(result.csv["routes"], filename=f"{tag}_routes.csv", key="csv_routes",
+                        label="Routes (CSV)")
+    with d2:
+        ui.download_csv(drawn.csv["delta_vs_epsilon"], filename=f"{tag}_delta_vs_epsilon.csv",
+                        key="csv_delta", label="δ(ε) band (CSV)")
+    with d3:
+        ui.download_json(result.payload, filename=f"{tag}.json", key="json_mech", label="All results (JSON)")
+
+
+single_mechanism()
 
 st.header("Mechanism mix")
 st.markdown("Different mechanisms composed in one run (a heterogeneous accountant): one row per mechanism "
