@@ -76,7 +76,7 @@ def test_page_view_over_budget_keeps_every_other_route() -> None:
 
 
 def test_page_buckets_beyond_their_share_are_not_computed() -> None:
-    c = mv.buckets_cost(DPSGD, k=1000)
+    c = mv.buckets_cost(DPSGD.mechanism(), k=1000)
     share = Budget(seconds=c.seconds * 0.9 / mv.BUCKETS_SHARE, max_bytes=1e18)
     view = mv.build(DPSGD.mechanism(), k=1000, delta=1e-5, budget=share, compare=True)
     assert view.payload["results"]["buckets"]["status"] == "not_computed"
@@ -152,9 +152,9 @@ def test_subsampled_laws_cost_more_per_cell_than_symmetric_ones() -> None:
 
 
 def test_buckets_cost_grows_with_k_and_n() -> None:
-    by_k = [mv.buckets_cost(DPSGD, k=k).seconds for k in (2, 10, 64, 65, 1000, 100_000)]
+    by_k = [mv.buckets_cost(DPSGD.mechanism(), k=k).seconds for k in (2, 10, 64, 65, 1000, 100_000)]
     assert by_k[0] < by_k[1] < by_k[2] and by_k[3] < by_k[4] < by_k[5]  # chain up to 64, squaring beyond
-    assert mv.buckets_cost(DPSGD, k=1000, n=50_000).seconds > mv.buckets_cost(DPSGD, k=1000).seconds
+    assert mv.buckets_cost(DPSGD.mechanism(), k=1000, n=50_000).seconds > mv.buckets_cost(DPSGD.mechanism(), k=1000).seconds
 
 
 def test_fewer_delta_points_when_their_share_is_small() -> None:
