@@ -196,7 +196,7 @@ def test_bad_mechanism_and_toggle_in_url_name_the_field():
     at = AppTest.from_file(str(ROOT / "pages/4_Mechanisms.py"), default_timeout=TIMEOUT)
     at.query_params["mechanism"] = "Quantum"
     at.run()
-    assert any(m.startswith("Mechanism must be one of Gaussian, ") for m in errors(at)), errors(at)
+    assert any(m.startswith("Mechanism must be one of gaussian, ") for m in errors(at)), errors(at)
     at = AppTest.from_file(str(ROOT / "pages/2_Composition_curves.py"), default_timeout=TIMEOUT)
     at.query_params["log_k"] = "maybe"
     at.run()
