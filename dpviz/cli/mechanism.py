@@ -58,12 +58,15 @@ def register(subs: argparse._SubParsersAction) -> None:
     m.add_argument("--spec", required=True,
                    help='a JSON file, or inline JSON: a list of {"mechanism": KIND, its parameters…, '
                         '"count": n, "sampling_rate": q (optional), "neighbouring": … (optional)}')
+    m.add_argument("--neighbouring", choices=NEIGHBOURING, default="add-remove",
+                   help="neighbouring relation of the subsampled entries that do not name one "
+                        "(default add-remove)")
     _common(m)
     m.set_defaults(handler=run_mix)
 
 
 # ---------------------------------------------------------------------- spec of a mix
-def load_spec(text: str) -> list[tuple[Any, int]]:
+def load_spec(text: str, *, neighbouring: str = "add-remove") -> list[tuple[Any, int]]:
     """Parts of a mix from inline JSON or a JSON file; one ``ParameterError`` naming the field."""
     raw = text.strip()
     if not raw.startswith(("[", "{")):
@@ -77,7 +80,7 @@ def load_spec(text: str) -> list[tuple[Any, int]]:
     except (json.JSONDecodeError, RecursionError) as exc:
         msg = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
         raise ParameterError("spec", text[:60], f"valid JSON ({msg})") from None
-    return registry.parts(data, field="spec")
+    return registry.parts(data, field="spec", neighbouring=neighbouring)
 
 
 # ---------------------------------------------------------------------- answering
@@ -142,4 +145,5 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run_mix(args: argparse.Namespace) -> dict[str, Any]:
-    return answer(load_spec(args.spec), compare=args.compare, **_targets(args))
+    parts = load_spec(args.spec, neighbouring=args.neighbouring)
+    return answer(parts, compare=args.compare, **_targets(args))

@@ -41,9 +41,11 @@ def make(key: str, *, sampling_rate: float | None = None, neighbouring: str = "a
     return wrap(mechanism_class(key)(**params), rate=sampling_rate, neighbouring=neighbouring)
 
 
-def part(entry: object, *, where: str = "spec[0]") -> tuple[Mechanism | Subsampled, int]:
+def part(entry: object, *, where: str = "spec[0]",
+         neighbouring: str = "add-remove") -> tuple[Mechanism | Subsampled, int]:
     """One entry of a mix, ``{"mechanism": key, its parameters…, "count": n, "sampling_rate": q?,
-    "neighbouring": …?}`` → (mechanism, count); ``ParameterError`` fields are prefixed with ``where``
+    "neighbouring": …?}`` → (mechanism, count), ``neighbouring`` the default for an entry without one;
+    ``ParameterError`` fields are prefixed with ``where``
     (e.g. ``spec[2].sigma``). The CLI's ``mechanism mix --spec`` and the page's mix editor share it."""
     from dpviz.validation import check_count, check_probability
 
@@ -59,7 +61,7 @@ def part(entry: object, *, where: str = "spec[0]") -> tuple[Mechanism | Subsampl
     try:
         count = check_count(entry.pop("count"), field="count")
         rate = entry.pop("sampling_rate", None)
-        neighbouring = entry.pop("neighbouring", "add-remove")
+        neighbouring = entry.pop("neighbouring", neighbouring)
         if rate is not None:
             rate = check_probability(rate, field="sampling_rate")
         if neighbouring not in NEIGHBOURING:
@@ -77,14 +79,15 @@ MAX_MIX_PARTS = 100
 """Most entries a mix may list."""
 
 
-def parts(data: object, *, field: str = "spec") -> list[tuple[Mechanism | Subsampled, int]]:
+def parts(data: object, *, field: str = "spec",
+          neighbouring: str = "add-remove") -> list[tuple[Mechanism | Subsampled, int]]:
     """A mix: a JSON-like list of ``part`` entries (or ``{"mechanisms": [...]}``), 1 to ``MAX_MIX_PARTS``
     of them and at most 10,000,000 steps in all."""
     if isinstance(data, dict) and set(data) == {"mechanisms"}:
         data = data["mechanisms"]
     if not isinstance(data, list) or not 1 <= len(data) <= MAX_MIX_PARTS:
         raise ParameterError(field, str(data)[:60], f"a list of 1 to {MAX_MIX_PARTS} mechanisms")
-    out = [part(entry, where=f"{field}[{i}]") for i, entry in enumerate(data)]
+    out = [part(entry, where=f"{field}[{i}]", neighbouring=neighbouring) for i, entry in enumerate(data)]
     total = sum(c for _, c in out)
     if total > 10_000_000:
         raise ParameterError(field, f"{total:,} steps in all", "at most 10,000,000 steps in all")

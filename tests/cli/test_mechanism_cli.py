@@ -154,3 +154,13 @@ def test_a_new_mechanism_is_one_class_and_one_registry_entry(capsys, monkeypatch
     assert data["epsilon"] == pytest.approx(rr.epsilon, rel=1e-12) and data["width"] <= 1e-12
     code, out, err = _run(capsys, "coin", "--flip", "2", "--k", "10", "--delta", "1e-6")
     assert code == 2 and "flip must be" in err
+
+
+def test_mix_neighbouring_flag_is_the_default_of_its_entries(capsys) -> None:
+    entry = {"mechanism": "gaussian", "sigma": 1.0, "count": 50, "sampling_rate": 0.05}
+    one, named = json.dumps([entry]), json.dumps([{**entry, "neighbouring": "replace-one"}])
+    _, flag, _ = _run(capsys, "mix", "--spec", one, "--neighbouring", "replace-one", "--delta", "1e-5")
+    _, named, _ = _run(capsys, "mix", "--spec", named, "--delta", "1e-5")
+    _, plain, _ = _run(capsys, "mix", "--spec", one, "--delta", "1e-5")
+    a, b, c = json.loads(flag), json.loads(named), json.loads(plain)
+    assert a["epsilon"] == b["epsilon"] and a["epsilon_lower"] > c["epsilon_upper"]
