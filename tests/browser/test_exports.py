@@ -43,7 +43,8 @@ HOVER_JS = """([index, trace]) => {
   for (let i = 0; i < t.x.length; i++) {
     const px = xa.l2p(t.x[i]), py = ya.l2p(t.y[i]);
     let gap = Infinity;
-    gd._fullData.forEach((o, j) => { if (j !== trace) for (let m = 0; m < o.x.length; m++)
+    gd._fullData.forEach((o, j) => { if (j !== trace && o.hoverinfo !== 'skip')  // a fill answers nothing
+      for (let m = 0; m < o.x.length; m++)
       gap = Math.min(gap, Math.hypot(xa.l2p(o.x[m]) - px, ya.l2p(o.y[m]) - py)); });
     if (gap > bestGap) { bestGap = gap; best = i; }
   }
@@ -56,9 +57,10 @@ def test_hover_names_the_region_under_the_pointer_and_its_coordinates(page: Page
     open_page(page, f"{app_url}/Privacy_regions")
     plot = 1  # "What each composition theorem guarantees": nested filled regions
     page.locator(".js-plotly-plot").nth(plot).scroll_into_view_if_needed()
-    names = page.evaluate(f"() => document.querySelectorAll('.js-plotly-plot')[{plot}]._fullData"
-                          ".map(t => t.name)")
-    for trace, name in enumerate(names[:4]):  # Basic, Advanced, KOV, Optimal
+    traces = page.evaluate(f"() => document.querySelectorAll('.js-plotly-plot')[{plot}]._fullData"
+                           ".map((t, i) => [i, t.name, t.mode])")
+    outlines = [(i, name) for i, name, mode in traces if mode == "lines"]  # fills are traces of their own
+    for trace, name in outlines[:4]:  # Basic, Advanced, KOV, Optimal
         target = page.evaluate(HOVER_JS, [plot, trace])
         page.mouse.move(target["x"] + 1, target["y"] + 1)
         label = page.locator(".hoverlayer .hovertext").first
