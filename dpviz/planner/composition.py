@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dpviz.budget import Budget
 from dpviz.composition import METHODS, Level, Levels, Method, as_levels, homogeneous
 from dpviz.guarantee import Guarantee
-from dpviz.planner.result import Plan
+from dpviz.planner.result import Plan, step_budget
 from dpviz.planner.search import largest, largest_int
 from dpviz.validation import EPSILON_MAX, K_MAX, ParameterError, check_count, check_delta, check_epsilon
 
@@ -119,6 +119,7 @@ def max_eps0(*, k: int, epsilon: float, delta: float, delta0: float = 0.0, budge
              methods: Sequence[str] | None = None) -> dict[str, Plan]:
     """The largest per-step ε0 (to 1e-9 relative) with k-fold composition of (ε0, δ0)-DP steps
     within (ε, δ), for each method."""
+    budget = step_budget(budget)
     k = check_count(k, field="k")
     epsilon = check_epsilon(epsilon, field="epsilon")
     delta = check_delta(delta, field="delta")
@@ -148,6 +149,7 @@ def max_factor(levels: Sequence[Level], *, epsilon: float, delta: float, budget:
                methods: Sequence[str] | None = None) -> dict[str, Plan]:
     """The largest common factor c (to 1e-9 relative) such that the mix with every ε_i × c fits
     (ε, δ) (heterogeneous levels, δ_i kept), for each method."""
+    budget = step_budget(budget)
     levels = as_levels(levels)
     epsilon = check_epsilon(epsilon, field="epsilon")
     delta = check_delta(delta, field="delta")
@@ -164,6 +166,7 @@ def max_k(*, eps0: float, epsilon: float, delta: float, delta0: float = 0.0, bud
           methods: Sequence[str] | None = None, k_max: int = K_MAX) -> dict[str, Plan]:
     """The largest number of (ε0, δ0)-DP releases k whose composition fits (ε, δ), for each method
     (``k_max`` when every k up to it fits, with a note)."""
+    budget = step_budget(budget)
     eps0 = check_epsilon(eps0, field="eps0")
     epsilon = check_epsilon(epsilon, field="epsilon")
     delta = check_delta(delta, field="delta")
@@ -182,13 +185,17 @@ def max_k(*, eps0: float, epsilon: float, delta: float, delta0: float = 0.0, bud
                         f"one release already gives ε = {g.epsilon:.6g} > {epsilon:g}")
         lo = found
         note = f"every k up to {k_max:,} fits" if hi > k_max else ""
-        while lo > 1 and not _forward_fits(
-                forward(m, homogeneous(k=lo, eps0=eps0, delta0=delta0), delta=delta, budget=budget), epsilon):
-            lo, hi = lo - 1, lo  # the forward ε(δ) must fit too (budgeted methods were bisected on δ(ε))
-        lv = homogeneous(k=lo, eps0=eps0, delta0=delta0)
+        g = forward(m, homogeneous(k=lo, eps0=eps0, delta0=delta0), delta=delta, budget=budget)
+        while not _forward_fits(g, epsilon):  # the forward ε(δ) must fit too (budgeted: bisected on δ(ε))
+            if lo == 1:
+                return Plan(key=key, name="k", value=None, check=g, target_epsilon=epsilon,
+                            target_delta=delta, reason=g.reason if not g.feasible else
+                            f"one release gives ε = {g.epsilon!r} > {epsilon!r} (ε(δ) rounded up)")
+            lo, hi = lo - 1, lo
+            g = forward(m, homogeneous(k=lo, eps0=eps0, delta0=delta0), delta=delta, budget=budget)
         beyond = forward(m, homogeneous(k=hi, eps0=eps0, delta0=delta0), delta=delta, budget=budget) \
             if hi <= K_MAX else None
-        return Plan(key=key, name="k", value=float(lo), check=forward(m, lv, delta=delta, budget=budget),
+        return Plan(key=key, name="k", value=float(lo), check=g,
                     target_epsilon=epsilon, target_delta=delta,
                     beyond_value=float(hi) if beyond is not None else None, beyond=beyond, note=note,
                     what=f"composing {lo:,} × (ε0 = {eps0:g}, δ0 = {delta0:g})")

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dpviz.budget import Budget
 from dpviz.gce import summary
 from dpviz.guarantee import Guarantee
-from dpviz.planner.result import Plan
+from dpviz.planner.result import Plan, step_budget
 from dpviz.planner.search import largest
 from dpviz.validation import EPSILON_MAX, ParameterError, check_count, check_delta, check_epsilon
 
@@ -54,7 +54,7 @@ def max_eps0(*, k: int, epsilon: float, delta: float, delta0: float = 0.0, prior
     delta = check_delta(delta, field="delta")
     delta0 = check_delta(delta0, field="delta0")
     ask = question(k=k, prior=prior, cap=cap, neighbouring=neighbouring, delta0=delta0, delta=delta,
-                   budget=budget)
+                   budget=step_budget(budget))
     cache: dict[float, dict[str, Guarantee]] = {}
 
     def at(e: float) -> dict[str, Guarantee]:

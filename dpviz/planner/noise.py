@@ -20,7 +20,7 @@ from dpviz.budget import Budget
 from dpviz.guarantee import Guarantee, Status
 from dpviz.mechanisms import routes
 from dpviz.mechanisms.registry import MECHANISMS, make
-from dpviz.planner.result import Plan
+from dpviz.planner.result import Plan, step_budget
 from dpviz.planner.search import largest, largest_int
 from dpviz.validation import K_MAX, ParameterError, check_count, check_delta, check_epsilon, check_probability
 
@@ -63,7 +63,7 @@ class Calibration:
         self.delta = delta
         self.rate = sampling_rate
         self.neighbouring = neighbouring
-        self.budget = budget
+        self.budget = step_budget(budget)
         self.fixed = fixed
         self.route: str | None = None
 

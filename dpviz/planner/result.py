@@ -13,7 +13,18 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from dpviz import budget as budgets
+from dpviz.budget import Budget
 from dpviz.guarantee import Guarantee, Kind, Status, finite_or_none
+
+EVALUATIONS = 25
+"""About how many forward evaluations one planned answer takes: each gets this share of the
+budget, so that a whole answer stays within about the budget the caller gave."""
+
+
+def step_budget(budget: Budget | None) -> Budget:
+    """The budget of one forward evaluation of a search (``None``: the command line's)."""
+    return budgets.resolve(budget).share(1.0 / EVALUATIONS)
 
 SYMBOLS = {"eps0": "ε0", "sigma": "σ", "scale": "b"}
 """How a planned quantity is written for people."""

@@ -135,3 +135,14 @@ def test_a_method_added_later_is_planned_too(monkeypatch: pytest.MonkeyPatch) ->
     plans = pc.max_eps0(k=20, epsilon=1.0, delta=1e-5, methods=list(extra))
     assert list(plans) == list(extra)
     assert plans["basic_again"].value == plans["basic"].value == pytest.approx(0.05, rel=1e-9)
+
+
+def test_k_is_never_one_whose_forward_epsilon_is_above_the_target() -> None:
+    """Regression (found by the plan CLI fuzz): δ_opt(ε) ≤ δ held at k = 1 but ε(δ), rounded up,
+    was 1e-5 + 1 ulp > ε = 1e-5; the answer k = 1 did not fit by its own check."""
+    plans = pc.max_k(eps0=1e-5, epsilon=1e-5, delta=1e-5, delta0=1e-5)
+    for key, p in plans.items():
+        if p.feasible:
+            assert p.check.epsilon <= 1e-5, key
+        else:
+            assert p.value is None and p.reason, key
