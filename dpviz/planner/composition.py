@@ -47,6 +47,8 @@ def score_fn(method: Method, *, epsilon: float, delta: float,
             g = method.delta_for_epsilon(levels, epsilon=epsilon, budget=budget)
             if not g.feasible or g.delta is None:
                 return math.inf
+            if g.delta <= delta:  # fits (z(δ) − z(δ′) ≤ 0; both infinite at δ = δ′ = 0)
+                return min(0.0, _z(delta) - _z(g.delta)) if g.delta > 0 else 0.0
             return _z(delta) - _z(g.delta)  # nearly linear in ε0, for the secant steps
     else:
         def score(levels: Levels) -> float:

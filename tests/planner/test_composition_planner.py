@@ -146,3 +146,12 @@ def test_k_is_never_one_whose_forward_epsilon_is_above_the_target() -> None:
             assert p.check.epsilon <= 1e-5, key
         else:
             assert p.value is None and p.reason, key
+
+
+def test_delta_zero_optimal_is_pure_composition() -> None:
+    """Regression: at δ = 0 the score compared ∞ with ∞ (NaN) and the optimum found no ε0; the
+    exact answer at δ = 0 is kε0 ≤ ε (δ_opt(ε) = 0 exactly when ε ≥ kε0)."""
+    plans = pc.max_eps0(k=10, epsilon=1.0, delta=0.0)
+    assert plans["optimal"].value == pytest.approx(0.1, rel=1e-9) and plans["optimal"].check.epsilon <= 1.0
+    k = pc.max_k(eps0=0.1, epsilon=1.0, delta=0.0)["optimal"]
+    assert k.value in (9, 10) and k.check.epsilon <= 1.0  # 10 × 0.1 is 1 + 1 ulp once rounded up soundly
