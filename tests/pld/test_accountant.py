@@ -128,26 +128,29 @@ def test_against_dp_accounting(make, k, delta):
     g = epsilon_bounds([(law, k)], delta=delta)
     name = law.name
     q = float(name.split("q=")[1].split()[0])
+    # dp-accounting at h = 1e-3 (1e-4 takes ~10 s here): its value is an upper bound, looser than at 1e-4
     if name.startswith("Gaussian"):
         sigma = 1.0 / float(name.split("μ=")[1].split(",")[0])
-        acc = dpa.pld.PLDAccountant(value_discretization_interval=1e-4)
+        acc = dpa.pld.PLDAccountant(value_discretization_interval=1e-3)
         acc.compose(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(sigma)), k)
         ref = acc.get_epsilon(delta)
     else:
-        pld = ref_pld.from_laplace_mechanism(2.0, sampling_prob=q, value_discretization_interval=1e-4)
+        pld = ref_pld.from_laplace_mechanism(2.0, sampling_prob=q, value_discretization_interval=1e-3)
         ref = pld.self_compose(k).get_epsilon_for_delta(delta)
-    assert g.lower <= ref <= g.upper + 2e-4 * max(ref, 1.0)  # its h = 1e-4 rounding, up to 2 steps
+    assert g.lower <= ref  # a certified lower end is below every upper bound
+    assert g.upper <= ref * (1 + 1e-3)  # and dpviz's upper end is at least as tight as dp-accounting's
 
 
 def test_mix_of_mechanisms_against_dp_accounting():
     dpa = pytest.importorskip("dp_accounting")
     parts = [(_sgm(1.5, 0.02), 300), (laplace.loss_law(scale=10.0), 5)]
     g = epsilon_bounds(parts, delta=1e-6)
-    acc = dpa.pld.PLDAccountant(value_discretization_interval=1e-4)
+    acc = dpa.pld.PLDAccountant(value_discretization_interval=1e-3)  # 1e-4: ~8 s
     acc.compose(dpa.PoissonSampledDpEvent(0.02, dpa.GaussianDpEvent(1.5)), 300)
     acc.compose(dpa.LaplaceDpEvent(10.0), 5)
     ref = acc.get_epsilon(1e-6)
-    assert g.lower <= ref <= g.upper + 2e-4 * max(ref, 1.0)
+    assert g.lower <= ref <= g.upper * (1 + 1e-2)  # dp-accounting's h = 1e-3 rounding: ≤ 1 % here
+    assert g.relative_width <= 1e-3
 
 
 def test_delta_curve_is_bracketed_and_monotone():
