@@ -99,10 +99,10 @@ class Composed:
     note: str = ""
 
     def describe(self) -> str:
-        """The grid in a few words: width, bins, truncation tail, time."""
+        """The grid in a few words: width, bins, truncation tail (the time is ``seconds``)."""
         bins = max(g.mass.size for g in self.upper + self.lower)
         note = f"; {self.note}" if self.note else ""
-        return f"h={self.h:.3g}, {bins:,} bins, tail={self.tail:.3g}, {self.seconds:.2f} s{note}"
+        return f"h={self.h:.3g}, {bins:,} bins, tail={self.tail:.3g}{note}"  # no time: detail is data
 
     def delta(self, epsilon: float) -> tuple[float, float]:
         return (max(g.delta(epsilon) for g in self.lower), max(g.delta(epsilon) for g in self.upper))
