@@ -75,9 +75,9 @@ class Mechanism:
     title: ClassVar[str]
     params: ClassVar[tuple[Param, ...]]
     finite: ClassVar[bool] = False
+    """True when the loss law has finitely many atoms (exact composition applies)."""
     required: ClassVar[tuple[str, ...]] = ()
     """Parameters a user must give (the CLI makes their flags required); the others have defaults."""
-    """True when the loss law has finitely many atoms (exact composition applies)."""
 
     def __init__(self, **values: Any) -> None:
         known = {p.key: p for p in self.params}
@@ -123,10 +123,11 @@ class Mechanism:
         return self.loss_law()
 
     def rdp(self, order: int) -> float:
-        """ρ(λ) of one step; the default is exact for atomic laws (ln E_P[e^{(λ−1)L}]/(λ − 1))."""
+        """ρ(λ) of one step: max(D_λ(P‖Q), D_λ(Q‖P)) (RDP covers both neighbours; Steinke Thm 34
+        assumes it), each exact for atomic laws (ln E_P[e^{(λ−1)L}]/(λ − 1))."""
         from dpviz.rdp.subsampled import law_rdp
 
-        return law_rdp(self.law, order=order)
+        return max(law_rdp(d, order=order) for d in self.law.both_directions())
 
     def rdp_curve(self, orders: tuple[int, ...]) -> np.ndarray:
         """ρ(λ) at each order."""

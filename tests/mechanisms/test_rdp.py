@@ -41,3 +41,26 @@ def test_rdp_is_an_upper_bound_above_pld(kind):
     r = rdp_interval(spec, k=100, delta=1e-6)
     p = pld_interval(spec, k=100, delta=1e-6)
     assert r.upper >= p.lower  # RDP is sound, so never below the certified lower bound
+
+
+ASYMMETRIC = {"p": "0.99,0.01", "q": "0.5,0.5"}
+"""A finite pair whose two directions differ a lot: D_λ(Q‖P) ≫ D_λ(P‖Q) (REVIEW R6)."""
+
+
+@pytest.mark.parametrize(("k", "delta", "rate"), [(1, 1e-3, None), (10, 1e-6, None), (50, 1e-6, None),
+                                                  (10, 1e-6, 0.1), (3, 1e-3, 0.5)])
+def test_rdp_covers_both_directions_of_an_asymmetric_pair(k, delta, rate):
+    """RDP is max(D_λ(P‖Q), D_λ(Q‖P)); one direction gave ε = 0.682 < the exact 3.910 at k = 1,
+    δ = 1e-3 (and Thm 34 on the one-direction ρ was below the exact subsampled ε too)."""
+    from dpviz.mechanisms import routes
+    from dpviz.mechanisms.registry import make
+
+    m = make("finite", sampling_rate=rate, **ASYMMETRIC)
+    up = routes.rdp([(m, k)], delta=delta)
+    ex = routes.exact([(m, k)], delta=delta)
+    assert ex.kind.value == "exact" and up.upper is not None and ex.epsilon is not None
+    assert up.upper >= ex.epsilon * (1 - 1e-12)
+    if (k, delta, rate) == (1, 1e-3, None):
+        assert ex.epsilon == pytest.approx(3.9100210, rel=1e-6)
+    head = routes.best(routes.routes([(m, k)], delta=delta))[1]
+    assert head.upper is not None and head.upper >= ex.epsilon * (1 - 1e-12)
