@@ -79,18 +79,27 @@ class Calibration:
                     **{self.param: self.value(x)}, **self.fixed)
 
     def guarantee(self, x: float, k: int) -> Guarantee:
-        """The certified ε at δ of k steps at spend x, by the chosen route (chosen on first use)."""
+        """The certified ε at δ of k steps at spend x: the route that answered last is tried
+        first, then the others in ``ROUTES`` order, until one gives an upper bound (a route that
+        is not computed here, e.g. exact atoms beyond their limit, falls through to the next);
+        ``self.route`` names the route of the answer."""
         parts = [(self.mechanism(x), k)]
-        if self.route is None:
-            for name, fn in ROUTES.items():
-                g = self._run(name, fn, parts)
-                if g is not None and g.status is Status.OK and g.upper is not None:
-                    self.route = name
-                    return g
-            self.route = "pld"
-        g = self._run(self.route, ROUTES[self.route], parts)
-        assert g is not None
-        return g
+        order = list(ROUTES) if self.route is None else [self.route, *(r for r in ROUTES if r != self.route)]
+        first: Guarantee | None = None
+        for name in order:
+            g = self._run(name, ROUTES[name], parts)
+            if g is None:
+                continue
+            if g.status is Status.OK and g.upper is not None:
+                self.route = name
+                return g
+            if g.status is Status.IMPOSSIBLE:  # proven: no other route can give a finite ε
+                self.route = self.route or name
+                return g
+            first = first or g
+        self.route = self.route or "pld"
+        assert first is not None
+        return first
 
     def _run(self, name: str, fn: Callable[..., Guarantee | None], parts: list[Any]) -> Guarantee | None:
         if name == "pld":
@@ -107,6 +116,23 @@ class Calibration:
                 return math.inf
             return g.upper - epsilon
         return s
+
+
+CONSISTENCY = 0.01
+"""How far (relative) the next value's certified lower ε may exceed the answer's certified upper ε
+before the two are called inconsistent (a 1e-4 step in the noise moves ε by ~1e-4)."""
+
+
+def disagree(check: Guarantee, beyond: Guarantee | None, *, step: float) -> str | None:
+    """A reason when the next value's certified lower ε is far above the answer's certified upper
+    ε (more than the ``step`` ratio the change can explain, plus ``CONSISTENCY``): one of the two
+    intervals is wrong, and the answer is not certified."""
+    if beyond is None or beyond.status is not Status.OK or beyond.lower is None or check.upper is None:
+        return None
+    if beyond.lower <= check.upper * step * (1.0 + CONSISTENCY) + 1e-12:
+        return None
+    return (f"not certified: the accountant's interval at the answer (ε ≤ {check.upper:.6g}) and at the "
+            f"next value (ε ≥ {beyond.lower:.6g}) are inconsistent ({check.source}; {check.detail})")
 
 
 def _fixed(mechanism: str, sensitivity: float | None, categories: int | None) -> dict[str, Any]:
@@ -152,13 +178,19 @@ def smallest_noise(mechanism: str, *, k: int, epsilon: float, delta: float, sens
                     f"even {name} = {cal.value(hi):.6g} gives ε = {g.epsilon:.6g} > {epsilon:g}",
                     extra=(("route", cal.route),))
     g = cal.guarantee(lo, k)
+    route = cal.route
     value = cal.value(lo)
     below_value = value * (1.0 - BELOW) if cal.is_noise else value / (1.0 - BELOW)
     below = cal.guarantee(cal.spend(below_value), k) if cal.spend(below_value) <= top else None
+    clash = disagree(g, below, step=1.0)
+    if clash:
+        return Plan(key=mechanism, name=cal.param, value=None, check=Guarantee.not_computed(
+            source=g.source, reason=clash), target_epsilon=epsilon, target_delta=delta, reason=clash,
+            extra=(("route", route),))
     note = "" if math.isfinite(hi) else f"the search stopped at {name} = {value:.6g}"
     return Plan(key=mechanism, name=name, value=value, check=g, target_epsilon=epsilon, target_delta=delta,
                 beyond_value=below_value if below is not None else None, beyond=below, note=note,
-                extra=(("route", cal.route), ("k", k), ("sampling_rate", sampling_rate)))
+                extra=(("route", route), ("k", k), ("sampling_rate", sampling_rate)))
 
 
 def largest_steps(mechanism: str, *, noise: float, epsilon: float, delta: float,
@@ -187,8 +219,15 @@ def largest_steps(mechanism: str, *, noise: float, epsilon: float, delta: float,
                     reason=g.reason if g.status is not Status.OK else
                     f"one step already gives ε = {g.epsilon:.6g} > {epsilon:g}",
                     extra=(("route", cal.route),))
+    g = cal.guarantee(x, lo)
+    route = cal.route
     beyond = cal.guarantee(x, hi) if hi <= K_MAX else None
-    return Plan(key=mechanism, name="k", value=float(lo), check=cal.guarantee(x, lo), target_epsilon=epsilon,
+    clash = disagree(g, beyond, step=1.0 + 2.0 / lo)
+    if clash:
+        return Plan(key=mechanism, name="k", value=None, check=Guarantee.not_computed(
+            source=g.source, reason=clash), target_epsilon=epsilon, target_delta=delta, reason=clash,
+            extra=(("route", route),))
+    return Plan(key=mechanism, name="k", value=float(lo), check=g, target_epsilon=epsilon,
                 target_delta=delta, beyond_value=float(hi) if beyond is not None else None, beyond=beyond,
                 note=f"every k up to {k_max:,} fits" if hi > k_max else "",
-                extra=(("route", cal.route), (cal.param, float(noise)), ("sampling_rate", sampling_rate)))
+                extra=(("route", route), (cal.param, float(noise)), ("sampling_rate", sampling_rate)))

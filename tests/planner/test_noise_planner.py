@@ -116,3 +116,24 @@ def test_bad_mechanism_and_parameter_are_named() -> None:
         noise.smallest_noise("laplace", k=10, epsilon=1.0, delta=1e-5, categories=3)
     with pytest.raises(ParameterError, match="sampling-rate"):
         noise.smallest_noise("gaussian", k=10, epsilon=1.0, delta=1e-5, sampling_rate=2.0)
+
+
+def test_route_falls_through_where_exact_atoms_stop() -> None:
+    """Regression (review R7): the route was frozen at the first point, so the search stopped where
+    exact atoms stop (k = 2,046 at ε = 2.0 ≤ 5) instead of at the target (PLD: k > 8,184)."""
+    p = noise.largest_steps("geometric", noise=0.005, epsilon=5.0, delta=1e-6, sensitivity=2)
+    assert p.value > 8_184 and p.check.upper <= 5.0
+    assert fits_state(p.beyond, 5.0) is not True
+
+
+def test_inconsistent_intervals_are_not_certified() -> None:
+    """Review R1 guard: an answer whose certified upper ε is far below the next value's certified
+    lower ε (a 1e-4 step cannot move ε by that much) is refused, not shown as fitting."""
+    from dpviz.guarantee import Guarantee, Kind
+
+    broken = Guarantee(epsilon=0.0, delta=1e-15, kind=Kind.EXACT, source="PLD")
+    nxt = Guarantee(epsilon=0.16313, delta=1e-15, kind=Kind.UPPER, source="PLD", lower=0.16302, upper=0.16313)
+    assert noise.disagree(broken, nxt, step=1.0) is not None
+    fine = Guarantee(epsilon=0.99999, delta=1e-5, kind=Kind.UPPER, source="PLD", lower=0.9995, upper=0.99999)
+    close = Guarantee(epsilon=1.0001, delta=1e-5, kind=Kind.UPPER, source="PLD", lower=0.9996, upper=1.0001)
+    assert noise.disagree(fine, close, step=1.0) is None
