@@ -82,7 +82,8 @@ class Plan:
     def check_text(self) -> str:
         """One line: "composing 100 × ε0 = 0.02706 gives ε = 0.99999… ≤ 1 at δ = 1e-05 (…)"."""
         if not self.feasible or self.check.epsilon is None:
-            return f"no {SYMBOLS.get(self.name, self.name)} fits: {self.reason or self.check.reason}"
+            verb = "fits" if self.status is Status.IMPOSSIBLE else "certified"
+            return f"no {SYMBOLS.get(self.name, self.name)} {verb}: {self.reason or self.check.reason}"
         eps = self.check.epsilon
         what = self.what or f"{SYMBOLS.get(self.name, self.name)} = {fmt(self.value, 10)}"
         return (f"{what} gives ε = {fmt(eps, 12)} ≤ {fmt(self.target_epsilon)} at δ = "
