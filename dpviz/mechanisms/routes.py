@@ -424,13 +424,31 @@ def routes(parts: Sequence[Part], *, delta: float | None = None, epsilon: float 
     return out
 
 
+CLAMP_RTOL = 1e-12
+"""A certified lower above a sound upper by at most this (relative) is floating point: clamped."""
+
+CLAMP_FLOOR = {"epsilon": 1.0, "delta": 0.0}
+"""Scale below which ``CLAMP_RTOL`` is absolute: ε = 0 is reached through losses of size ~1 (a
+loss ln(1 − q + q) = 1e-16 is round-off), δ keeps its relative tolerance down to 0."""
+
+
+def disagree(lo: float, up: float, solved: Solved = "epsilon") -> bool:
+    """``lo`` exceeds ``up`` by more than round-off (``CLAMP_RTOL`` relative, ``CLAMP_FLOOR``)."""
+    return lo - up > CLAMP_RTOL * max(abs(up), CLAMP_FLOOR[solved])
+
+
 def best(results: dict[str, Guarantee], *, solved: Solved = "epsilon") -> tuple[str, Guarantee]:
     """(route, guarantee): the smallest sound upper bound among ``results`` with the largest
     certified lower bound (from ``LOWER_ROUTES``); IMPOSSIBLE when a route proved it, else
-    NOT_COMPUTED with the routes' reasons."""
+    NOT_COMPUTED with the routes' reasons.
+
+    A certified lower above a sound upper by more than ``CLAMP_RTOL`` is a bug in one of the two
+    routes, and which one is not known here: both are left out of the headline (the lower from the
+    bracket, the upper from the choice, so the headline is the smallest upper that no certified
+    lower contradicts), the headline's ``note`` names them and it is never EXACT."""
     ok = {k: g for k, g in results.items() if g.status is Status.OK and g.upper is not None}
-    lowers = [g.lower for k, g in results.items() if (k in LOWER_ROUTES or g.kind is Kind.EXACT)
-              and g.status is Status.OK and g.lower is not None]
+    lowers = {k: g.lower for k, g in results.items() if (k in LOWER_ROUTES or g.kind is Kind.EXACT)
+              and g.status is Status.OK and g.lower is not None}
     if not ok:
         first = next(iter(results.values()))
         for key, g in results.items():
@@ -439,17 +457,32 @@ def best(results: dict[str, Guarantee], *, solved: Solved = "epsilon") -> tuple[
         reason = "; ".join(f"{k}: {g.reason}" for k, g in results.items() if g.reason)
         return "none", Guarantee.not_computed(source="no route", reason=reason or "not computed",
                                               delta=first.delta, epsilon=first.epsilon, solved=first.solved)
-    key = min(ok, key=lambda k: (ok[k].upper or 0.0, k not in LOWER_ROUTES))
-    g = ok[key]
+    clash = [(a, lo, b, g.upper) for a, lo in lowers.items() for b, g in ok.items()
+             if a != b and g.upper is not None and disagree(lo, g.upper, solved)]
+    bad_lower = {a for a, *_ in clash}
+    bad_upper = {b for *_, b, _ in clash}
+    trusted = {k: g for k, g in ok.items() if k not in bad_upper}
+    note = ""
+    if clash:
+        note = "routes disagree: " + "; ".join(f"{a} lower {lo:.6g} > {b} upper {up:.6g}"
+                                               for a, lo, b, up in clash) + " (those bounds left out)"
+        if not trusted:
+            first = next(iter(results.values()))
+            return "none", Guarantee.not_computed(source="no route", reason=note, delta=first.delta,
+                                                  epsilon=first.epsilon, solved=first.solved)
+    key = min(trusted, key=lambda k: (trusted[k].upper or 0.0, k not in LOWER_ROUTES))
+    g = trusted[key]
     up = g.upper
-    lo = max(lowers) if lowers else None
-    if lo is not None and up is not None and lo > up:  # floating point at an exact answer
+    kept = [lo for a, lo in lowers.items() if a not in bad_lower]
+    lo = max(kept) if kept else None
+    if lo is not None and up is not None and lo > up:  # within CLAMP_RTOL: round-off at an exact answer
         lo = up
-    kind = Kind.EXACT if lo is not None and lo == up else Kind.UPPER
+    kind = Kind.EXACT if lo is not None and lo == up and not clash else Kind.UPPER
     fields: dict[str, Any] = {"epsilon": up, "delta": g.delta} if solved == "epsilon" else {
         "epsilon": g.epsilon, "delta": up}
+    note = "; ".join(x for x in (g.note, note) if x)
     return key, Guarantee(kind=kind, source=g.source, lower=lo, upper=up, solved=g.solved, detail=g.detail,
-                          seconds=sum(r.seconds or 0.0 for r in results.values()), note=g.note, **fields)
+                          seconds=sum(r.seconds or 0.0 for r in results.values()), note=note, **fields)
 
 
 __all__ = ["Part", "analytic", "best", "buckets", "exact", "generic", "pld", "pure", "rdp", "routes"]

@@ -284,3 +284,46 @@ def test_pld_delta_curve_and_scalar_brackets_hold_the_same_truth(key: str) -> No
         check_kind_status(point)
         if g.feasible and point.feasible and g.lower is not None and point.lower is not None:
             assert point.lower <= g.upper * (1 + 1e-9) and g.lower <= point.upper * (1 + 1e-9), (point, g)
+
+
+LOWER_LE_UPPER_CASES = ((1, {"delta": 1e-3}), (20, {"delta": 1e-6}), (20, {"epsilon": 1.0}),
+                        (5, {"delta": 0.0}))
+"""(k, target) of the sweep below: ε at moderate and small δ, δ at ε, and pure ε at δ = 0."""
+
+ASYMMETRIC_MIXES = {
+    "asymmetric-pair": [({"p": "0.99,0.01", "q": "0.5,0.5"}, 1)],
+}
+"""Finite pairs whose two directions differ (REVIEW R2, R6): one-direction shortcuts contradict here."""
+
+
+def _check_lower_le_upper(results: dict[str, Guarantee], solved: str) -> None:
+    lowers = {k: g.lower for k, g in results.items() if g.status is Status.OK and g.lower is not None
+              and (k in mechanism_routes.LOWER_ROUTES or g.kind is Kind.EXACT)}
+    uppers = {k: g.upper for k, g in results.items()
+              if g.status is Status.OK and g.kind is not Kind.LOWER and g.upper is not None}
+    if lowers and uppers:
+        lo_key, lo = max(lowers.items(), key=lambda x: x[1])
+        up_key, up = min(uppers.items(), key=lambda x: x[1])
+        assert not mechanism_routes.disagree(lo, up, solved), (lo_key, lo, up_key, up, results)
+
+
+@pytest.mark.parametrize("key", list(MECHANISMS))
+@pytest.mark.parametrize("rate", [None, 0.1])
+def test_largest_certified_lower_is_at_most_smallest_sound_upper(key: str, rate: float | None) -> None:
+    """Over every route (``compare``: PLD and buckets too), the largest certified lower bound is at most
+    the smallest sound upper bound, up to round-off (``routes.CLAMP_RTOL``): a contradiction is a bug."""
+    mech = make(key, sampling_rate=rate, **{p.key: p.default for p in MECHANISMS[key].params})
+    for k, target in LOWER_LE_UPPER_CASES:
+        solved = "delta" if "epsilon" in target else "epsilon"
+        results = mechanism_routes.routes([(mech, k)], compare=True, **target)
+        _check_lower_le_upper(results, solved)
+        assert "routes disagree" not in mechanism_routes.best(results, solved=solved)[1].note
+
+
+@pytest.mark.parametrize("mix", list(ASYMMETRIC_MIXES))
+@pytest.mark.parametrize("rate", [None, 0.1])
+def test_lower_le_upper_for_asymmetric_pairs(mix: str, rate: float | None) -> None:
+    parts = [(make("finite", sampling_rate=rate, **pq), c) for pq, c in ASYMMETRIC_MIXES[mix]]
+    for target in ({"delta": 0.0}, {"delta": 1e-3}, {"delta": 1e-6}, {"epsilon": 1.0}):
+        solved = "delta" if "epsilon" in target else "epsilon"
+        _check_lower_le_upper(mechanism_routes.routes(parts, compare=True, **target), solved)
