@@ -314,15 +314,13 @@ def generic(parts: Sequence[Part], *, delta: float | None = None, epsilon: float
 
 # ---------------------------------------------------------------------- pure
 def largest_loss(parts: Sequence[Part]) -> float | None:
-    """Σ count·max loss, rounded up; ``None`` when some loss is unbounded."""
-    tops = []
-    for m, c in parts:
-        top = m.max_loss
-        if top is None:
-            return None
-        tops.append(c * top)
-    s = math.fsum(tops)
-    return math.nextafter(s, math.inf) if s > 0 else 0.0
+    """ε at δ = 0: the largest composed loss, max over the two directions of Σ count·max loss in that
+    direction (the neighbouring direction is common to every step; ``accountant.max_loss``), rounded
+    up; ``None`` when some loss is unbounded."""
+    top = accountant.max_loss([(m.law, c) for m, c in parts])
+    if not math.isfinite(top):
+        return None
+    return math.nextafter(top, math.inf) if top > 0 else 0.0
 
 
 def pure(parts: Sequence[Part], *, delta: float | None = None, epsilon: float | None = None) -> Guarantee:

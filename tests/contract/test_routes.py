@@ -292,6 +292,7 @@ LOWER_LE_UPPER_CASES = ((1, {"delta": 1e-3}), (20, {"delta": 1e-6}), (20, {"epsi
 
 ASYMMETRIC_MIXES = {
     "asymmetric-pair": [({"p": "0.99,0.01", "q": "0.5,0.5"}, 1)],
+    "two-asymmetric-pairs": [({"p": "0.5,0.5", "q": "0.9,0.1"}, 1), ({"p": "0.99,0.01", "q": "0.5,0.5"}, 1)],
 }
 """Finite pairs whose two directions differ (REVIEW R2, R6): one-direction shortcuts contradict here."""
 

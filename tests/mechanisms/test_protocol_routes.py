@@ -143,6 +143,23 @@ def test_delta_zero_is_the_exact_largest_loss() -> None:
     assert R.pure([(dg, 1)], delta=0.0).status is Status.IMPOSSIBLE
 
 
+def test_delta_zero_of_a_mix_of_asymmetric_pairs_sums_per_direction() -> None:
+    """REVIEW R2: ε(0) = max over the neighbouring direction of Σ k·max L in that direction (the
+    direction is common to all steps), not Σ of each part's max over both (5.52146 'exact')."""
+    mix = [(make("finite", p="0.5,0.5", q="0.9,0.1"), 1), (make("finite", p="0.99,0.01", q="0.5,0.5"), 1)]
+    # (Q, P) direction: ln(0.9/0.5) + ln(0.5/0.01) = ln 90; (P, Q): ln(0.5/0.1) + ln(0.99/0.5) = ln 9.9
+    larger = math.log(0.9 / 0.5) + math.log(0.5 / 0.01)
+    results = R.routes(mix, delta=0.0, compare=True)
+    for route in ("pure", "exact", "pld"):
+        g = results[route]
+        assert g.kind is Kind.EXACT and g.epsilon == pytest.approx(larger, rel=1e-12), route
+    assert results["pure"].epsilon == pytest.approx(4.49981, abs=1e-5) and results["pure"].epsilon >= larger
+    _key, best = R.best(results)
+    assert best.kind is Kind.EXACT and best.upper == pytest.approx(larger, rel=1e-12) and not best.note
+    eps_given = R.pure(mix, epsilon=4.6)
+    assert eps_given.kind is Kind.EXACT and eps_given.delta == 0.0  # 4.6 ≥ ε(0) = 4.49981 (was NOT_COMPUTED)
+
+
 def test_bounded_laws_never_lose_to_a_pure_bound() -> None:
     """Issue 8: Laplace b = 0.5, q = 0.2, k = 3 at δ = 1e-14 has a finite ε ≤ kε0'."""
     sub = make("laplace", scale=0.5, sampling_rate=0.2)
