@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.special import logsumexp
 
 from dpviz import budget as budgets
 from dpviz.budget import Budget, Cost, OverBudget, cost_of
@@ -97,6 +98,8 @@ class Composed:
     """One step of the first part, pessimistic (``compose_many`` keeps it for the histogram)."""
     tail: float = DEFAULT_TAIL
     note: str = ""
+    singles: tuple[GridPLD, ...] = ()
+    """The single-step grids composed (both kinds, every direction): their span caps the tilt."""
 
     def describe(self) -> str:
         """The grid in a few words: width, bins, truncation tail (the time is ``seconds``)."""
@@ -280,7 +283,9 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
                 acc = g if acc is None else acc.compose(g, tail=share, tilt=tilt)
             assert acc is not None  # parts is not empty
             out.append(acc)
-    return Composed(upper=tuple(ups), lower=tuple(lows), h=h, seconds=time.perf_counter() - t0, tail=tail)
+    singles = tuple(g for grids in (pess, opt) for dgrids in grids for g, _ in dgrids)
+    return Composed(upper=tuple(ups), lower=tuple(lows), h=h, seconds=time.perf_counter() - t0, tail=tail,
+                    singles=singles)
 
 
 COARSENINGS = 4
@@ -530,7 +535,10 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
         if tilt == 0.0:
             return c
         t = run(c.h)
-        if _width_ratio(t, delta=delta, epsilon=epsilon, accuracy=accuracy) <= _width_ratio(
+        # a tilted grid whose round-off bound is not finite says nothing (review R1): its [0, 0]
+        # would look narrowest, so it is rejected before any width is compared
+        if all(g.informative for g in t.upper + t.lower) and _width_ratio(
+                t, delta=delta, epsilon=epsilon, accuracy=accuracy) <= _width_ratio(
                 c, delta=delta, epsilon=epsilon, accuracy=accuracy):
             return t
         tilt = 0.0
@@ -583,7 +591,9 @@ def _tilt(parts: Parts, c: Composed, *, delta: float | None, epsilon: float | No
     target; else the Chernoff tilt of the composed law at the target ε (θ minimising
     Σ k·ln E[e^{θL}] − θε) — for a δ target, ε is the grids' upper end, or where it is missing the
     Chernoff bound's ε (a tilt chosen for too small an ε leaves the round-off far above δ) —
-    with θ·(largest |loss| of the composed grids) ≤ 500 so no tilted mass overflows."""
+    with θ·(largest |loss| of the composed and of the single-step grids) ≤ ``TILT_EXPONENT``, so
+    that e^{θ·(c_a + c_b)} of every product (``grid._tilted_convolve``) stays finite: a cap from the
+    composed grid alone let θ·(single-step span) reach 1000 and every tilted mass underflow (R1)."""
     grids = c.upper + c.lower
     if all(g.err == 0.0 for g in grids):
         return 0.0
@@ -598,18 +608,32 @@ def _tilt(parts: Parts, c: Composed, *, delta: float | None, epsilon: float | No
         eps = epsilon
         if max(g.err_at(0.0) for g in grids) < 1e-2 * accuracy * max(c.delta(eps)[0], 1e-300):
             return 0.0
-    span = max(max(abs(g.lo), abs(g.lo + g.mass.size)) * g.h for g in grids)
-    thetas = np.linspace(0.0, 500.0 / max(span, 1.0), 257)[1:]
+    singles = [_coarse_grid(law, max((hi_ - lo_) / 4096, 1e-9), 1e-12)
+               for law, _ in parts for lo_, hi_ in [law.support(1e-12)]]
+    span = max(_span(g) for g in list(grids) + singles + list(c.singles))
+    thetas = np.linspace(0.0, TILT_EXPONENT / max(span, 1e-9), 257)[1:]
     log_m = np.zeros(thetas.size)  # Σ k·ln E_P[e^{θL}] over the parts, single steps
-    for law, k in parts:
-        lo_, hi_ = law.support(1e-12)
-        g = _coarse_grid(law, max((hi_ - lo_) / 4096, 1e-9), 1e-12)
-        x = g.losses
-        top = float(x[-1])
-        log_m += k * (np.log(np.exp(np.outer(thetas, x - top)) @ g.mass) + thetas * top)
+    for (_law, k), g in zip(parts, singles, strict=True):
+        keep = g.mass > 0
+        if not np.any(keep):
+            continue
+        x = g.losses[keep]
+        log_m += k * logsumexp(np.outer(thetas, x) + np.log(g.mass[keep]), axis=1)
     if eps is None:  # P(L > ε) ≤ e^{Σ k ln M(θ) − θε} ≤ δ at ε = (Σ k ln M(θ) − ln δ)/θ
         eps = float(np.min((log_m - math.log(delta if delta is not None else 1e-10)) / thetas))
     return float(thetas[int(np.argmin(log_m - thetas * eps))])
+
+
+TILT_EXPONENT = 300.0
+"""Largest θ·|loss| allowed on any grid (composed or single step) when choosing the tilt: products
+multiply by e^{θ(c_a + c_b)} ≤ e^{600}, below the float range (e^{709})."""
+
+
+def _span(g: GridPLD) -> float:
+    """Largest |loss| on a grid."""
+    if g.mass.size == 0:
+        return 0.0
+    return float(max(abs(g.losses[0]), abs(g.losses[-1])))
 
 
 REFINEMENTS = 3

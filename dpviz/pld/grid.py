@@ -89,12 +89,20 @@ class GridPLD:
         return LossAtoms(loss=loss, log_p=log_p, p_inf=self.p_inf)
 
     # ---------------------------------------------------------------- evaluation
+    @property
+    def informative(self) -> bool:
+        """False when the round-off bound is not finite: the masses then say nothing (an upper
+        grid's δ is 1, a lower grid's 0); never read a δ or ε off them."""
+        return math.isfinite(self.err)
+
     def delta(self, epsilon: float) -> float:
         """δ(ε) of this bound, with the numerical error charged in the sound direction."""
         if epsilon >= self.top:  # no loss above ε (FFT errors sit on losses ≤ top too)
             return 0.0
-        d = self.atoms.delta(float(epsilon))
         e = self.err_at(float(epsilon))
+        if not math.isfinite(e):  # no information (review R1: NaN/∞ round-off)
+            return 1.0 if self.pessimistic else 0.0
+        d = self.atoms.delta(float(epsilon))
         return min(1.0, d + e) if self.pessimistic else max(0.0, d - e)
 
     def err_at(self, epsilon: float) -> float:
@@ -102,7 +110,12 @@ class GridPLD:
         ≤ its tilted error times e^{−θε}, so Σ_{loss > ε} |error| ≤ err·e^{−θε}."""
         if self.err == 0.0:
             return 0.0
-        return self.err * math.exp(min(-self.tilt * epsilon, 700.0))
+        if not math.isfinite(self.err):
+            return math.inf
+        x = -self.tilt * epsilon
+        if x > 700.0:  # e^x overflows: no finite bound (never clipped: that would be unsound)
+            return math.inf
+        return self.err * math.exp(x)
 
     def epsilon(self, delta: float) -> float | None:
         """Smallest ε ≥ 0 with ``self.delta(ε) ≤ delta`` (an upper grid; a lower grid: an ε′ with
@@ -111,7 +124,12 @@ class GridPLD:
 
         With a tilted error bound (θ > 0) the error term falls with ε. An upper grid takes the
         error at the error-free solution ε₀: the ε found for δ − err(ε₀) is ≥ ε₀, where the error
-        is smaller still. A lower grid searches below ε₀ for the largest ε it certifies."""
+        is smaller still. A lower grid searches below ε₀ for the largest ε it certifies.
+
+        A non-finite round-off bound carries no information (review R1): an upper grid then gives
+        only its finite top (bounded laws) or None, a lower grid 0."""
+        if not self.informative:
+            return self._eps_for(-math.inf) if self.pessimistic else 0.0
         if self.err == 0.0 or self.tilt == 0.0:
             return self._eps_for(delta - self.err if self.pessimistic else delta + self.err)
         base = self._eps_for(delta)
@@ -138,6 +156,8 @@ class GridPLD:
 
     def _eps_for(self, target: float) -> float | None:
         """ε where the grid's own δ (no round-off term) reaches ``target``."""
+        if math.isnan(target):  # never read a NaN target as a δ (it passes neither test below)
+            target = -math.inf if self.pessimistic else math.inf
         if target <= 0:
             return max(self.top, 0.0) if math.isfinite(self.top) else None
         if target >= 1:
@@ -184,7 +204,7 @@ class GridPLD:
         ta, tb = float(a.sum()), float(b.sum())
         p_inf = self.p_inf * (tb + other.p_inf) + ta * other.p_inf
         t_self, t_other = self.tilted_total(theta), other.tilted_total(theta)
-        err = self.err * t_other + other.err * t_self + self.err * other.err + fft_err
+        err = _err_sum(self.err, t_other, other.err, t_self, fft_err)
         return GridPLD(h=self.h, lo=self.lo + other.lo, mass=out, p_inf=p_inf, pessimistic=self.pessimistic,
                        err=err, top=self.top + other.top, tilt=theta,
                        offset=self.offset + other.offset).truncated(tail=max(tail, noise))
@@ -193,7 +213,8 @@ class GridPLD:
         """Σ m·e^{θ·loss} over the finite masses (the total for θ = 0, with ``p_inf``)."""
         if theta == 0.0:
             return self.total
-        return float(np.einsum("i,i->", self.mass, np.exp(np.minimum(theta * self.losses, 700.0))))
+        with np.errstate(over="ignore"):  # an overflow is +inf (no finite bound), never clipped
+            return float(np.einsum("i,i->", self.mass, np.exp(theta * self.losses)))
 
     def truncated(self, *, tail: float = DEFAULT_TAIL) -> GridPLD:
         """Move at most ``tail`` mass off each end, in the sound direction (module docstring)."""
@@ -253,6 +274,17 @@ class GridPLD:
         x = self.losses
         mu = float(np.einsum("i,i->", w, x))
         return mu, math.sqrt(max(float(np.einsum("i,i->", w, (x - mu) ** 2)), 0.0))
+
+
+def _err_sum(err_a: float, total_b: float, err_b: float, total_a: float, fft_err: float) -> float:
+    """err_a·‖b‖ + err_b·‖a‖ + err_a·err_b + fft_err, and +inf whenever that is not a finite number
+    (an infinite bound times a total that underflowed to 0 is NaN, not 0: review R1)."""
+    terms = (err_a, total_b, err_b, total_a, fft_err)
+    if not all(math.isfinite(t) for t in terms):
+        return math.inf
+    with np.errstate(over="ignore"):
+        err = err_a * total_b + err_b * total_a + err_a * err_b + fft_err
+    return err if math.isfinite(err) else math.inf
 
 
 def _tilted_convolve(x: GridPLD, y: GridPLD, theta: float, *,
