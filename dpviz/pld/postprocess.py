@@ -104,8 +104,9 @@ def half_cell_terms(law: LossLaw, h: float, i_lo: int, i_hi: int, offset: float 
         np.add.at(qh, cell, law.q[keep][off][kept])
         np.add.at(b, cell, -p_ * np.expm1(base - lo_))
         np.add.at(b2, cell, -p_ * np.expm1(base - g - lo_))
-        np.add.at(a, cell, np.where(cell == n - 1, 0.0, p_ * np.expm1(base + g - lo_)))
-        np.add.at(a2, cell, np.where(cell == n - 1, 0.0, p_ * np.expm1(base + h - lo_)))
+        with np.errstate(over="ignore"):  # e^{g} overflows for huge h: +inf, as for unreliable cells
+            np.add.at(a, cell, np.where(cell == n - 1, 0.0, p_ * np.expm1(base + g - lo_)))
+            np.add.at(a2, cell, np.where(cell == n - 1, 0.0, p_ * np.expm1(base + h - lo_)))
     lq = np.log(qh, out=np.full_like(qh, -np.inf), where=qh > 0)
     return HalfCells(g=g, lo=i_lo, offset=offset, p=pc, b=b, a=a, b2=b2, a2=a2,
                      log_q=np.where(ok, lq, np.nan), on_p=on_p)

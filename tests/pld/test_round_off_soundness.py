@@ -80,3 +80,30 @@ def test_infinite_round_off_times_zero_total_is_infinite_not_nan():
     b = GridPLD(h=0.1, lo=-100, mass=np.array([1.0]), p_inf=0.0, pessimistic=True, err=0.0, tilt=1e4)
     assert b.tilted_total(1e4) == 0.0
     assert a.compose(b).err == math.inf
+
+
+def test_no_warning_for_subsampled_discrete_gaussian():
+    """The Chernoff tilt took log(0) (a single-step tilted total underflowed): a RuntimeWarning,
+    earlier a math domain error on the Mechanisms page (discrete Gaussian, q = 0.01, k = 1000)."""
+    import warnings
+
+    from dpviz.mechanisms import registry
+    m = registry.make("discrete-gaussian", sampling_rate=0.01)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g = epsilon_bounds([(m.law, 1000)], delta=1e-5)
+    assert g.status is Status.OK and 0 < g.lower <= g.upper
+
+
+def test_no_overflow_warning_for_a_huge_grid_width():
+    """h = 1000 on randomized response: e^{h} overflowed in the post-processing's half cells
+    (RuntimeWarning under -W error, the CLI fuzz test); the bounds stay sound (truth 0.85291)."""
+    import warnings
+
+    from dpviz.mechanisms import randomized_response as rr
+    from dpviz.pld.accountant import compose
+    law = rr.loss_law(eps0=1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lo, up = compose([(law, 1)], h=1000.0).epsilon(0.1)
+    assert lo is not None and up is not None and lo <= 0.8529051013643274 <= up
