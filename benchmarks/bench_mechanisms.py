@@ -65,12 +65,13 @@ def dp_sgd(rows: list[str]) -> None:
     rows.append(f"| dp-accounting PLDAccountant (default h = 1e-4, pessimistic) | – | {ref_eps:.6f} | – | "
                 f"{ref_t:.3f} | 1.00 |")
     rows.append(f"| dp-accounting, optimistic estimate (h = 1e-4) | {ref_opt:.6f} | – | – | – | – |")
-    from dpviz.mechanisms.spec import MechanismSpec, pld_interval
+    from dpviz.mechanisms import routes
+    from dpviz.mechanisms.registry import make
 
-    cli_spec = MechanismSpec("gaussian", sigma=sigma, sampling_rate=q)
-    iv, t = timed(lambda: pld_interval(cli_spec, k=k, delta=delta))
-    rows.append(f"| dpviz default (`python -m dpviz mechanism gaussian …`, {iv.detail}) | {iv.lower:.6f} | "
-                f"{iv.upper:.6f} | {iv.relative_width:.2e} | {t:.3f} | {t / ref_t:.2f} |")
+    cli_mech = make("gaussian", sigma=sigma, sampling_rate=q)
+    g, t = timed(lambda: routes.pld([(cli_mech, k)], delta=delta))
+    rows.append(f"| dpviz default (`python -m dpviz mechanism gaussian …`, {g.detail}) | {g.lower:.6f} | "
+                f"{g.upper:.6f} | {g.relative_width:.2e} | {t:.3f} | {t / ref_t:.2f} |")
     finest = None
     for h in (2e-4, 1e-4, 5e-5):
         iv, t = timed(lambda h=h: epsilon_interval([(law, k)], delta=delta, h=h))

@@ -16,21 +16,24 @@ from dpviz import budget as budgets
 from dpviz.budget import Budget, OverBudget
 from dpviz.cli import main
 from dpviz.composition import parse_levels
+from dpviz.guarantee import Status
 from dpviz.mechanisms import heterogeneous as het
-from dpviz.mechanisms.spec import MechanismSpec, pld_interval, rdp_interval, report
+from dpviz.mechanisms import routes as R
+from dpviz.mechanisms.base import Accountable
+from dpviz.mechanisms.registry import make
 from dpviz.pld import accountant, discretize
 from dpviz.pld.grid import composed_bins
 from dpviz.views import mechanisms as mv
 
 TINY = Budget(seconds=1e-9, max_bytes=1e18)
 UNLIMITED = Budget(seconds=1e12, max_bytes=1e18)
-DPSGD = MechanismSpec("gaussian", sigma=1.1, sampling_rate=0.01)
+DPSGD = make("gaussian", sigma=1.1, sampling_rate=0.01)
 
 
 # ---------------------------------------------------------------- over budget
 
 def test_compose_refuses_before_any_convolution() -> None:
-    parts = [(DPSGD.law(), 10_000)]
+    parts = [(DPSGD.law, 10_000)]
     with pytest.raises(OverBudget) as info:
         accountant.compose(parts, h=2e-4, budget=TINY)
     assert "PLD grid of about" in info.value.reason and "raise --budget" in info.value.reason
@@ -39,7 +42,7 @@ def test_compose_refuses_before_any_convolution() -> None:
 
 
 def test_a_coarser_grid_is_still_certified_and_contains_the_fine_interval() -> None:
-    parts = [(DPSGD.law(), 1000)]
+    parts = [(DPSGD.law, 1000)]
     fine = accountant.compose(parts, h=2e-4, budget=UNLIMITED)
     need = accountant.cost(parts, h=2e-4).seconds
     coarse = accountant.compose_within_limits(parts, h=2e-4, budget=Budget(seconds=need / 3, max_bytes=1e18))
@@ -55,7 +58,7 @@ def test_cli_over_budget_answers_with_the_rdp_upper_bound(capsys) -> None:
     out = json.loads(capsys.readouterr().out)
     assert out["method"] == "rdp" and out["epsilon_lower"] is None
     assert out["reason"].startswith("PLD not computed") and "budget" in out["reason"]
-    assert out["epsilon"] == rdp_interval(DPSGD, k=1000, delta=1e-5).upper
+    assert out["epsilon"] == R.rdp([(DPSGD, 1000)], delta=1e-5).upper
     assert main(argv) == 0
     pld = json.loads(capsys.readouterr().out)
     assert pld["method"] == "pld" and out["epsilon"] >= pld["epsilon_lower"]  # sound: above the truth's floor
@@ -66,7 +69,7 @@ def test_cli_over_budget_answers_with_the_rdp_upper_bound(capsys) -> None:
 
 
 def test_page_view_over_budget_keeps_every_other_route() -> None:
-    view = mv.build(DPSGD.mechanism(), k=1000, delta=1e-5, budget=TINY, compare=True)
+    view = mv.build(DPSGD, k=1000, delta=1e-5, budget=TINY, compare=True)
     res = view.payload["results"]
     assert res["pld"]["upper"] is None and res["pld"]["status"] == "not_computed"
     assert "budget" in res["pld"]["reason"]
@@ -76,9 +79,9 @@ def test_page_view_over_budget_keeps_every_other_route() -> None:
 
 
 def test_page_buckets_beyond_their_share_are_not_computed() -> None:
-    c = mv.buckets_cost(DPSGD.mechanism(), k=1000)
+    c = mv.buckets_cost(DPSGD, k=1000)
     share = Budget(seconds=c.seconds * 0.9 / mv.BUCKETS_SHARE, max_bytes=1e18)
-    view = mv.build(DPSGD.mechanism(), k=1000, delta=1e-5, budget=share, compare=True)
+    view = mv.build(DPSGD, k=1000, delta=1e-5, budget=share, compare=True)
     assert view.payload["results"]["buckets"]["status"] == "not_computed"
 
 
@@ -93,15 +96,16 @@ def test_heterogeneous_table_over_budget() -> None:
 # ---------------------------------------------------------------- same numbers within budget
 
 def test_within_budget_the_cli_route_gives_the_unlimited_numbers() -> None:
-    a = pld_interval(DPSGD, k=10_000, delta=1e-5)  # the CLI's default budget
-    u = pld_interval(DPSGD, k=10_000, delta=1e-5, cost_budget=UNLIMITED)
-    assert (a.lower, a.upper, a.detail) == (u.lower, u.upper, u.detail) and u.detail == "h=0.0002"
-    r = report(DPSGD, k=100, delta=1e-5, with_buckets=False)
-    assert r["pld"].upper is not None and "not computed" not in r["pld"].detail
+    a = R.pld([(DPSGD, 10_000)], delta=1e-5)  # the CLI's default budget
+    u = R.pld([(DPSGD, 10_000)], delta=1e-5, budget=UNLIMITED)
+    assert a.status is u.status is Status.OK and (a.lower, a.upper) == (u.lower, u.upper)
+    assert a.detail.split(",")[:2] == u.detail.split(",")[:2] and "coarsened" not in a.detail  # the same grid
+    r = R.pld([(DPSGD, 100)], delta=1e-5)
+    assert r.upper is not None and "not computed" not in r.detail
 
 
 def test_compose_many_equals_compose_for_every_k() -> None:
-    law = MechanismSpec("laplace", scale=2.0, sampling_rate=0.1).law()
+    law = make("laplace", scale=2.0, sampling_rate=0.1).law
     ks = [1, 7, 64, 300, 1000]
     many = accountant.compose_many(law, ks, h=1e-3)
     for k in ks:
@@ -113,7 +117,7 @@ def test_compose_many_equals_compose_for_every_k() -> None:
 
 def test_the_default_page_is_within_its_budget() -> None:
     """The Mechanisms page as it opens (DP-SGD, k = 1000): nothing coarsened, nothing left out."""
-    view = mv.build(DPSGD.mechanism(), k=1000, delta=1e-5, compare=True)
+    view = mv.build(DPSGD, k=1000, delta=1e-5, compare=True)
     res = view.payload["results"]
     assert res["pld"]["status"] == "ok"  # buckets get a share of the page budget: the view's concern
     assert "coarsened" not in res["pld"].get("detail", "")
@@ -122,7 +126,7 @@ def test_the_default_page_is_within_its_budget() -> None:
 def test_plan_is_unchanged_where_the_law_fits_the_plan_cells() -> None:
     """``plan`` sizes grids from at most PLAN_CELLS cells; below that it is the full plan of
     before, so ``choose_h`` picks the same width (and the CLI prints the same numbers)."""
-    law = DPSGD.law()
+    law = DPSGD.law
     for h in (2e-4, 8e-4):
         lo, hi = law.support(1e-15)
         assert (hi - lo) / h < accountant.PLAN_CELLS
@@ -133,10 +137,10 @@ def test_plan_is_unchanged_where_the_law_fits_the_plan_cells() -> None:
 
 # ---------------------------------------------------------------- the cost model
 
-@pytest.mark.parametrize("spec", [DPSGD, MechanismSpec("gaussian", sigma=2.0),
-                                  MechanismSpec("randomized-response", eps0=0.5)], ids=str)
-def test_cost_grows_with_k_and_shrinks_with_h(spec: MechanismSpec) -> None:
-    law = spec.law()
+@pytest.mark.parametrize("mech", [DPSGD, make("gaussian", sigma=2.0),
+                                  make("randomized-response", eps0=0.5)], ids=repr)
+def test_cost_grows_with_k_and_shrinks_with_h(mech: Accountable) -> None:
+    law = mech.law
     by_k = [accountant.cost([(law, k)], h=1e-3).seconds for k in (1, 2, 10, 100, 1000, 10_000)]
     assert all(a <= b for a, b in itertools.pairwise(by_k)) and by_k[0] < by_k[-1]
     by_h = [accountant.cost([(law, 1000)], h=h).seconds for h in (1e-4, 2e-4, 1e-3, 1e-2)]
@@ -144,17 +148,17 @@ def test_cost_grows_with_k_and_shrinks_with_h(spec: MechanismSpec) -> None:
 
 
 def test_subsampled_laws_cost_more_per_cell_than_symmetric_ones() -> None:
-    assert accountant.cell_unit(DPSGD.law()) == "pld_cell_asymmetric"
-    assert accountant.cell_unit(MechanismSpec("gaussian", sigma=1.0).law()) == "pld_cell"
-    assert accountant.cell_unit(MechanismSpec("randomized-response", eps0=1.0).law()) == "pld_atom_cell"
+    assert accountant.cell_unit(DPSGD.law) == "pld_cell_asymmetric"
+    assert accountant.cell_unit(make("gaussian", sigma=1.0).law) == "pld_cell"
+    assert accountant.cell_unit(make("randomized-response", eps0=1.0).law) == "pld_atom_cell"
     units = budgets.UNIT_SECONDS
     assert units["pld_cell_asymmetric"] > units["pld_cell"] > units["pld_atom_cell"]
 
 
 def test_buckets_cost_grows_with_k_and_n() -> None:
-    by_k = [mv.buckets_cost(DPSGD.mechanism(), k=k).seconds for k in (2, 10, 64, 65, 1000, 100_000)]
+    by_k = [mv.buckets_cost(DPSGD, k=k).seconds for k in (2, 10, 64, 65, 1000, 100_000)]
     assert by_k[0] < by_k[1] < by_k[2] and by_k[3] < by_k[4] < by_k[5]  # chain up to 64, squaring beyond
-    mech = DPSGD.mechanism()
+    mech = DPSGD
     assert mv.buckets_cost(mech, k=1000, n=50_000).seconds > mv.buckets_cost(mech, k=1000).seconds
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from dpviz.composition import parse_levels
-from dpviz.mechanisms import gaussian
+from dpviz.mechanisms import gaussian, routes
 from dpviz.mechanisms.heterogeneous import compare
-from dpviz.mechanisms.spec import MechanismSpec, choose_h
+from dpviz.mechanisms.registry import make
 from dpviz.pld import MAX_BINS, plan
 from dpviz.validation import ParameterError
 
@@ -34,16 +34,17 @@ def test_too_fine_grid_is_refused_before_computing():
         plan([(gaussian.loss_law(sigma=3.0), 100_000)], h=1e-4)  # the composition is too big
 
 
-def test_automatic_width_fits_budget():
-    spec = MechanismSpec("gaussian", sigma=0.5, sampling_rate=0.3)
-    h = choose_h(spec, k=5000, budget=1 << 18)
-    assert plan([(spec.law(), 5000)], h=h) <= 1 << 18
+def test_automatic_width_fits_the_grid_limit():
+    mech = make("gaussian", sigma=0.5, sampling_rate=0.3)
+    g = routes.pld([(mech, 5000)], delta=1e-6)
+    h = float(g.detail.split(",")[0].removeprefix("h="))
+    assert g.status.value == "ok" and plan([(mech.law, 5000)], h=h) <= MAX_BINS
 
 
-def test_spec_validation_names_field():
+def test_make_validation_names_field():
     with pytest.raises(ParameterError, match="mechanism must be one of"):
-        MechanismSpec("cauchy", sigma=1.0)
-    with pytest.raises(ParameterError, match="sigma must be given"):
-        MechanismSpec("gaussian")
+        make("cauchy", sigma=1.0)
+    with pytest.raises(ParameterError, match="sigma must be"):
+        make("gaussian", sigma=-1.0)
     with pytest.raises(ParameterError, match="categories must be"):
-        MechanismSpec("randomized-response", eps0=1.0, categories=1)
+        make("randomized-response", eps0=1.0, categories=1)

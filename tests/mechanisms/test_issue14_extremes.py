@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from dpviz.buckets import Buckets, epsilon_from_delta_curve
-from dpviz.mechanisms import gaussian, geometric, laplace
-from dpviz.mechanisms.spec import MechanismSpec, buckets_interval, generic_interval
+from dpviz.mechanisms import gaussian, geometric, laplace, routes
+from dpviz.mechanisms.registry import make
 from dpviz.mechanisms.subsampling import amplify
 from dpviz.pld import discretize
 from tests.fuzz.harness import check
@@ -80,9 +80,8 @@ def test_buckets_withheld_with_a_reason_when_the_factor_would_overflow() -> None
 def test_gaussian_bracket_at_zero_delta_is_infinite() -> None:
     """δ/(2k) = 1e-320/47812 underflows to 0: the Gaussian needs ε = ∞ there (no domain error)."""
     assert gaussian.epsilon_bracket(delta=0.0, sigma=1.0) == (math.inf, math.inf)
-    iv = generic_interval(MechanismSpec("gaussian", sigma=33.96365522581371, sensitivity=2.0), k=23906,
-                          delta=1e-320)
-    assert iv.upper is None and "underflows to 0" in iv.detail
+    g = routes.generic([(make("gaussian", sigma=33.96365522581371, sensitivity=2.0), 23906)], delta=1e-320)
+    assert g.upper is None and "underflows to 0" in (g.reason or "")
     _, hi = gaussian.epsilon_bracket(delta=1e-320, sigma=33.96365522581371, sensitivity=2.0, k=23906)
     assert gaussian.delta_for_epsilon(epsilon=hi, sigma=33.96365522581371, sensitivity=2.0, k=23906) <= 1e-320
 
@@ -138,9 +137,8 @@ def test_buckets_lower_bound_stays_below_the_truth_when_the_infinity_bucket_unde
     """Laplace ε0 = 1000, k = 100: the ∞ bucket's B-mass is ~e^{−2000}·A; stored untilted it
     underflowed to 0 and the lower curve counted it as infinite loss (certified ε > 6.5e6 against
     a true ε < 1e5). It is now kept in log space."""
-    spec = MechanismSpec("laplace", scale=0.001)
-    iv = buckets_interval(spec, k=100, delta=1e-3)
-    assert iv.lower is not None and iv.lower <= 100 * 1000.0  # pure 100 ε0-DP: ε ≤ k ε0 at any δ
+    g = routes.buckets([(make("laplace", scale=0.001), 100)], delta=1e-3)
+    assert g.lower is not None and g.lower <= 100 * 1000.0  # pure 100 ε0-DP: ε ≤ k ε0 at any δ
 
 
 def test_lower_curve_above_delta_everywhere_returns_the_last_checked_point() -> None:
@@ -153,22 +151,13 @@ def test_swamped_buckets_give_trivial_bounds() -> None:
     assert b.swamped and b.delta_upper(3.0) == 1.0 and b.delta_lower(3.0) == 0.0
 
 
-def test_grid_errors_name_what_the_user_gave(monkeypatch: pytest.MonkeyPatch) -> None:
-    """'k must be small enough …, got k=1' and 'h must be …, got h=0.456' (a coarsened h the user
-    never typed) named the wrong parameter; now k (k > 1), the noise (k = 1) or the user's own h."""
-    from dpviz.mechanisms import spec as S
+def test_grid_errors_name_what_the_user_gave() -> None:
+    """'h must be …, got h=0.456' (a coarsened h the user never typed) named the wrong value; a
+    too-fine h names the user's own h, and without one the grid is the route's concern (no error)."""
     from dpviz.validation import ParameterError
 
-    def too_big(*args, **kwargs):
-        raise ParameterError("h", 0.456, "coarse enough that the composed grid stays below 4,000,000 bins")
-
-    monkeypatch.setattr(S, "plan", too_big)
-    g = MechanismSpec("gaussian", sigma=1.0)
-    with pytest.raises(ParameterError, match=r"^sigma must be within the PLD grid's range .*got sigma=1\.0$"):
-        S.pld_interval(g, k=1, delta=1e-5)
-    with pytest.raises(ParameterError, match=r"^k must be small enough .*got k=7$"):
-        S.pld_interval(g, k=7, delta=1e-5)
-    monkeypatch.undo()
-    monkeypatch.setattr(S, "compose_within_limits", too_big)
-    with pytest.raises(ParameterError, match=r"^h must be coarse enough .*got h=0\.001$"):
-        S.pld_interval(g, k=7, delta=1e-5, h=1e-3)
+    g = make("gaussian", sigma=1.0)
+    with pytest.raises(ParameterError, match=r"^h must be coarse enough .*got h=1e-09$"):
+        routes.pld([(g, 7)], delta=1e-5, h=1e-9)
+    auto = routes.pld([(g, 7)], delta=1e-5)
+    assert auto.status.value == "ok" and auto.lower is not None and auto.lower <= auto.upper

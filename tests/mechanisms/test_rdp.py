@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from dp_accounting.rdp import rdp_privacy_accountant as rdp_ref
 
-from dpviz.mechanisms.spec import MechanismSpec, pld_interval, rdp_interval
+from dpviz.mechanisms import routes
+from dpviz.mechanisms.registry import make
 from dpviz.rdp.conversion import epsilon_from_rdp
 from dpviz.rdp.subsampled import gaussian_rdp, subsampled_rdp
 
@@ -35,11 +36,11 @@ def test_conversion_prefers_best_order():
 
 @pytest.mark.parametrize("kind", ["gaussian", "laplace", "randomized-response"])
 def test_rdp_is_an_upper_bound_above_pld(kind):
-    spec = {"gaussian": MechanismSpec("gaussian", sigma=2.0, sampling_rate=0.05),
-            "laplace": MechanismSpec("laplace", scale=3.0),
-            "randomized-response": MechanismSpec("randomized-response", eps0=0.3)}[kind]
-    r = rdp_interval(spec, k=100, delta=1e-6)
-    p = pld_interval(spec, k=100, delta=1e-6)
+    mech = {"gaussian": make("gaussian", sigma=2.0, sampling_rate=0.05),
+            "laplace": make("laplace", scale=3.0),
+            "randomized-response": make("randomized-response", eps0=0.3)}[kind]
+    r = routes.rdp([(mech, 100)], delta=1e-6)
+    p = routes.pld([(mech, 100)], delta=1e-6)
     assert r.upper >= p.lower  # RDP is sound, so never below the certified lower bound
 
 
@@ -52,9 +53,6 @@ ASYMMETRIC = {"p": "0.99,0.01", "q": "0.5,0.5"}
 def test_rdp_covers_both_directions_of_an_asymmetric_pair(k, delta, rate):
     """RDP is max(D_λ(P‖Q), D_λ(Q‖P)); one direction gave ε = 0.682 < the exact 3.910 at k = 1,
     δ = 1e-3 (and Thm 34 on the one-direction ρ was below the exact subsampled ε too)."""
-    from dpviz.mechanisms import routes
-    from dpviz.mechanisms.registry import make
-
     m = make("finite", sampling_rate=rate, **ASYMMETRIC)
     up = routes.rdp([(m, k)], delta=delta)
     ex = routes.exact([(m, k)], delta=delta)

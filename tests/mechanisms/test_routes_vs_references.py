@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from dpviz.buckets import Buckets
-from dpviz.mechanisms import canonical, gaussian, geometric, laplace, randomized_response
-from dpviz.mechanisms.spec import MechanismSpec, generic_interval, pld_interval, rdp_interval
+from dpviz.mechanisms import canonical, gaussian, geometric, laplace, randomized_response, routes
+from dpviz.mechanisms.registry import make
 from dpviz.mechanisms.subsampling import subsample
 from dpviz.pld import discretize
 from tests import oracles
@@ -20,12 +20,12 @@ from tests import oracles
 def test_generic_laplace_eps0_above_100_is_not_capped() -> None:
     """Regression: the per-step ε0 was capped at 100, so for Laplace with scale 0.005 (ε0 = 200)
     the generic 'upper' said ε ≈ 100 for k = 1, below the true ε ≈ 200."""
-    spec = MechanismSpec(kind="laplace", scale=0.005)  # ε0 = Δ/b = 200
+    mech = make("laplace", scale=0.005)  # ε0 = Δ/b = 200
     delta = 1e-5
     # Generic optimum for k = 1, pure ε0: δ(ε) = (1 − e^{ε−ε0})/(1 + e^{−ε0}) (KOV Thm 3.3, i = 0),
     # so ε = ε0 + ln(1 − δ(1 + e^{−ε0})) ≈ 200 − 1e-5.
     expected = 200.0 + math.log1p(-delta * (1.0 + math.exp(-200.0)))
-    got = generic_interval(spec, k=1, delta=delta)
+    got = routes.generic([(mech, 1)], delta=delta)
     # A fix may also refuse ε0 > 100 (infeasible, upper None); it must never under-state.
     # 1e-9 relative: the closed form and the exact atom sum agree to rounding; the bug is 50 %.
     assert got.upper is None or got.upper == pytest.approx(expected, rel=1e-9)
@@ -34,9 +34,9 @@ def test_generic_laplace_eps0_above_100_is_not_capped() -> None:
 def test_generic_gaussian_is_never_below_the_mechanism() -> None:
     """Regression: Gaussian σ = 0.05 (k = 1, δ = 1e-5) has exact ε = 284.39 (Steinke Cor. 8);
     with ε0 capped at 100 the generic 'upper' said 99.99999."""
-    spec = MechanismSpec(kind="gaussian", sigma=0.05)
+    mech = make("gaussian", sigma=0.05)
     lo, _hi = gaussian.epsilon_bracket(delta=1e-5, sigma=0.05)  # certified: true ε > lo
-    got = generic_interval(spec, k=1, delta=1e-5)
+    got = routes.generic([(mech, 1)], delta=1e-5)
     # The generic optimum over all mechanisms with the same per-step guarantee can never be below
     # this mechanism's own ε (a fix may instead refuse: upper None); no tolerance needed (gap 184).
     assert got.upper is None or got.upper >= lo
@@ -97,24 +97,23 @@ def test_buckets_bracket_exact_with_clipping(law, log_f: float, n: int, squaring
                                                     ("geometric", 0.7, 0.2),
                                                     ("canonical", 0.5, 0.01)])
 def test_pld_and_rdp_contain_exact_subsampled(kind: str, eps0: float, rate: float) -> None:
-    spec = MechanismSpec(kind=kind, eps0=eps0, sensitivity=3 if kind == "geometric" else 1,
-                         sampling_rate=rate)
+    params = {"eps0": eps0, **({"sensitivity": 3} if kind == "geometric" else {})}
+    mech = make(kind, sampling_rate=rate, **params)
     k, delta = 4, 1e-3
-    remove, add = subsample(spec.base_law(), rate=rate)
+    remove, add = subsample(make(kind, **params).law, rate=rate)
     truth = max(oracles.smallest_eps(*oracles.product_pair([oracles.law_pair(d)] * k), delta)
                 for d in (remove, add))
-    pld = pld_interval(spec, k=k, delta=delta)
+    pld = routes.pld([(mech, k)], delta=delta)
     # 1e-9 relative: bisection of the enumerated curve is exact to ~1e-13
     assert pld.lower <= truth * (1 + 1e-9) + 1e-12
     assert pld.upper >= truth * (1 - 1e-9) - 1e-12
-    assert rdp_interval(spec, k=k, delta=delta).upper >= truth * (1 - 1e-9)
+    assert routes.rdp([(mech, k)], delta=delta).upper >= truth * (1 - 1e-9)
 
 
 def test_laplace_tiny_scale_pld_matches_closed_form() -> None:
     """Laplace ε0 = 200, k = 1: δ(ε) ≈ (1 − e^{ε−200})/2 + O((200−ε)²) near the top atom."""
-    spec = MechanismSpec(kind="laplace", scale=0.005)
     law = laplace.loss_law(scale=0.005)
-    iv = pld_interval(spec, k=1, delta=1e-5)
+    iv = routes.pld([(make("laplace", scale=0.005), 1)], delta=1e-5)
     # exact δ of the law at the PLD bracket ends (law.delta is the exact closed form)
     assert law.delta(iv.upper)[0] <= 1e-5 * (1 + 1e-9)  # 1e-9: float rounding of the closed form
     assert law.delta(iv.lower)[0] >= 1e-5 * (1 - 1e-9)
@@ -155,8 +154,8 @@ def test_subsampled_laplace_rdp_matches_quadrature(lam: int) -> None:
 @pytest.mark.parametrize(("sigma", "k", "delta"), [(1e3, 10_000, 1e-5), (300.0, 100, 1e-10), (0.2, 1, 1e-3)])
 def test_gaussian_pld_and_rdp_contain_closed_form(sigma: float, k: int, delta: float) -> None:
     """Huge and tiny noise: the PLD interval and RDP upper bound contain Steinke Cor. 8/10."""
-    spec = MechanismSpec(kind="gaussian", sigma=sigma)
+    mech = make("gaussian", sigma=sigma)
     lo, hi = gaussian.epsilon_bracket(delta=delta, sigma=sigma, k=k)
-    pld = pld_interval(spec, k=k, delta=delta)
+    pld = routes.pld([(mech, k)], delta=delta)
     assert pld.lower <= hi and pld.upper >= lo  # the bracket is certified: no tolerance needed
-    assert rdp_interval(spec, k=k, delta=delta).upper >= lo
+    assert routes.rdp([(mech, k)], delta=delta).upper >= lo
