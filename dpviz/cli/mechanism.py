@@ -119,6 +119,8 @@ def answer(parts: list[tuple[Any, int]], *, delta: float | None, epsilon: float 
     if solved == "epsilon":
         out["delta"] = delta
     out.update({"kind": g.kind.value, "source": g.source, "status": g.status.value})
+    if g.note:  # e.g. "routes disagree: …" (a certified lower above another route's upper)
+        out["note"] = g.note
     pld = results.get("pld")
     if pld is not None and pld.status is Status.NOT_COMPUTED and g.status is Status.OK:
         out["reason"] = f"PLD not computed: {pld.reason}; shown: the {key} upper bound"

@@ -164,3 +164,19 @@ def test_mix_neighbouring_flag_is_the_default_of_its_entries(capsys) -> None:
     _, plain, _ = _run(capsys, "mix", "--spec", one, "--delta", "1e-5")
     a, b, c = json.loads(flag), json.loads(named), json.loads(plain)
     assert a["epsilon"] == b["epsilon"] and a["epsilon_lower"] > c["epsilon_upper"]
+
+
+def test_routes_that_disagree_are_said_and_not_exact(capsys, monkeypatch) -> None:
+    """A certified lower above another route's upper (a bug in one of them) reaches the JSON as a note,
+    the headline is an upper bound from a route no lower contradicts, never "exact"."""
+    from dpviz.guarantee import Guarantee, Kind
+
+    fake = {"exact": Guarantee(epsilon=3.91, delta=1e-3, kind=Kind.EXACT, source="exact atoms"),
+            "rdp": Guarantee(epsilon=0.68, delta=1e-3, kind=Kind.UPPER, source="rdp")}
+    monkeypatch.setattr(R, "routes", lambda *a, **kw: fake)
+    argv = ("finite", "--p", "0.99,0.01", "--q", "0.5,0.5", "--k", "1", "--delta", "1e-3")
+    code, text, err = _run(capsys, *argv)
+    assert code == 0 and not err
+    out = json.loads(text)
+    assert out["kind"] == "upper" and out["epsilon"] == 3.91 and out["method"] == "exact"
+    assert out["note"].startswith("routes disagree: exact lower 3.91 > rdp upper 0.68")
