@@ -32,7 +32,8 @@ with st.expander("How to read this page"):
         "accounting. Lower is better for utility; the gap between the dotted basic curve and the solid "
         "optimal one is what optimal composition buys.\n"
         "- **Database priors**: with at most C databases per person, the exact worst case allows a "
-        "larger ε0 than composing all k releases (C ≥ k: no constraint).\n"
+        "larger ε0 than composing all k releases (C ≥ k: no constraint). With a prior (`uniform-nonzero`, "
+        "`at-least:K2`) instead of C, the rows are that prior's bounds.\n"
         "- With a sampling rate q < 1 (DP-SGD) only the Gaussian row is computed (PLD accountant), "
         "which takes a few seconds."
     )
@@ -44,7 +45,8 @@ with st.spinner("Solving the inverse questions…"):
     k_p = ui.cached(planner.k_plans)(**common, eps0=values["eps0"], delta0=values["delta0"])
     noise_p = ui.cached(planner.noise_plans)(**common, k=values["k"], sensitivity=values["sensitivity"],
                                              sampling_rate=values["sampling_rate"])
-    gce_p = ui.cached(planner.gce_plans)(**common, k=values["k"], delta0=values["delta0"], cap=values["cap"])
+    gce_p = ui.cached(planner.gce_plans)(**common, k=values["k"], delta0=values["delta0"], cap=values["cap"],
+                                         prior=values["prior"])
     ks, series = ui.cached(planner.utility_series)(**common, delta0=values["delta0"],
                                                    sensitivity=values["sensitivity"], k_max=values["k_max"])
     figure = ui.cached(planner.utility_figure)(ks, series, **common, sensitivity=values["sensitivity"])
@@ -66,10 +68,17 @@ ui.table(view.tables["k"], key="table_k")
 st.subheader(f"Smallest noise for k = {values['k']:,} releases")
 ui.table(view.tables["noise"], key="table_noise")
 
-st.subheader(f"Database priors: at most C = {values['cap']:,} of the k = {values['k']:,} databases "
-             "per person")
-st.markdown("Each release runs on its own database and nobody is in more than C of them (Hartmann, "
-            "Bindschaedler, West §V-A): the largest per-database ε0 for each bound of *Database priors*.")
+if values["prior"] == planner.NO_PRIOR:
+    st.subheader(f"Database priors: at most C = {values['cap']:,} of the k = {values['k']:,} databases "
+                 "per person")
+    st.markdown("Each release runs on its own database and nobody is in more than C of them (Hartmann, "
+                "Bindschaedler, West §V-A): the largest per-database ε0 for each bound of *Database priors*.")
+else:
+    st.subheader(f"Database priors: prior {values['prior']} over the k = {values['k']:,} databases")
+    st.markdown("The adversary's prior over which databases hold the person (Hartmann, Bindschaedler, West "
+                "§III, §V-B), as `gce --prior`: the largest per-database ε0 for each bound of *Database "
+                "priors*. A row whose search is over the page's budget says so; the command line "
+                "(`plan gce --prior …`) computes it.")
 ui.table(view.tables["gce"], key="table_gce")
 
 ui.show_figure(view.figures["noise_vs_k"], filename=f"{tag}_noise_vs_k", key="fig_noise_k")

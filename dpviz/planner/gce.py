@@ -12,8 +12,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from dpviz.budget import Budget
-from dpviz.gce import summary
+from dpviz import budget as budgets
+from dpviz.budget import Budget, Cost
+from dpviz.composition import Level, optimal
+from dpviz.gce import paper_bounds, summary
 from dpviz.guarantee import Guarantee
 from dpviz.planner.result import Plan, step_budget
 from dpviz.planner.search import largest
@@ -21,6 +23,15 @@ from dpviz.validation import EPSILON_MAX, ParameterError, check_count, check_del
 
 RTOL = 1e-9
 """ε0 to 1e-9 relative, as the composition planner."""
+SEARCH_EVALUATIONS = 60
+"""Summaries a search over every row evaluates (≈ 62 measured for the uniform-nonzero prior)."""
+PER_TERM_SECONDS = 1.5e-3
+"""Fixed work of one HBW Thm 3 term and its three CompGuarantees (measured, k = 10 to 1,000), on top
+of the exact optimum's own estimate (``optimal.cost``). Thm 3's terms are not budgeted by the
+summary, so the planner estimates the whole search before it starts."""
+UNIFORM_NONZERO_ROWS = ("classic", "exact", "cor7",
+                        *(f"theorem3_{m}" for m in paper_bounds.THEOREM3_METHODS))
+"""The rows of ``summary.uniform_nonzero``, named when the search is not run."""
 
 
 def question(*, k: int, prior: str | None = None, cap: int | None = None, neighbouring: str = "unbounded",
@@ -39,6 +50,21 @@ def question(*, k: int, prior: str | None = None, cap: int | None = None, neighb
     return lambda e: summary.at_least(k=k, k2=k2, eps0=e, **common)  # type: ignore[arg-type]
 
 
+def search_cost(*, k: int, prior: str | None, eps0: float, delta0: float) -> Cost:
+    """Estimated work of the whole search: only the uniform-nonzero prior has unbudgeted parts
+    (HBW Thm 3: min(k, 40) terms, each an exact optimum of one (ε0, δ0) and k − 1 subsampled steps)."""
+    if prior != "uniform-nonzero":
+        return budgets.ZERO
+    e_s, d_s = paper_bounds.subsampled(eps0=eps0, delta0=delta0)
+    levels = (Level(epsilon=eps0, delta=delta0, count=1),)
+    if k > 1:
+        levels += (Level(epsilon=e_s, delta=d_s, count=k - 1),)
+    n = min(k, paper_bounds.TERMS)
+    per = n * (PER_TERM_SECONDS + optimal.cost(levels).seconds)
+    return Cost(seconds=SEARCH_EVALUATIONS * per,
+                what=f"{SEARCH_EVALUATIONS} evaluations of HBW Thm 3's {n} terms")
+
+
 def _fits_score(g: Guarantee | None, epsilon: float, delta: float) -> float:
     if g is None or not g.feasible or g.epsilon is None or g.delta is None or g.delta > delta:
         return math.inf
@@ -55,6 +81,14 @@ def max_eps0(*, k: int, epsilon: float, delta: float, delta0: float = 0.0, prior
     delta0 = check_delta(delta0, field="delta0")
     ask = question(k=k, prior=prior, cap=cap, neighbouring=neighbouring, delta0=delta0, delta=delta,
                    budget=step_budget(budget))
+    start = max(epsilon, 1e-9) / math.sqrt(k)
+    whole, work = budgets.resolve(budget), search_cost(k=k, prior=prior, eps0=start, delta0=delta0)
+    if not whole.admits(work):
+        reason = whole.reason(work)
+        return {key: Plan(key=key, name="eps0", value=None, target_epsilon=epsilon, target_delta=delta,
+                          check=Guarantee.not_computed(source="HBW, database priors", reason=reason),
+                          reason=reason)
+                for key in UNIFORM_NONZERO_ROWS}
     cache: dict[float, dict[str, Guarantee]] = {}
 
     def at(e: float) -> dict[str, Guarantee]:
@@ -62,7 +96,6 @@ def max_eps0(*, k: int, epsilon: float, delta: float, delta0: float = 0.0, prior
             cache[e] = ask(e)
         return cache[e]
 
-    start = max(epsilon, 1e-9) / math.sqrt(k)
     rows = list(at(start))
     out: dict[str, Plan] = {}
     for key in rows:

@@ -10,6 +10,7 @@ so a displayed value still fits.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -23,8 +24,10 @@ from dpviz.composition.curves import k_grid
 from dpviz.figures.planner import noise_vs_k_figure
 from dpviz.figures.style import style
 from dpviz.figures.tables import NO_VALUE, format_number
+from dpviz.guarantee import Guarantee
 from dpviz.mechanisms.registry import MECHANISMS
-from dpviz.params import Param
+from dpviz.params import PRIOR as CLI_PRIOR
+from dpviz.params import Param, check_prior
 from dpviz.planner import composition, gce, noise
 from dpviz.planner.result import Plan
 from dpviz.validation import (
@@ -56,6 +59,17 @@ SAMPLING_RATE = Param("sampling_rate", "sampling rate q (1 = none)", 1.0,
 CAP = Param("cap", "at most C of the k databases per person", 10,
             partial(check_count, field="C", maximum=100_000),
             "Database priors (HBW §V-A): each person is in at most C of the k databases (one release each).")
+NO_PRIOR = "none"
+
+
+def _prior_or_none(value: object) -> str:
+    """``none`` (the cap C applies) or a prior of the ``gce`` command (``--prior``)."""
+    text = str(value).strip()
+    return NO_PRIOR if text in ("", NO_PRIOR) else check_prior(text)
+
+
+PRIOR = replace(CLI_PRIOR, label="database prior (instead of C)", default=NO_PRIOR, check=_prior_or_none,
+                help='"none" (at most C databases per person), or as `gce --prior`: ' + CLI_PRIOR.help)
 K_MAX = Param("k_max", "largest k plotted", 1000, partial(check_count, field="largest k", maximum=100_000),
               "Right end of the noise-against-k plot, 1 to 100,000.")
 
@@ -104,18 +118,31 @@ def noise_plans(*, epsilon: float, delta: float, k: int, sensitivity: float, sam
 
 GCE_LABELS = {"classic": "Classic: all k composed (KOV Thm 3.3)", "exact": "Exact worst case with the cap",
               "cap_basic": "Cap + basic composition", "cap_advanced": "Cap + advanced composition",
-              "cap_kov": "Cap + KOV Thm 3.4", "parallel": "Parallel composition"}
+              "cap_kov": "Cap + KOV Thm 3.4", "parallel": "Parallel composition",
+              "cor7": "HBW Cor. 7", "theorem3_basic": "HBW Thm 3 + basic",
+              "theorem3_advanced": "HBW Thm 3 + advanced", "theorem3_optimal": "HBW Thm 3 + optimal",
+              "refinement": "Refinement bound", "prior": "Database prior"}
+PRIOR_EXACT = "Exact worst case with the prior"
 
 
-def gce_plans(*, epsilon: float, delta: float, k: int, delta0: float, cap: int,
+def gce_plans(*, epsilon: float, delta: float, k: int, delta0: float, cap: int, prior: str = NO_PRIOR,
               budget: Budget = budgets.PAGE) -> dict[str, Plan]:
-    """The largest per-database ε0 with at most ``cap`` databases per person (unbounded neighbours)."""
-    return gce.max_eps0(k=k, epsilon=epsilon, delta=delta, delta0=delta0, cap=cap, neighbouring="unbounded",
-                        budget=budget)
+    """The largest per-database ε0 with at most ``cap`` databases per person (unbounded neighbours),
+    or under ``prior`` when one is given; a prior that does not fit k is one row with the message."""
+    try:
+        if prior != NO_PRIOR:
+            return gce.max_eps0(k=k, epsilon=epsilon, delta=delta, delta0=delta0, prior=prior, budget=budget)
+        return gce.max_eps0(k=k, epsilon=epsilon, delta=delta, delta0=delta0, cap=cap,
+                            neighbouring="unbounded", budget=budget)
+    except ParameterError as exc:
+        g = Guarantee.not_computed(source="HBW, database priors", reason=str(exc))
+        return {"prior": Plan(key="prior", name="eps0", value=None, check=g, target_epsilon=epsilon,
+                              target_delta=delta, reason=str(exc))}
 
 
-def gce_rows(plans: dict[str, Plan]) -> list[dict[str, str]]:
-    return [{"bound": GCE_LABELS.get(key, key),
+def gce_rows(plans: dict[str, Plan], *, prior: str = NO_PRIOR) -> list[dict[str, str]]:
+    labels = GCE_LABELS if prior == NO_PRIOR else {**GCE_LABELS, "exact": PRIOR_EXACT}
+    return [{"bound": labels.get(key, key),
              "largest ε0": format_number(p.value, 7, down=True) if p.feasible else NO_VALUE,
              "kind": p.kind.value, "directions": str(dict(p.extra).get("directions", "both")),
              "check": _check_cell(p)}
@@ -255,15 +282,18 @@ def assemble(*, values: dict[str, Any], eps0_p: dict[str, Plan], k_p: dict[str, 
             if opt and basic and opt.feasible and basic.feasible and basic.value else None)
     return View(figures={"noise_vs_k": figure}, csv=csv, payload=payload,
                 tables={"eps0": eps0_rows(eps0_p, sensitivity=sens), "k": k_rows(k_p),
-                        "noise": noise_rows(noise_p, sensitivity=sens), "gce": gce_rows(gce_p)},
+                        "noise": noise_rows(noise_p, sensitivity=sens),
+                        "gce": gce_rows(gce_p, prior=values.get("prior", NO_PRIOR))},
                 summary={"optimal_over_basic": gain})
 
 
 def build(*, epsilon: float, delta: float, k: int, delta0: float, eps0: float, sensitivity: float,
-          sampling_rate: float, cap: int, k_max: int, budget: Budget = budgets.PAGE) -> View:
+          sampling_rate: float, cap: int, k_max: int, prior: str = NO_PRIOR,
+          budget: Budget = budgets.PAGE) -> View:
     """Every table and the utility figure (the page caches the parts separately)."""
     values = {"epsilon": epsilon, "delta": delta, "k": k, "delta0": delta0, "eps0": eps0,
-              "sensitivity": sensitivity, "sampling_rate": sampling_rate, "cap": cap, "k_max": k_max}
+              "sensitivity": sensitivity, "sampling_rate": sampling_rate, "cap": cap, "prior": prior,
+              "k_max": k_max}
     ks, series = utility_series(epsilon=epsilon, delta=delta, delta0=delta0, sensitivity=sensitivity,
                                 k_max=k_max, budget=budget)
     return assemble(values=values,
@@ -271,11 +301,12 @@ def build(*, epsilon: float, delta: float, k: int, delta0: float, eps0: float, s
                     k_p=k_plans(epsilon=epsilon, delta=delta, eps0=eps0, delta0=delta0, budget=budget),
                     noise_p=noise_plans(epsilon=epsilon, delta=delta, k=k, sensitivity=sensitivity,
                                         sampling_rate=sampling_rate, budget=budget),
-                    gce_p=gce_plans(epsilon=epsilon, delta=delta, k=k, delta0=delta0, cap=cap, budget=budget),
+                    gce_p=gce_plans(epsilon=epsilon, delta=delta, k=k, delta0=delta0, cap=cap, prior=prior,
+                                    budget=budget),
                     ks=ks, series=series,
                     figure=utility_figure(ks, series, epsilon=epsilon, delta=delta, sensitivity=sensitivity))
 
 
 SPEC = ViewSpec(name="planner", title="Plan a budget",
-                params=(EPSILON, DELTA, K, DELTA0, EPS0, SENSITIVITY, SAMPLING_RATE, CAP, K_MAX),
+                params=(EPSILON, DELTA, K, DELTA0, EPS0, SENSITIVITY, SAMPLING_RATE, CAP, PRIOR, K_MAX),
                 build=build)

@@ -100,3 +100,50 @@ def test_the_url_read_as_figure_flags_builds_the_tables_the_page_shows() -> None
     built = pv.build(**values, budget=budgets.PAGE)
     for frame, name in zip(tables(at), ("eps0", "k", "noise", "gce"), strict=True):
         assert frame.to_csv() == table_frame(built.tables[name]).to_csv(), name
+
+
+PRIOR_URL = {**URL, "prior": "at-least:5"}
+
+
+def test_prior_url_round_trip_and_rows_equal_the_planner() -> None:
+    """The prior is the ``gce --prior`` flag (URL key ``prior``): its rows replace the cap's."""
+    from dpviz.planner import gce
+
+    at = run_page(PAGE, **PRIOR_URL)
+    assert_clean(at)
+    assert not errors(at)
+    for key, value in PRIOR_URL.items():
+        assert str(at.text_input(key=key).value) == value, key
+    priors = tables(at)[3]
+    plans = gce.max_eps0(k=50, epsilon=2.0, delta=1e-6, delta0=1e-9, prior="at-least:5")
+    assert list(priors["bound"]) == [pv.GCE_LABELS["classic"], pv.PRIOR_EXACT]
+    for shown, p in zip(priors["largest ε0"], plans.values(), strict=True):
+        assert float(shown) <= p.value and float(shown) == pytest.approx(p.value, rel=1e-6)
+    assert float(priors["largest ε0"][1]) > float(priors["largest ε0"][0])
+
+
+def test_prior_over_the_page_budget_shows_the_reason() -> None:
+    """Uniform-nonzero at k = 10^6: HBW Thm 3's terms would take about a minute; every row says
+    why it is not computed, and the page finishes."""
+    at = run_page(PAGE, k="1000000", prior="uniform-nonzero", k_max="10")
+    assert_clean(at)
+    assert not errors(at)
+    priors = tables(at)[3]
+    assert len(priors) == 6
+    assert all("budget" in c and "command line" in c for c in priors["check"])
+    assert priors["largest ε0"].isna().all()  # "—" in the table: no value
+
+
+def test_prior_that_does_not_fit_k_is_one_named_message() -> None:
+    at = run_page(PAGE, k="10", prior="at-least:50", k_max="10")
+    assert_clean(at)
+    priors = tables(at)[3]
+    assert len(priors) == 1 and "prior at-least:K2" in priors["check"][0] and "10" in priors["check"][0]
+
+
+def test_bad_prior_is_named_and_the_cap_applies() -> None:
+    at = run_page(PAGE, prior="everyone")
+    assert_clean(at)
+    msgs = errors(at)
+    assert len(msgs) == 1 and msgs[0].startswith("prior must be"), msgs
+    assert tables(at)[3]["bound"][0].startswith("Classic") and len(tables(at)[3]) == 6

@@ -95,3 +95,29 @@ def test_cli_bad_input_one_line_exit_2(argv: list[str], field: str) -> None:
     assert r.returncode == 2 and r.stdout == ""
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and field in lines[0], r.stderr
+
+
+def test_uniform_nonzero_search_over_budget_is_not_run(monkeypatch) -> None:
+    """HBW Thm 3's 40 terms are not budgeted by the summary: the planner estimates the whole search
+    first, and over the budget every row says why instead of running for a minute (the page)."""
+    from dpviz import budget as budgets
+
+    def forbidden(**kw):
+        raise AssertionError("the summary must not be evaluated over budget")
+
+    monkeypatch.setattr(summary, "uniform_nonzero", forbidden)
+    plans = gce.max_eps0(k=1_000_000, epsilon=1.0, delta=1e-5, prior="uniform-nonzero", budget=budgets.PAGE)
+    assert set(plans) == set(gce.UNIFORM_NONZERO_ROWS)
+    for p in plans.values():
+        assert not p.feasible and p.value is None
+        assert "above the 2 s budget" in (p.reason or "") and p.check.status.name == "NOT_COMPUTED"
+    # the estimate grows with k and the small cases stay within the page's budget
+    costs = [gce.search_cost(k=k, prior="uniform-nonzero", eps0=1 / k**0.5, delta0=0.0).seconds
+             for k in (10, 100, 10_000, 1_000_000)]
+    assert costs == sorted(costs) and costs[0] <= budgets.PAGE.seconds < costs[-1]
+    assert gce.search_cost(k=1_000_000, prior="at-least:5", eps0=1e-3, delta0=0.0).seconds == 0.0
+
+
+def test_uniform_nonzero_rows_are_the_summary_rows() -> None:
+    rows = summary.uniform_nonzero(k=3, eps0=0.5, delta0=0.0, delta=1e-5)
+    assert tuple(rows) == gce.UNIFORM_NONZERO_ROWS
