@@ -49,12 +49,15 @@ def _g(x: np.ndarray, q: float) -> np.ndarray:
 
 
 def _g_inv(y: np.ndarray, q: float) -> np.ndarray:
-    """ℓ = ln((e^y − (1 − q))/q); −∞ at or below y = ln(1 − q)."""
+    """ℓ = ln((e^y − (1 − q))/q); −∞ at or below y = ln(1 − q). For y > 0 it is taken as
+    y + ln(1 − (1 − q)e^{−y}) − ln q: e^y overflows past y ≈ 709 (that gave ℓ = ∞, so the tails of
+    a law with losses beyond 709, e.g. a subsampled Gaussian σ = 0.02, lost all their mass there)."""
     y = np.asarray(y, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        inner = np.expm1(y) + q  # e^y − 1 + q, accurate near y = 0
-        out = np.where(inner > 0, np.log(np.maximum(inner, 1e-320)) - math.log(q), -np.inf)
-    return out
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inner = np.expm1(np.minimum(y, 0.0)) + q  # e^y − 1 + q, accurate near y = 0
+        small = np.where(inner > 0, np.log(np.maximum(inner, 1e-320)) - math.log(q), -np.inf)
+        big = y + np.log1p(-(1.0 - q) * np.exp(-np.maximum(y, 0.0))) - math.log(q)
+    return np.where(y > 0, big, small)
 
 
 def subsample_remove(law: LossLaw, *, rate: float) -> LossLaw:
