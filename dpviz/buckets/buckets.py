@@ -34,7 +34,7 @@ Bounds for δ(ε) = Σ_x max(0, A(x) − e^ε B(x)):
 Numerics: B-masses are stored tilted, ``qt = q·f^i`` (the paper's B(i) + f^i ℓ(i)); tilting
 commutes with convolution and keeps every array on the scale of the A-masses, so FFT
 round-off (absolute, ≈1e-16 of the largest entry) is never multiplied by e^ε. Each convolution
-charges the a-priori bound 10·u·log2(N)·√N·‖a‖₂‖b‖₂ to ``err`` (propagated like
+charges the a-priori L1 bound ``dpviz.pld.fft.l1_error`` (Higham Thm 24.2) to ``err`` (propagated like
 ``dpviz.pld.grid``); both bounds are widened by ``err``.
 
 Extreme sizes (issue 14). Leaves tilt in log space; where a B-mass underflows, the bucket's
@@ -282,7 +282,7 @@ class Buckets:
         out[2][0] = math.exp(-self.n * self.log_f)  # cap B(−n) ≤ 1
         return Buckets(log_f=self.log_f, n=self.n, a=out[0], a_inf=0.0, q_real=out[1], q_virt=out[2],
                        log_q_virt_inf=-math.inf, slack=k * self.slack,
-                       err=k * (self.err + fft.l1_error(nfft, fft.norm(self.a), fft.norm(self.q_virt[1:]))))
+                       err=k * (self.err + fft.l1_error(nfft, self.a, self.q_virt[1:])))
 
     # ------------------------------------------------------------- bounds
     def delta_upper(self, epsilon: float, *, error_correction: bool = True) -> float:
@@ -325,7 +325,7 @@ def _product_err(x: Buckets, y: Buckets) -> float:
     for ax, ay in ((x.a, y.a), (x.q_real, y.q_real), (x.q_virt[1:], y.q_virt[1:])):
         tx, ty = float(ax.sum()), float(ay.sum())
         e = (x.err * ty + y.err * tx + x.err * y.err
-             + fft.l1_error(n, fft.norm(ax), fft.norm(ay)))
+             + fft.l1_error(n, ax, ay))
         worst = max(worst, e)
     return worst
 

@@ -16,8 +16,9 @@ Truncation after each convolution (``tail`` = mass allowed to move):
   (δ(ε) is increasing in every atom's loss: E[(1 − e^{ε−L})_+] with L larger);
 - optimistic: top tail → lowered to the highest kept loss, bottom tail → dropped.
 
-FFT error (``dpviz.pld.fft``): the entrywise error is ≲ c·u·log2(N)·‖a‖₂‖b‖₂ (u = 2^−53);
-we charge √N times that to the L1 error ``err`` and propagate
+FFT error (``dpviz.pld.fft``, from Higham Thm 24.2): the ℓ2 (so entrywise) error is
+≤ C·u·log2(N)·(‖a‖₂‖b‖₁ + ‖a‖₁‖b‖₂) + second order (u = 2^−53);
+we charge √n times that to the L1 error ``err`` and propagate
 err_{a*b} ≤ err_a‖b‖₁ + err_b‖a‖₁ + err_a err_b. δ from a pessimistic grid is reported plus
 ``err``, from an optimistic one minus ``err``. This is a standard a-priori bound, not a proof
 about the FFT library; it is orders of magnitude below the discretisation widths we report.
@@ -194,7 +195,7 @@ class GridPLD:
             fft_err = 0.0
         elif theta == 0.0:
             out = fft.convolve(a, b, same=other is self)
-            fft_err = fft.l1_error(n, fft.norm(a), fft.norm(b))
+            fft_err = fft.l1_error(n, a, b)
             # the positive noise floor (total ≲ fft_err) may be truncated like a tail (its mass is
             # within the round-off already charged), else every squaring doubles the grid
             noise = fft_err
@@ -292,24 +293,23 @@ def _tilted_convolve(x: GridPLD, y: GridPLD, theta: float, *,
     """x * y through the tilted masses w = m·e^{θ(loss − c)} (c: each grid's top loss, so w ≤ m and
     nothing overflows) and the round-off bound in tilted L1 units Σ|error|·e^{θ·loss}.
 
-    The FFT's error is ≤ ``fft.entry_error`` in every entry and ≤ ``fft.l1_error`` in L1.
-    Entries of the tilted product not above the per-entry bound carry no information: they are
-    set to 0 (a change ≤ their sum, added to the bound), so that untilting (×e^{θ(c − loss)},
-    large far below the top) cannot blow round-off up into spurious mass.
+    The FFT's error is ≤ ``fft.l1_error`` in L1. Entries of the tilted product not above the
+    typical round-off (``fft.noise_level``) carry little information: they are set to 0 (a change
+    ≤ their sum, added to the bound), so that untilting (×e^{θ(c − loss)}, large far below the
+    top) cannot blow round-off up into spurious mass.
     """
     ca, cb = float(x.losses[-1]), float(y.losses[-1])
     wa = x.mass * np.exp(theta * (x.losses - ca))
     wb = wa if same else y.mass * np.exp(theta * (y.losses - cb))
     n = wa.size + wb.size - 1
     w = fft.convolve(wa, wb, same=same)
-    entry = fft.entry_error(n, fft.norm(wa), fft.norm(wb))
-    small = w <= entry
+    small = w <= fft.noise_level(n, wa, wb)  # zeroed and charged: any threshold is sound
     dropped = float(np.maximum(w[small], 0.0).sum())
     w[small] = 0.0
     losses = (x.lo + y.lo + np.arange(n)) * x.h + x.offset + y.offset
     out = w * np.exp(np.minimum(theta * (ca + cb - losses), 700.0))
     log_scale = theta * (ca + cb)
-    bound = fft.l1_error(n, fft.norm(wa), fft.norm(wb)) + dropped
+    bound = fft.l1_error(n, wa, wb) + dropped
     return out, bound * math.exp(log_scale) if log_scale < 700.0 else math.inf
 
 

@@ -34,7 +34,9 @@ def test_dp_sgd_rows(sigma, q, k, delta, ref, h):
     g = epsilon_bounds([(_sgm(sigma, q), k)], delta=delta, h=h)
     assert g.status is Status.OK
     assert g.lower <= ref <= g.upper + 2e-4 * ref  # 2e-4: dp-accounting's 4-digit value and rounding
-    assert g.relative_width < 0.012  # the lower end was 1.3 % (row 1) and 100 % (row 2) below
+    # the lower end was 1.3 % (row 1) and 100 % (row 2) below; row 2 is 1.4 % wide since the FFT
+    # round-off bound is Higham's (review R5, ~100× the earlier estimate, compounded over k steps)
+    assert g.relative_width < 0.016
 
 
 def test_dp_sgd_row_default_accuracy():
