@@ -140,26 +140,35 @@ def binomial_atom_count(k: int, eps0: float) -> int:
     return hi - lo + 1 + int(lo > 0)
 
 
-def binomial_atoms(k: int, eps0: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def binomial_atoms(k: int, eps0: float, *, above: float | None = None
+                   ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(loss, ln P-mass) of the k-fold canonical pair given no A outcome, sorted by decreasing
     loss, with the negligible tails lumped soundly (module docstring).
 
     Upper tail l < lo: mass ≤ lo·w_{lo−1} (the weights increase up to the mode), put at the
     largest loss kε0. Lower tail l > hi: mass ≤ (k − hi)·w_{hi+1}, added to atom hi (its loss
     is larger than theirs).
+
+    ``above``: only the atoms with loss > ``above`` (all that δ(ε) for ε ≥ ``above`` sums; each
+    kept atom is the same number as in the full set).
     """
     lo, hi = binomial_window(k, eps0)
     l_idx = np.arange(lo, hi + 1, dtype=float)
-    log_w = binomial_log_weights(k, eps0, l_idx)
     # floating-point rounding of (k − 2l)ε0 can never make δ too small
     loss = away_from_zero((k - 2.0 * l_idx) * eps0)
-    if hi < k:
+    whole = True
+    if above is not None:
+        kept = int(np.searchsorted(-loss, -above, side="left"))  # loss decreases with l
+        whole = kept == loss.size
+        l_idx, loss = l_idx[:kept], loss[:kept]
+    log_w = binomial_log_weights(k, eps0, l_idx)
+    if hi < k and whole:
         below = float(binomial_log_weights(k, eps0, np.array([hi + 1.0]))[0]) + math.log(k - hi)
         log_w[-1] = np.logaddexp(log_w[-1], below)
     if lo > 0:
-        above = float(binomial_log_weights(k, eps0, np.array([lo - 1.0]))[0]) + math.log(lo)
+        above_lump = float(binomial_log_weights(k, eps0, np.array([lo - 1.0]))[0]) + math.log(lo)
         loss = np.concatenate([away_from_zero(np.array([k * eps0])), loss])
-        log_w = np.concatenate([[above], log_w])
+        log_w = np.concatenate([[above_lump], log_w])
     return loss, log_w
 
 
@@ -185,14 +194,15 @@ class LossAtoms:
         return cls(loss=loss[order], log_p=log_p[order], p_inf=float(p_inf))
 
     @classmethod
-    def binomial(cls, *, k: int, eps0: float, delta0: float) -> LossAtoms:
+    def binomial(cls, *, k: int, eps0: float, delta0: float, above: float | None = None) -> LossAtoms:
         """k-fold product of the canonical (ε0, δ0) pair, KOV eq. 16 / Thm 3.3.
 
         Given no A-outcome (prob. (1−δ0)^k), the count l of "low" outcomes is
         Binomial(k, 1/(1+e^{ε0})) under P~ and the loss is (k − 2l)ε0; negligible tails
-        are lumped soundly (``binomial_atoms``).
+        are lumped soundly (``binomial_atoms``). ``above``: only the atoms with loss > ``above``,
+        enough for ``delta(ε)`` at ε ≥ ``above`` (same value, bit for bit), not for the rest.
         """
-        loss, log_w = binomial_atoms(k, eps0)
+        loss, log_w = binomial_atoms(k, eps0, above=above)
         log_free = k * math.log1p(-delta0)
         p_inf = -math.expm1(log_free)
         return cls(loss=loss, log_p=log_w + log_free, p_inf=p_inf, terms=k + 1)

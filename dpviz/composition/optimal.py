@@ -127,6 +127,18 @@ def delta_for_epsilon(levels: Levels, *, epsilon: float, budget: Budget | None =
                      kind=Kind.EXACT, source=_source(levels), solved="delta")
 
 
+def delta_for_epsilon_once(levels: Levels, *, epsilon: float, budget: Budget | None = None) -> Guarantee:
+    """:func:`delta_for_epsilon` for levels asked about once (the planner's search moves ε0 or k at
+    every step): one level builds only the atoms with loss > ε, all that δ(ε) sums, so the number is
+    the same bit for bit, in about half the time at large k, and nothing is cached."""
+    if len(levels) != 1 or not budgets.resolve(budget).admits(cost(levels)):
+        return delta_for_epsilon(levels, epsilon=epsilon, budget=budget)  # the same words and bounds
+    lv = levels[0]
+    part = LossAtoms.binomial(k=lv.count, eps0=lv.epsilon, delta0=lv.delta, above=epsilon)
+    return Guarantee(epsilon=epsilon, delta=min(part.delta(epsilon), 1.0),
+                     kind=Kind.EXACT, source=_source(levels), solved="delta")
+
+
 def epsilon_for_delta(levels: Levels, *, delta: float, budget: Budget | None = None) -> Guarantee:
     """Smallest ε with δ_opt(ε) ≤ δ (``.delta`` is δ_opt of that ε, ≤ the target); impossible below
     the floor 1 − Π(1 − δ_i)."""

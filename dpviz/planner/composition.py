@@ -43,8 +43,12 @@ def score_fn(method: Method, *, epsilon: float, delta: float,
     ε(δ) − ε_target, or for budgeted methods z(δ_target) − z(δ(ε_target)) with z(δ) = √(−2 ln δ)
     (``inf``: no value)."""
     if method.budgeted:
+        # the search asks each levels once: the optimum's uncached δ(ε) builds half the atoms
+        ask = getattr(method.module, "delta_for_epsilon_once", None)
+
         def score(levels: Levels) -> float:
-            g = method.delta_for_epsilon(levels, epsilon=epsilon, budget=budget)
+            g = (ask(levels, epsilon=epsilon, budget=budget) if ask is not None else
+                 method.delta_for_epsilon(levels, epsilon=epsilon, budget=budget))
             if not g.feasible or g.delta is None:
                 return math.inf
             if g.delta <= delta:  # fits (z(δ) − z(δ′) ≤ 0; both infinite at δ = δ′ = 0)

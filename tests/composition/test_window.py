@@ -64,3 +64,20 @@ def test_window_at_the_threshold_uses_array_weights(monkeypatch) -> None:
 
     monkeypatch.setattr(atoms, "_weight_fn", skewed)
     assert atoms.binomial_window.__wrapped__(k, eps0) == (lo, hi)
+
+
+@settings(max_examples=60, deadline=None)
+@given(log_k=st.floats(0.0, 6.5), log_eps0=st.floats(-5.0, 1.0), delta0=st.sampled_from([0.0, 1e-9, 1e-3]),
+       u=st.floats(-0.2, 1.2))
+def test_delta_once_is_delta_bit_for_bit(log_k: float, log_eps0: float, delta0: float, u: float) -> None:
+    """The planner's uncached δ_opt(ε) (atoms with loss > ε only) is the cached one's number exactly,
+    from below every atom (all kept, the lower lump too) to above kε0 (the upper lump only)."""
+    from dpviz.composition import homogeneous, optimal
+
+    k, eps0 = max(1, int(10.0**log_k)), 10.0**log_eps0
+    levels = homogeneous(k=k, eps0=eps0, delta0=delta0)
+    sd = math.sqrt(k) * eps0  # the loss's spread: probe where δ(ε) is neither 0 nor its floor
+    eps = max(0.0, u * min(k * eps0, k * eps0 * math.tanh(eps0 / 2) + 12 * sd))
+    once = optimal.delta_for_epsilon_once(levels, epsilon=eps)
+    full = optimal.delta_for_epsilon(levels, epsilon=eps)
+    assert once.delta == full.delta and once.kind == full.kind and once.source == full.source
