@@ -292,6 +292,10 @@ def generic(parts: Sequence[Part], *, delta: float | None = None, epsilon: float
             e0 = math.inf if s.epsilon is None else s.epsilon
             return Guarantee.not_computed(source=GENERIC_SOURCE, delta=delta, epsilon=epsilon, solved=solved,
                                           reason=f"per-step ε0 = {e0:.4g} > {EPSILON_MAX:g}: not computed")
+        if not s.delta < 1.0:  # e.g. replace-one by group privacy: (1 + e^ε)δ can exceed 1
+            return Guarantee.not_computed(source=GENERIC_SOURCE, delta=delta, epsilon=epsilon, solved=solved,
+                                          reason=f"per-step δ0 = {s.delta:.4g} ≥ 1 (no per-step guarantee): "
+                                                 "not computed")
         levels.append(Level(epsilon=s.epsilon, delta=s.delta, count=c))
     lv = as_levels(levels)
     detail = "per-step " + ", ".join(f"({x.epsilon:.4g}, {x.delta:.3g})×{x.count}" for x in lv)

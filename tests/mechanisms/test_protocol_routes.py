@@ -378,3 +378,13 @@ def test_rdp_delta_at_epsilon_inverts_epsilon_at_delta() -> None:
     eps = R.rdp(pairs, delta=1e-6).epsilon
     assert R.rdp(pairs, epsilon=eps).delta <= 1e-6 * (1 + 1e-9)
     assert R.rdp(pairs, epsilon=eps * 0.99).delta > 1e-6
+
+
+def test_generic_route_with_a_vacuous_per_step_delta_is_not_computed() -> None:
+    """Replace-one by group privacy states δ0' = (1 + e^ε0)·qδ0, which can exceed 1 (σ = 0.3, q = 0.5):
+    the generic route raised 'delta0 must be a number in [0, 1)', naming a field the user never gave."""
+    m = make("gaussian", sigma=0.3, sampling_rate=0.5, neighbouring="replace-one")
+    g = R.generic([(m, 1)], delta=1e-6)
+    assert g.status is Status.NOT_COMPUTED and "δ0" in (g.reason or "")
+    _key, best = R.best(R.routes([(m, 1)], delta=1e-6))
+    assert best.status is Status.OK and best.upper is not None
