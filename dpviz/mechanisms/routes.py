@@ -14,7 +14,8 @@ several: a heterogeneous mix). Each route answers ε at δ (``delta=``) or δ at
 - ``buckets``: privacy buckets (one part only, for comparison).
 
 ``best`` keeps the smallest sound upper bound and the largest certified lower bound, and names the
-route of the upper: no headline is ever above a cheaper sound route.
+route of the upper: no headline is ever above a cheaper sound route. Routes that contradict each
+other (a lower above an upper beyond round-off) are left out of the headline and named in its note.
 """
 
 from __future__ import annotations
