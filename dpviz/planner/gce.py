@@ -56,9 +56,8 @@ def search_cost(*, k: int, prior: str | None, eps0: float, delta0: float) -> Cos
     if prior != "uniform-nonzero":
         return budgets.ZERO
     e_s, d_s = paper_bounds.subsampled(eps0=eps0, delta0=delta0)
-    levels = (Level(epsilon=eps0, delta=delta0, count=1),)
-    if k > 1:
-        levels += (Level(epsilon=e_s, delta=d_s, count=k - 1),)
+    first = Level(epsilon=eps0, delta=delta0, count=1)
+    levels = (first, Level(epsilon=e_s, delta=d_s, count=k - 1)) if k > 1 else (first,)
     n = min(k, paper_bounds.TERMS)
     per = n * (PER_TERM_SECONDS + optimal.cost(levels).seconds)
     return Cost(seconds=SEARCH_EVALUATIONS * per,
