@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dpviz.composition import METHODS, optimal, parse_levels  # noqa: E402
+from dpviz.composition import METHODS, atoms, optimal, parse_levels  # noqa: E402
 from dpviz.planner import composition, noise  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "results" / "planner.md"
@@ -37,10 +37,11 @@ STEPS, RATE, EPS, DELTA = 10_000, 0.01, 1.0, 1e-5
 
 
 def timed(fn: Callable[[], object], repeats: int) -> tuple[object, float]:
-    """(result, median milliseconds), the optimum's atom cache cleared before each run."""
+    """(result, median milliseconds), the optimum's atom and window caches cleared before each run."""
     times, out = [], None
     for _ in range(repeats):
         optimal.loss_atoms.cache_clear()
+        atoms.binomial_window.cache_clear()
         t0 = time.perf_counter()
         out = fn()
         times.append(1e3 * (time.perf_counter() - t0))
@@ -94,11 +95,15 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--skip-dp-accounting", action="store_true")
     args = ap.parse_args()
+    load = os.getloadavg()
+    rows = composition_rows(args.repeats)
+    load_after = os.getloadavg()
     lines = ["# Planner benchmark (issue 9)", "",
              f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores (shared), "
-             f"Python {platform.python_version()}; median of {args.repeats} runs, cold atom cache.", "",
-             "## Composition inverses (value, time per method; limit 50 ms)", "",
-             *composition_rows(args.repeats), ""]
+             f"Python {platform.python_version()}; median of {args.repeats} runs, cold atom and window "
+             f"caches; load average (1, 5, 15 min) {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f} before the "
+             f"composition rows, {load_after[0]:.2f}, {load_after[1]:.2f}, {load_after[2]:.2f} after.", "",
+             "## Composition inverses (value, time per method; limit 50 ms)", "", *rows, ""]
     t0 = time.perf_counter()
     plan = noise.smallest_noise("gaussian", k=STEPS, epsilon=EPS, delta=DELTA, sampling_rate=RATE)
     ours = time.perf_counter() - t0
