@@ -84,6 +84,8 @@ def largest_int(score: Callable[[int], float], *, top: int, steps: int = 8,
         s_start = score(start)
         if s_start <= 0:
             lo, s_lo, hi, s_hi = start, s_start, 2 * start, math.inf
+    elif start >= top > 1 and score(top) <= 0:  # the guess is at the limit: no doubling from 1 up to it
+        return top, top + 1
     if lo == 0:
         s1 = score(1)
         if s1 > 0:
