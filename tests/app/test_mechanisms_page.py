@@ -189,6 +189,19 @@ def test_headline_never_shows_an_upper_below_a_certified_lower():
     assert math.isclose(best["upper"], 0.17036863236176567)
 
 
+def test_headline_says_when_routes_disagree_and_never_calls_it_exact():
+    """A certified lower far above another route's sound upper is a contradiction (one route is
+    wrong): the headline keeps the upper, drops the lower and says so (it was shown as '=')."""
+    from dpviz.guarantee import Guarantee, Kind
+
+    up = Guarantee(epsilon=0.0, delta=1e-10, kind=Kind.UPPER, source="a", lower=0.0)
+    low = Guarantee(epsilon=0.033, delta=1e-10, kind=Kind.EXACT, source="b")
+    best = mv.best({"pld": up, "analytic": low})
+    assert best["lower"] is None and best["upper"] == 0.0 and "disagree" in best["note"]
+    text = mv.headline(best, solve="epsilon", refined=True)
+    assert "=" not in text.split("Warning")[0] and "routes disagree" in text
+
+
 def test_an_engine_failure_is_a_row_not_a_traceback(monkeypatch):
     """A refining route that raises on some input (an engine bug, e.g. a math domain error) is
     shown as not computed with its reason; the cheap routes' sound answers stand."""
