@@ -214,8 +214,9 @@ class GridPLD:
         """Σ m·e^{θ·loss} over the finite masses (the total for θ = 0, with ``p_inf``)."""
         if theta == 0.0:
             return self.total
+        keep = self.mass > 0  # zero masses never count (their e^{θ·loss} may overflow: 0·∞)
         with np.errstate(over="ignore"):  # an overflow is +inf (no finite bound), never clipped
-            return float(np.einsum("i,i->", self.mass, np.exp(theta * self.losses)))
+            return float(np.einsum("i,i->", self.mass[keep], np.exp(theta * self.losses[keep])))
 
     def truncated(self, *, tail: float = DEFAULT_TAIL) -> GridPLD:
         """Move at most ``tail`` mass off each end, in the sound direction (module docstring)."""
@@ -288,6 +289,21 @@ def _err_sum(err_a: float, total_b: float, err_b: float, total_a: float, fft_err
     return err if math.isfinite(err) else math.inf
 
 
+def _top_mass_loss(g: GridPLD) -> float:
+    """The largest loss carrying mass (the grid's top when it has none)."""
+    nz = np.flatnonzero(g.mass)
+    return float(g.losses[nz[-1]] if nz.size else g.losses[-1])
+
+
+def loss_span(g: GridPLD) -> float:
+    """Largest |loss| carrying mass (zero-mass padding does not count: it never enters e^{θ·loss})."""
+    nz = np.flatnonzero(g.mass)
+    if nz.size == 0:
+        return 0.0
+    x = g.losses
+    return float(max(abs(x[nz[0]]), abs(x[nz[-1]])))
+
+
 def _tilted_convolve(x: GridPLD, y: GridPLD, theta: float, *,
                      same: bool) -> tuple[NDArray[np.float64], float]:
     """x * y through the tilted masses w = m·e^{θ(loss − c)} (c: each grid's top loss, so w ≤ m and
@@ -298,9 +314,10 @@ def _tilted_convolve(x: GridPLD, y: GridPLD, theta: float, *,
     ≤ their sum, added to the bound), so that untilting (×e^{θ(c − loss)}, large far below the
     top) cannot blow round-off up into spurious mass.
     """
-    ca, cb = float(x.losses[-1]), float(y.losses[-1])
-    wa = x.mass * np.exp(theta * (x.losses - ca))
-    wb = wa if same else y.mass * np.exp(theta * (y.losses - cb))
+    ca, cb = _top_mass_loss(x), _top_mass_loss(y)
+    # exponents ≤ 0: only zero masses sit above c, so the clip changes nothing but 0·∞
+    wa = x.mass * np.exp(np.minimum(theta * (x.losses - ca), 0.0))
+    wb = wa if same else y.mass * np.exp(np.minimum(theta * (y.losses - cb), 0.0))
     n = wa.size + wb.size - 1
     w = fft.convolve(wa, wb, same=same)
     small = w <= fft.noise_level(n, wa, wb)  # zeroed and charged: any threshold is sound

@@ -199,3 +199,24 @@ def test_subsampled_laplace_heavy_atoms_on_the_grid():
     g = epsilon_bounds([(subsample_remove(laplace.loss_law(scale=2.0), rate=0.1), 1000)], delta=1e-10)
     assert g.lower <= 10.2808 <= g.upper + 1e-4  # dp-accounting's value, a pessimistic estimate
     assert g.relative_width <= 2e-3
+
+
+def test_cheap_cases_refine_past_the_accuracy():
+    """Laplace b = 2, k = 20, δ = 1e-6 stopped at h = 0.05 once within the 1e-3 accuracy:
+    [9.66712, 9.67350] in 3 ms. Refinements estimated below CHEAP_SECONDS go on (h on a divisor
+    of the atoms' lattice ±1/b), so it ends far tighter; the previous engine, an independent
+    certified computation at h = 2e-4, gave [9.670918872, 9.670921432]: the intervals must meet."""
+    g = epsilon_bounds([(laplace.loss_law(scale=2.0), 20)], delta=1e-6)
+    assert g.status is Status.OK
+    assert g.relative_width <= 1e-5
+    assert g.lower <= 9.670921432217591 and g.upper >= 9.670918871977364
+    from dpviz.pld.accountant import composition
+    h = composition([(laplace.loss_law(scale=2.0), 20)], delta=1e-6).h
+    assert h < 0.05 and 0.5 / h == pytest.approx(round(0.5 / h), rel=1e-9)  # the atoms stay on the grid
+
+
+def test_atom_lattice_laws_stay_exact_with_cheap_refinement():
+    """RR and geometric compose exactly on their lattice: no refinement may move them off it."""
+    for law, k in ((rr.loss_law(eps0=0.5), 40), (geometric.loss_law(eps0=0.3, sensitivity=2), 25)):
+        g = epsilon_bounds([(law, k)], delta=1e-6)
+        assert g.upper - g.lower <= 1e-12 * g.upper  # exact up to the round-off margin

@@ -36,6 +36,7 @@ def _contains_closed_form(sigma: float, k: int, delta: float) -> None:
     (276.9, 10, 1e-10),  # was [0, 0], truth 0.0609
     (834.5181078696526, 10, 1e-8),  # was [0, 0], truth 0.0159965
     (500.0, 10, 1e-10),  # was [0, 0]; reached routes.best with compare=True
+    (math.exp(6.75), 2, math.exp(-30.0)),  # θ capped by zero-mass padding (±1): no upper end
 ])
 def test_large_sigma_small_delta_contains_the_closed_form(sigma, k, delta):
     _contains_closed_form(sigma, k, delta)
