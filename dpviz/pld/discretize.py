@@ -40,8 +40,8 @@ from dpviz.pld.law import LossLaw
 from dpviz.validation import ParameterError
 
 _ON_GRID = 1e-9
-_ULPS = 8 * np.finfo(float).eps
-"""Atoms within this relative distance of a grid point count as on it (float round-off of ε0/m)."""
+"""Atoms within this relative distance of a grid point count as on it when that moves them the
+sound way; the other way only within ``postprocess.atom_slack`` (their loss's round-off)."""
 
 _SPLIT_MARGIN = 1e-10
 """Fraction of each cell's P-mass moved up (pessimistic) or down (optimistic) beyond the exact
@@ -93,10 +93,10 @@ def _cells(law: LossLaw, h: float, i_lo: int, i_hi: int, margin: float, offset: 
     t = (law.loss - offset) / h
     # Atoms within _ON_GRID of a grid point count as on it only when that moves them the
     # sound way: up for the pessimistic grid (margin > 0), down for the optimistic one;
-    # the other way only within a few ulps (rounding of L/h).
+    # the other way only within the round-off of L (``postprocess.atom_slack``).
     d = t - np.round(t)
     scale = np.maximum(1.0, np.abs(t))
-    wide, ulps = _ON_GRID * scale, _ULPS * scale
+    wide, ulps = _ON_GRID * scale, postprocess.atom_slack(law.p, law.q, t, h)
     on = (d >= -wide) & (d <= ulps) if margin > 0 else (d >= -ulps) & (d <= wide)
     pos = np.round(t[on]).astype(np.int64) - i_lo
     np.add.at(on_p, pos, law.p[on])

@@ -44,6 +44,20 @@ _ULPS = 8 * np.finfo(float).eps
 _ON_GRID = 1e-9
 
 
+def atom_slack(p: NDArray[np.float64], q: NDArray[np.float64], t: NDArray[np.float64],
+               h: float) -> NDArray[np.float64]:
+    """How far (in units of h) an atom at t = loss/h may sit on the unsound side of a grid point and
+    still count as on it: the round-off of its loss. A loss ln p − ln q (e.g. replace-one's
+    lp − lq) is computed with an absolute error of a few u·(|ln p| + |ln q|), not u·|loss| (review
+    R3: geometric replace-one q = 1 lost a whole step of its heavy atom, [0.0556, 0.1031] for the
+    exact 0.1031); 64 u of that, and at least 8 u·max(1, |t|), at most ``_ON_GRID``·max(1, |t|)."""
+    scale = np.maximum(1.0, np.abs(t))
+    with np.errstate(divide="ignore", over="ignore"):  # a denormal h: +inf, capped below
+        logs = np.abs(np.log(np.where(p > 0, p, 1.0))) + np.abs(np.log(np.where(q > 0, q, 1.0)))
+        own = 64.0 * np.finfo(float).eps / 2.0 * logs / h
+    return np.minimum(np.maximum(_ULPS * scale, own), _ON_GRID * scale)
+
+
 def half_cell_terms(law: LossLaw, h: float, i_lo: int, i_hi: int, offset: float = 0.0) -> HalfCells:
     """Terms of the half-cells (jh/2, (j+1)h/2], j = 2·i_lo .. 2·i_hi − 1, plus the cell above the
     top point (j = last): P-mass, B = P − e^{ε_j}Q ≥ 0 (ε_j = jh/2, its lower end), |A| =
@@ -90,7 +104,7 @@ def half_cell_terms(law: LossLaw, h: float, i_lo: int, i_hi: int, offset: float 
         t = (loss - offset) / h
         d = t - np.round(t)
         scale = np.maximum(1.0, np.abs(t))
-        on = (d >= -_ULPS * scale) & (d <= _ON_GRID * scale)
+        on = (d >= -atom_slack(p, law.q[keep], t, h)) & (d <= _ON_GRID * scale)
         pos = np.round(t[on]).astype(np.int64) - i_lo
         inside = (pos >= 0) & (pos < on_p.size)
         np.add.at(on_p, pos[inside], p[on][inside])
