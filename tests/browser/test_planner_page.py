@@ -5,6 +5,7 @@ saves the figure; screenshots at 1280 and 390 px."""
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -53,5 +54,41 @@ def test_main_path_share_and_exports(page: Page, app_url: str, browser: Browser)
         open_ready(other, page.url)
         assert other.evaluate(TABLE_TEXT) == sent
         other.screenshot(path=str(ARTIFACTS / "planner_shared_390.png"), full_page=True)
+    finally:
+        context.close()
+
+
+def _payload(page: Page) -> dict:
+    with page.expect_download(timeout=TIMEOUT_MS) as info:
+        page.get_by_role("button", name="JSON").first.click()
+    return json.loads(Path(info.value.path()).read_text())
+
+
+def test_prior_typed_goes_to_the_url_and_a_shared_link_shows_its_rows(page: Page, app_url: str,
+                                                                    browser: Browser) -> None:
+    """A person types the gce command's --prior value; the URL holds it (key = flag) and the priors
+    rows are that prior's bounds; over the page's budget the rows say why (tables are drawn on a
+    canvas: read through the JSON download)."""
+    open_ready(page, f"{app_url}/Plan_a_budget?k=50")
+    text(page, pv.PRIOR.label, "at-least:5", "prior")
+    assert query(page.url)["prior"] == "at-least:5"
+    heading = page.get_by_text("Database priors: prior at-least:5 over the k = 50 databases")
+    heading.wait_for(timeout=TIMEOUT_MS)
+    heading.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "planner_prior_1280.png"))
+    payload = _payload(page)
+    assert payload["parameters"]["prior"] == "at-least:5" and list(payload["gce"]) == ["classic", "exact"]
+    assert payload["gce"]["exact"]["eps0"] > payload["gce"]["classic"]["eps0"]
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        other = context.new_page()
+        open_ready(other, f"{app_url}/Plan_a_budget?k=1000000&prior=uniform-nonzero&k_max=10")
+        over = other.get_by_text("Database priors: prior uniform-nonzero")
+        over.wait_for(timeout=TIMEOUT_MS)
+        over.scroll_into_view_if_needed()
+        other.screenshot(path=str(ARTIFACTS / "planner_prior_over_budget_1280.png"))
+        rows = _payload(other)["gce"]
+        assert "theorem3_optimal" in rows
+        assert all(r["eps0"] is None and "budget" in r["reason"] for r in rows.values()), rows
     finally:
         context.close()
