@@ -39,6 +39,12 @@ class ContinuousPart:
 
     def mass(self, a: ArrayLike, b: ArrayLike, *, side: str) -> NDArray[np.float64]:
         """Mass of the open/closed-irrelevant interval (a, b] under P or Q (``side``)."""
+        return self.mass_and_tail(a, b, side=side)[0]
+
+    def mass_and_tail(self, a: ArrayLike, b: ArrayLike, *,
+                      side: str) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """``mass`` and the tail it was computed from, min(sf(a), cdf(a)): the mass is a difference
+        of two tails, so its absolute round-off is ≈ u·(2·that tail + the mass), not u·mass."""
         sf, cdf = (self.sf_p, self.cdf_p) if side == "p" else (self.sf_q, self.cdf_q)
         x = np.asarray(a, dtype=np.float64)
         y = np.asarray(b, dtype=np.float64)
@@ -47,7 +53,7 @@ class ContinuousPart:
         lower = cdf(y) - cdf_a
         # Use whichever tail is small at the interval: it carries the relative precision.
         use_upper = sf_a < cdf_a
-        return np.maximum(np.where(use_upper, upper, lower), 0.0)
+        return np.maximum(np.where(use_upper, upper, lower), 0.0), np.minimum(sf_a, cdf_a)
 
 
 @dataclass(frozen=True, eq=False)

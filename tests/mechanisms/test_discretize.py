@@ -77,3 +77,31 @@ def test_laplace_tails_sum_to_one():
         cont = c.mass(np.array([c.lo]), np.array([c.hi]), side=side)[0]
         atoms = (law.p if side == "p" else law.q).sum()
         assert cont + atoms == pytest.approx(1.0, abs=1e-15)
+
+
+@pytest.mark.parametrize("h", [1e-5, 2e-4])
+def test_split_margin_covers_the_round_off_of_tail_differences(h):
+    """Review R8: the chord split's numerator P_c − e^{ε}Q_c is a difference of tails; its float
+    error, against mpmath at 50 digits, must be within the margin of each cell (the old margin
+    2e-14·P_c/(1 − e^{−h}) was 300-5,500× too small in the bulk of Gaussian μ = 1)."""
+    import mpmath
+    law = gaussian.loss_law(sigma=1.0)  # L ~ N(1/2, 1) under P, N(−1/2, 1) under Q
+    c = law.continuous
+    eps = np.array([-1.3, -0.2, 0.0, 0.35, 0.5, 1.1, 2.7]) // h * h
+    b = eps + h
+    pc, tp = c.mass_and_tail(eps, b, side="p")
+    qc, tq = c.mass_and_tail(eps, b, side="q")
+    num = pc - np.exp(eps + np.log(qc))
+    m = discretize.split_margin(pc, qc, tp, tq, eps, h, discretize._SPLIT_MARGIN)
+    worst_old = 0.0
+    for i, (a_, b_) in enumerate(zip(eps, b, strict=True)):
+        with mpmath.workdps(50):
+            a_m, b_m = mpmath.mpf(float(a_)), mpmath.mpf(float(b_))
+            p_m = mpmath.ncdf(b_m - 0.5) - mpmath.ncdf(a_m - 0.5)
+            q_m = mpmath.ncdf(b_m + 0.5) - mpmath.ncdf(a_m + 0.5)
+            exact = p_m - mpmath.exp(a_m) * q_m
+            rel = float(abs(mpmath.mpf(float(num[i])) - exact) / (pc[i] * -math.expm1(-h)))
+        assert rel <= m[i], (a_, rel, m[i])
+        worst_old = max(worst_old, rel / (2e-14 / -math.expm1(-h)))
+    if h == 1e-5:
+        assert worst_old > 1.0  # the old margin did not cover it: the test can fail
