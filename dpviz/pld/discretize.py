@@ -114,10 +114,10 @@ def _cells(law: LossLaw, h: float, i_lo: int, i_hi: int, margin: float, offset: 
         np.add.at(pc, cell, p_off)
         np.add.at(qc, cell, law.q[off])
         # the lower grid point (cell + i_lo)·h is rounded by ~u·|L|, which the split divides by h
-        m = _margin(margin, h, 4e-16 * (1.0 + float(np.abs(law.loss[off]).max())))
-        if abs(m) < 1.0:
+        m_atom = _margin(margin, h, 4e-16 * (1.0 + float(np.abs(law.loss[off]).max())))
+        if abs(m_atom) < 1.0:
             frac = np.clip(-np.expm1(eps[cell] - law.loss[off]) / -math.expm1(-h), 0.0, 1.0)
-            np.add.at(split_b, cell, np.clip(frac * p_off + m * p_off, 0.0, p_off))
+            np.add.at(split_b, cell, np.clip(frac * p_off + m_atom * p_off, 0.0, p_off))
         elif margin > 0:
             np.add.at(split_b, cell, p_off)
     return eps, pc, qc, split_b, on_p, below, above
