@@ -29,7 +29,9 @@ from dpviz.composition import homogeneous, optimal, parse_levels  # noqa: E402
 from dpviz.composition.atoms import LossAtoms, binomial_atom_count, binomial_window  # noqa: E402
 from dpviz.gce import exact  # noqa: E402
 from dpviz.gce import hypotheses as H  # noqa: E402
-from dpviz.mechanisms.spec import MechanismSpec, buckets_interval  # noqa: E402
+from dpviz.mechanisms import routes  # noqa: E402
+from dpviz.mechanisms.base import Accountable  # noqa: E402
+from dpviz.mechanisms.registry import make  # noqa: E402
 from dpviz.pld import accountant, discretize  # noqa: E402
 from dpviz.views import mechanisms as mv  # noqa: E402
 
@@ -100,15 +102,15 @@ def units(repeats: int) -> dict[str, float]:
     out["gce_hull_point"] = best(pair.region, repeats) / points
 
     # PLD discretisation, per cell and discretisation (pessimistic and optimistic averaged)
-    def per_cell(spec: MechanismSpec, cells: int = 1 << 16) -> float:
-        law = spec.law()
+    def per_cell(mech: Accountable, cells: int = 1 << 16) -> float:
+        law = mech.law
         lo, hi = law.support(1e-15)
         h = (hi - lo) / cells
         both = best(lambda: (discretize.pessimistic(law, h=h), discretize.optimistic(law, h=h)), repeats)
         return both / (2 * ((hi - lo) / h + 3))
-    out["pld_cell"] = max(per_cell(MechanismSpec("gaussian", sigma=0.9)),
-                          per_cell(MechanismSpec("laplace", scale=2.0)))
-    asym = sorted(per_cell(MechanismSpec(kind, **kw)) for kind, kw in (
+    out["pld_cell"] = max(per_cell(make("gaussian", sigma=0.9)),
+                          per_cell(make("laplace", scale=2.0)))
+    asym = sorted(per_cell(make(kind, **kw)) for kind, kw in (
         ("gaussian", {"sigma": 0.9, "sampling_rate": 0.01}),
         ("gaussian", {"sigma": 0.05, "sampling_rate": 0.5}),
         ("gaussian", {"sigma": 5.0, "sampling_rate": 0.001}),
@@ -116,10 +118,10 @@ def units(repeats: int) -> dict[str, float]:
         ("geometric", {"eps0": 0.5, "sampling_rate": 0.1})))
     print("asymmetric laws, s per cell:", " ".join(f"{x:.2e}" for x in asym))
     out["pld_cell_asymmetric"] = asym[len(asym) // 2]
-    out["pld_atom_cell"] = per_cell(MechanismSpec("randomized-response", eps0=10.0))
+    out["pld_atom_cell"] = per_cell(make("randomized-response", eps0=10.0))
 
     # FFT compositions: the whole compose minus its discretisations, per (bins · log2 bins · FFTs)
-    law = MechanismSpec("gaussian", sigma=0.9).law()  # symmetric: one direction
+    law = make("gaussian", sigma=0.9).law  # symmetric: one direction
     lo, hi = law.support(1e-15)
     parts = [(law, 10_000)]
     h = 1e-3
@@ -144,8 +146,7 @@ def units(repeats: int) -> dict[str, float]:
     out["delta_eval"] = max(t1 - out["delta_eval_atom"] / h1, 0.0)
 
     # privacy buckets (page size): the law put into buckets, then the convolutions
-    spec = MechanismSpec("gaussian", sigma=0.9, sampling_rate=0.01)
-    law = spec.law()
+    law = make("gaussian", sigma=0.9, sampling_rate=0.01).law
     n = mv.PAGE_BUCKETS_N
     t = best(lambda: [Buckets.from_law(d, log_f=0.001, n=n) for d in law.both_directions()], repeats)
     out["bucket_cell"] = t / (2 * (2 * n + 1))
@@ -171,14 +172,14 @@ def check_routes(repeats: int) -> list[tuple[str, float, float]]:
     rows.append(("GCE at-least:3, δ0 = 0, k = 3000",
                  best(lambda: exact.exact_pair(p0, p1, eps0=0.1, delta0=0.0, budget=UNLIMITED).epsilon(1e-6),
                       repeats), exact.cost(p0, p1, delta0=0.0).seconds))
-    law = MechanismSpec("gaussian", sigma=1.1, sampling_rate=0.01).law()
+    law = make("gaussian", sigma=1.1, sampling_rate=0.01).law
     rows.append(("PLD DP-SGD σ = 1.1, q = 0.01, k = 10^4, h = 2e-4",
                  best(lambda: accountant.compose([(law, 10_000)], h=2e-4, budget=UNLIMITED), repeats),
                  accountant.cost([(law, 10_000)], h=2e-4).seconds))
-    spec = MechanismSpec("gaussian", sigma=1.1, sampling_rate=0.01)
-    rows.append(("buckets, page size, k = 1000", best(lambda: buckets_interval(spec, k=1000, delta=1e-5,
-                                                                               n=mv.PAGE_BUCKETS_N), repeats),
-                 mv.buckets_cost(spec, k=1000).seconds))
+    mech = make("gaussian", sigma=1.1, sampling_rate=0.01)
+    rows.append(("buckets, page size, k = 1000", best(lambda: routes.buckets([(mech, 1000)], delta=1e-5,
+                                                                             n=mv.PAGE_BUCKETS_N), repeats),
+                 mv.buckets_cost(mech, k=1000).seconds))
     return rows
 
 
