@@ -86,7 +86,6 @@ def test_bucket_count_validation():
 def test_overflowing_product_has_no_bounds_instead_of_a_silent_zero():
     """An FFT of overflowing tilted masses gives inf/NaN without any warning, and the lower bound's
     max(0, NaN) was a silent 0 (issue 11 item 5). Such a node now reports no bounds (swamped)."""
-    import numpy as np
 
     from dpviz.mechanisms import canonical
     b = Buckets.from_law(canonical.loss_law(eps0=1.0, delta0=0.0), log_f=0.5, n=8)
