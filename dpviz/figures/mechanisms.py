@@ -11,7 +11,6 @@ from dpviz.figures.curves import mark_target
 from dpviz.figures.style import base_layout, hover, rgba, style
 from dpviz.figures.tables import format_number
 from dpviz.guarantee import Guarantee, Status
-from dpviz.pld.accountant import Interval
 
 LABELS = {
     "pld": "PLD (certified interval)",
@@ -144,16 +143,19 @@ def epsilon_vs_k_figure(ks: np.ndarray, lower: np.ndarray, upper: np.ndarray,
     return fig
 
 
-def interval_rows(results: Mapping[str, Interval]) -> list[dict[str, str]]:
-    """Rows: method, ε lower, ε upper, width, time, note."""
+def interval_rows(results: Mapping[str, Guarantee]) -> list[dict[str, str]]:
+    """Rows of the heterogeneous table: method, ε lower, ε upper, width, time, note (the source,
+    or why there is no value, and the grid). Lower bounds rounded down, upper bounds up."""
     rows = []
-    for key, iv in results.items():
+    for key, g in results.items():
+        ok = g.status is Status.OK
+        note = "; ".join(x for x in (g.source, g.reason or "", g.detail) if x)
         rows.append({"method": LABELS.get(key, key),
-                     "ε lower": format_number(iv.lower, 8, down=True) if iv.lower is not None else "—",
-                     "ε upper": format_number(iv.upper, 8),
-                     "width": format_number(iv.width, 3),
-                     "time (ms)": f"{iv.seconds * 1e3:.1f}",
-                     "note": iv.detail})
+                     "ε lower": format_number(g.lower, 8, down=True) if ok and g.lower is not None else "—",
+                     "ε upper": format_number(g.upper if ok else None, 8),
+                     "width": format_number(g.width if ok else None, 3),
+                     "time (ms)": f"{(g.seconds or 0.0) * 1e3:.1f}",
+                     "note": note})
     return rows
 
 

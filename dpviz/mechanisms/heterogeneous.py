@@ -11,78 +11,41 @@ Three routes side by side:
 
 from __future__ import annotations
 
-import math
 import time
+from dataclasses import replace
 
-from dpviz.budget import Budget, OverBudget
+from dpviz.budget import Budget
 from dpviz.composition import kov, optimal
 from dpviz.composition.levels import Levels
-from dpviz.guarantee import Kind
+from dpviz.guarantee import Guarantee, Kind
 from dpviz.mechanisms import canonical
-from dpviz.pld.accountant import DEFAULT_H, Interval, compose, compose_within_limits, plan
-from dpviz.validation import ParameterError, check_delta
+from dpviz.pld.accountant import epsilon_bounds
+from dpviz.pld.law import LossLaw
+from dpviz.validation import check_delta
 
-DEFAULT_BUDGET = 1 << 20
 
-
-def parts(levels: Levels) -> list:
-    """(canonical loss law, count) for every level with ε > 0 or δ > 0."""
+def parts(levels: Levels) -> list[tuple[LossLaw, int]]:
+    """(canonical loss law, count) for every level (KOV eq. 16)."""
     return [(canonical.loss_law(eps0=lv.epsilon, delta0=lv.delta), lv.count) for lv in levels]
 
 
-def grid_width(levels: Levels, *, budget: int = DEFAULT_BUDGET) -> float:
-    """A width on which every ε_i is a grid point when the ε_i share a unit ≥ DEFAULT_H/10,
-    coarsened (by whole factors) until the composed grid fits ``budget``."""
-    eps = sorted({lv.epsilon for lv in levels if lv.epsilon > 0})
-    unit = None
-    if eps:
-        u = eps[0]
-        for cand in (u / m for m in range(1, 1001)):
-            if cand < DEFAULT_H / 10:
-                break
-            if all(abs(e / cand - round(e / cand)) < 1e-9 * max(1.0, e / cand) for e in eps):
-                unit = cand
-                break
-    h = DEFAULT_H if unit is None else unit / max(1, math.ceil(unit / DEFAULT_H))
-    ps = parts(levels)
-    for _ in range(40):
-        try:
-            if plan(ps, h=h) <= budget:
-                return h
-        except ParameterError:
-            pass
-        h = h * 2.0 if unit is None else unit / max(1, math.floor(unit / h / 2.0))
-    raise ParameterError("levels", f"{len(levels)} levels", "small enough for the PLD grid")
-
-
 def compare(levels: Levels, *, delta: float, h: float | None = None,
-            budget: Budget | None = None) -> dict[str, Interval]:
-    """ε at total δ by the exact, PLD and KOV Thm 3.5 routes, each within ``budget``
-    (``dpviz.budget``; ``None`` = the CLI default): the exact row is left out beyond it (KOV is
-    the closed form it would fall back on), the PLD grid coarsens to fit or says why not."""
+            budget: Budget | None = None) -> dict[str, Guarantee]:
+    """ε at total δ by the exact, PLD and KOV Thm 3.5 routes, each a :class:`Guarantee` within
+    ``budget`` (``dpviz.budget``; ``None`` = the CLI default). The exact row is absent beyond
+    ``optimal.MAX_ATOMS`` and *not computed* over the budget (KOV's row is the closed form it
+    would fall back on); the PLD (``dpviz.pld.accountant.epsilon_bounds``) chooses its grid from
+    the target, or uses ``h``, and says why when it cannot run."""
     delta = check_delta(delta, field="delta", positive=True)
-    out: dict[str, Interval] = {}
+    out: dict[str, Guarantee] = {}
     if optimal.atom_count(levels) <= optimal.MAX_ATOMS:
         t0 = time.perf_counter()
         g = optimal.epsilon_for_delta(levels, delta=delta, budget=budget)
-        if g.kind is not Kind.UPPER:  # an upper closed form stands in over budget: KOV's row shows it
-            e = g.epsilon if g.feasible else math.inf
-            out["exact"] = Interval(lower=e, upper=e, method="exact", seconds=time.perf_counter() - t0,
-                                    exact=e, detail=g.source)
-        else:
-            out["exact"] = Interval(lower=None, upper=None, method="exact", detail=str(g.reason))
+        if g.kind is Kind.UPPER:  # an upper closed form stands in over budget: KOV's row shows it
+            g = Guarantee.not_computed(source=optimal.SOURCE_HETEROGENEOUS, delta=delta,
+                                       reason=str(g.reason))
+        out["exact"] = replace(g, seconds=time.perf_counter() - t0)
+    out["pld"] = epsilon_bounds(parts(levels), delta=delta, h=h, budget=budget)
     t0 = time.perf_counter()
-    hh = h if h is not None else grid_width(levels)
-    try:
-        c = compose_within_limits(parts(levels), h=hh, budget=budget) if h is None \
-            else compose(parts(levels), h=hh, budget=budget)  # a width the caller chose is kept
-        lo, up = c.epsilon(delta)
-        out["pld"] = Interval(lower=math.inf if lo is None else lo, upper=up, method="pld",
-                              seconds=time.perf_counter() - t0, detail=f"h={c.h:.3g}")
-    except OverBudget as exc:
-        out["pld"] = Interval(lower=None, upper=None, method="pld", detail=f"PLD {exc.reason}")
-    t0 = time.perf_counter()
-    g = kov.epsilon_for_delta(levels, delta=delta)
-    out["kov"] = Interval(lower=None, upper=g.epsilon if g.feasible else None, method="kov",
-                          seconds=time.perf_counter() - t0, detail=g.source)
+    out["kov"] = replace(kov.epsilon_for_delta(levels, delta=delta), seconds=time.perf_counter() - t0)
     return out

@@ -145,10 +145,10 @@ def test_region_figure_notes_a_full_square_anywhere_it_is_used():
 def test_interval_rows_never_show_a_lower_bound_above_or_an_upper_bound_below_its_value() -> None:
     """Display rounding goes the safe way on both ends of a certified interval."""
     from dpviz.figures.mechanisms import interval_rows
-    from dpviz.pld.accountant import Interval
+    from dpviz.guarantee import Guarantee, Kind
 
     lo, up = 1.234567891234, 1.234567899876  # 8 digits: nearest rounding would move each the wrong way
-    iv = Interval(lower=lo, upper=up, method="pld")
-    row = interval_rows({"pld": iv})[0]
+    g = Guarantee(epsilon=up, delta=1e-5, kind=Kind.UPPER, source="PLD", lower=lo, upper=up)
+    row = interval_rows({"pld": g})[0]
     assert float(row["ε lower"]) <= lo
     assert float(row["ε upper"]) >= up
