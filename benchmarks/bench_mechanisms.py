@@ -27,7 +27,7 @@ from dpviz.buckets import Buckets, epsilon_from_delta_curve
 from dpviz.composition import homogeneous, optimal
 from dpviz.mechanisms import gaussian, randomized_response
 from dpviz.mechanisms.subsampling import subsample_remove
-from dpviz.pld import epsilon_interval
+from dpviz.pld import epsilon_bounds
 
 REPEATS = 3
 logging.getLogger().setLevel(logging.ERROR)  # dp-accounting warns about its optimistic mode
@@ -74,7 +74,7 @@ def dp_sgd(rows: list[str]) -> None:
                 f"{g.upper:.6f} | {g.relative_width:.2e} | {t:.3f} | {t / ref_t:.2f} |")
     finest = None
     for h in (2e-4, 1e-4, 5e-5):
-        iv, t = timed(lambda h=h: epsilon_interval([(law, k)], delta=delta, h=h))
+        iv, t = timed(lambda h=h: epsilon_bounds([(law, k)], delta=delta, h=h))
         finest = iv
         rows.append(f"| dpviz PLD, h = {h:g} (certified) | {iv.lower:.6f} | {iv.upper:.6f} | "
                     f"{iv.relative_width:.2e} | {t:.3f} | {t / ref_t:.2f} |")
@@ -90,7 +90,7 @@ def dp_sgd(rows: list[str]) -> None:
 def gaussian_closed_form(rows: list[str]) -> None:
     sigma, k, delta = 1.0, 1000, 1e-5
     (lo, hi), t = timed(lambda: gaussian.epsilon_bracket(delta=delta, sigma=sigma, k=k))
-    iv, t_pld = timed(lambda: epsilon_interval([(gaussian.loss_law(sigma=sigma), k)], delta=delta, h=1e-3))
+    iv, t_pld = timed(lambda: epsilon_bounds([(gaussian.loss_law(sigma=sigma), k)], delta=delta, h=1e-3))
 
     def ref():
         return ref_pld.from_gaussian_mechanism(sigma).self_compose(k).get_epsilon_for_delta(delta)

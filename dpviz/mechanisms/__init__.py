@@ -6,6 +6,5 @@ one class implementing the protocol of ``base`` (its ``Param`` specs, loss law, 
 guarantee, closed form, grid unit, largest loss, replace-one law); ``registry`` maps the CLI/URL
 key to the class. ``subsampling`` wraps any of them in Poisson subsampling (add/remove, Steinke
 Thm 29/34; replace-one, §6.2); ``routes`` answers ε at δ or δ at ε by every route as a
-``Guarantee`` and picks the best; ``spec`` is the former ``MechanismSpec`` API as a thin adapter;
-``heterogeneous`` composes lists of (ε_i, δ_i) levels.
+``Guarantee`` and picks the best; ``heterogeneous`` composes lists of (ε_i, δ_i) levels.
 """

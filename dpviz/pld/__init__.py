@@ -7,9 +7,9 @@
 - ``accountant``: certified intervals for ε(δ) and δ(ε) of heterogeneous compositions.
 """
 
-from dpviz.pld.accountant import Composed, Interval, compose, delta_interval, epsilon_interval, plan
+from dpviz.pld.accountant import Composed, compose, delta_bounds, epsilon_bounds, plan
 from dpviz.pld.grid import MAX_BINS, GridPLD
 from dpviz.pld.law import ContinuousPart, LossLaw
 
-__all__ = ["MAX_BINS", "Composed", "ContinuousPart", "GridPLD", "Interval", "LossLaw", "compose",
-           "delta_interval", "epsilon_interval", "plan"]
+__all__ = ["MAX_BINS", "Composed", "ContinuousPart", "GridPLD", "LossLaw", "compose", "delta_bounds",
+           "epsilon_bounds", "plan"]

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -31,7 +31,7 @@ from scipy.special import logsumexp
 
 from dpviz import budget as budgets
 from dpviz.budget import Budget, Cost, OverBudget, cost_of
-from dpviz.guarantee import DeltaCurve, Guarantee, Kind, Status, finite_or_none
+from dpviz.guarantee import DeltaCurve, Guarantee, Kind, Status
 from dpviz.pld import discretize
 from dpviz.pld.grid import DEFAULT_TAIL, MAX_BINS, GridPLD, composed_bins, loss_span
 from dpviz.pld.law import LossLaw
@@ -46,44 +46,6 @@ DEFAULT_H = 2e-4
 our errors are second order in h, so for DP-SGD (q = 0.01, σ = 1.1, 10⁴ steps) this gives a
 certified interval of relative width 2e-4 in less time than dp-accounting's default run
 (``benchmarks/results/mechanisms.md``)."""
-
-
-@dataclass(frozen=True)
-class Interval:
-    """A certified interval for one number (ε or δ): ``lower ≤ truth ≤ upper``.
-
-    ``None`` for ``upper`` means the method cannot certify any finite value (e.g. δ below the
-    mass at +∞); ``exact`` is filled where a closed form exists. ``seconds`` is wall time.
-    """
-
-    lower: float | None
-    upper: float | None
-    method: str
-    seconds: float = 0.0
-    exact: float | None = None
-    detail: str = ""
-
-    @property
-    def width(self) -> float | None:
-        if self.lower is None or self.upper is None:
-            return None
-        return self.upper - self.lower
-
-    @property
-    def relative_width(self) -> float | None:
-        w = self.width
-        if w is None or self.upper is None:
-            return None
-        return w / self.upper if self.upper > 0 else 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        out = {"lower": finite_or_none(self.lower), "upper": finite_or_none(self.upper),
-               "width": finite_or_none(self.width), "method": self.method, "seconds": self.seconds}
-        if self.exact is not None:
-            out["exact"] = finite_or_none(self.exact)
-        if self.detail:
-            out["detail"] = self.detail
-        return out
 
 
 @dataclass(frozen=True)
@@ -366,26 +328,6 @@ def _compose_many(law: LossLaw, ks: list[int], *, h: float, tail: float) -> dict
     seconds = time.perf_counter() - t0
     return {k: Composed(upper=tuple(out["upper"][k]), lower=tuple(out["lower"][k]), h=h, seconds=seconds,
                         single=pess[0]) for k in ks}
-
-
-def epsilon_interval(parts: Parts, *, delta: float, h: float = DEFAULT_H,
-                     tail: float = DEFAULT_TAIL, budget: Budget | None = None) -> Interval:
-    """ε(δ) of the composition as a certified interval."""
-    t0 = time.perf_counter()
-    c = compose(parts, h=h, tail=tail, budget=budget)
-    lo, up = c.epsilon(delta)
-    return Interval(lower=lo if lo is not None else math.inf, upper=up, method="pld",
-                    seconds=time.perf_counter() - t0, detail=f"h={h:g}")
-
-
-def delta_interval(parts: Parts, *, epsilon: float, h: float = DEFAULT_H,
-                   tail: float = DEFAULT_TAIL, budget: Budget | None = None) -> Interval:
-    """δ(ε) of the composition as a certified interval."""
-    t0 = time.perf_counter()
-    c = compose(parts, h=h, tail=tail, budget=budget)
-    lo, up = c.delta(epsilon)
-    return Interval(lower=lo, upper=up, method="pld", seconds=time.perf_counter() - t0,
-                    detail=f"h={h:g}")
 
 
 # ====================================================================== the Guarantee API (issue 8)

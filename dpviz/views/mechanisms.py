@@ -188,7 +188,7 @@ def buckets_cost(mech: Any, *, k: int, n: int = PAGE_BUCKETS_N) -> Cost:
     """Estimated cost of the buckets route (``dpviz.budget`` units): the law put into 2n + 1
     buckets, then per direction a chain of k − 1 products (k ≤ 64) or ⌊log2 k⌋ squarings and
     popcount(k) − 1 products, each an FFT of 4n + 2 entries, for three arrays."""
-    law = mech.law() if callable(mech.law) else mech.law  # a MechanismSpec's law is a method
+    law = mech.law
     dirs = len(law.both_directions())
     steps = k - 1 if k <= 64 else k.bit_length() - 1 + bin(k).count("1") - 1
     size = 4 * n + 2

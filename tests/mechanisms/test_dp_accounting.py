@@ -10,7 +10,7 @@ from dp_accounting.pld import privacy_loss_distribution as ref
 
 from dpviz.mechanisms import gaussian, laplace
 from dpviz.mechanisms.subsampling import subsample_remove
-from dpviz.pld import epsilon_interval
+from dpviz.pld import epsilon_bounds
 
 DELTA = 1e-5
 # dp-accounting's own error at its default h = 1e-4 (connect-the-dots): ≲ 1e-3 relative here.
@@ -33,7 +33,7 @@ def _check(ours, opt, pess):
 
 @pytest.mark.parametrize(("scale", "k"), [(1.0, 10), (5.0, 200)])
 def test_laplace(scale, k):
-    ours = epsilon_interval([(laplace.loss_law(scale=scale), k)], delta=DELTA, h=1e-4)
+    ours = epsilon_bounds([(laplace.loss_law(scale=scale), k)], delta=DELTA, h=1e-4)
     opt, pess = _ref_eps(ref.from_laplace_mechanism, k, parameter=scale)
     _check(ours, opt, pess)
 
@@ -41,7 +41,7 @@ def test_laplace(scale, k):
 @pytest.mark.parametrize("sigma", [0.8, 1.1, 2.0])
 def test_dp_sgd_1000_steps(sigma):
     law = subsample_remove(gaussian.loss_law(sigma=sigma), rate=0.01)
-    ours = epsilon_interval([(law, 1000)], delta=DELTA, h=1e-4)
+    ours = epsilon_bounds([(law, 1000)], delta=DELTA, h=1e-4)
     opt, pess = _ref_eps(ref.from_gaussian_mechanism, 1000, standard_deviation=sigma, sampling_prob=0.01)
     _check(ours, opt, pess)
     assert ours.relative_width < 1e-3
@@ -50,7 +50,7 @@ def test_dp_sgd_1000_steps(sigma):
 @pytest.mark.parametrize("sigma", [0.8, 1.1, 2.0])
 def test_dp_sgd_10000_steps(sigma):  # ≈3 s each: fast enough to run by default
     law = subsample_remove(gaussian.loss_law(sigma=sigma), rate=0.01)
-    ours = epsilon_interval([(law, 10_000)], delta=DELTA, h=1e-4)
+    ours = epsilon_bounds([(law, 10_000)], delta=DELTA, h=1e-4)
     opt, pess = _ref_eps(ref.from_gaussian_mechanism, 10_000, standard_deviation=sigma, sampling_prob=0.01)
     _check(ours, opt, pess)
     assert ours.relative_width < 1e-3

@@ -9,7 +9,7 @@ import pytest
 
 from dpviz.mechanisms import gaussian, routes
 from dpviz.mechanisms.registry import make
-from dpviz.pld import compose, epsilon_interval
+from dpviz.pld import compose, epsilon_bounds
 
 
 @pytest.mark.parametrize(("sigma", "eps"), [(1.0, 0.0), (1.0, 1.0), (0.5, 3.0), (3.0, 0.2)])
@@ -50,7 +50,7 @@ def test_numerical_delta_brackets_closed_form(k):
 @pytest.mark.parametrize(("sigma", "k", "delta"), [(1.0, 1000, 1e-5), (5.0, 50, 1e-6), (0.8, 3, 1e-3)])
 def test_numerical_epsilon_interval_contains_closed_form(sigma, k, delta):
     lo_b, hi_b = gaussian.epsilon_bracket(delta=delta, sigma=sigma, k=k)
-    iv = epsilon_interval([(gaussian.loss_law(sigma=sigma), k)], delta=delta, h=1e-3)
+    iv = epsilon_bounds([(gaussian.loss_law(sigma=sigma), k)], delta=delta, h=1e-3)
     assert iv.lower <= lo_b and hi_b <= iv.upper
     assert iv.relative_width < 1e-4
 

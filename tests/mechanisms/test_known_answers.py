@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from dpviz.composition import homogeneous, optimal
 from dpviz.composition.atoms import LossAtoms
 from dpviz.mechanisms import canonical, finite, geometric, randomized_response
-from dpviz.pld import compose, epsilon_interval
+from dpviz.pld import compose, epsilon_bounds
 
 
 @pytest.mark.parametrize(("eps0", "delta0", "k"), [(0.5, 0.0, 10), (0.1, 0.0, 200), (1.0, 1e-6, 25),
@@ -27,14 +27,14 @@ def test_canonical_composition_matches_kov(eps0, delta0, k):
         assert up - lo <= 1e-9
 
 
-def test_rr_equals_geometric_and_epsilon_interval():
+def test_rr_equals_geometric_and_epsilon_bounds():
     """KOV §4.2: geometric (Δ = 1) and randomized response have the same loss law."""
     rr = randomized_response.loss_law(eps0=0.4)
     geo = geometric.loss_law(eps0=0.4)
     np.testing.assert_allclose(sorted(rr.loss), sorted(geo.loss))
-    iv = epsilon_interval([(geo, 40)], delta=1e-6, h=0.4 / 40)
+    iv = epsilon_bounds([(geo, 40)], delta=1e-6, h=0.4 / 40)
     exact = optimal.epsilon_for_delta(homogeneous(k=40, eps0=0.4, delta0=0.0), delta=1e-6).epsilon
-    assert iv.lower <= exact <= iv.upper
+    assert iv.lower is not None and iv.upper is not None and iv.lower <= exact <= iv.upper
 
 
 def test_asymmetric_finite_pair_both_directions():

@@ -46,14 +46,16 @@ def test_fft_noise_floor_is_truncated_so_squarings_stay_small() -> None:
     this heavy-tailed subsampled loss, and 500 MB for q = 0.001, 30,000 steps). The noise may be
     truncated like any tail (its mass is within the round-off already charged): the grid stays
     small and the interval certified."""
-    from dpviz.mechanisms.spec import MechanismSpec, rdp_interval
+    from dpviz.mechanisms import routes
+    from dpviz.mechanisms.registry import make
     from dpviz.pld.accountant import compose
 
-    spec = MechanismSpec(kind="gaussian", sigma=0.5, sampling_rate=1e-4)
-    c = compose([(spec.law(), 1000)], h=2e-4)
+    mech = make("gaussian", sigma=0.5, sampling_rate=1e-4)
+    c = compose([(mech.law, 1000)], h=2e-4)
     assert max(g.mass.size for g in c.upper + c.lower) < 200_000  # was > MAX_BINS = 4,000,000
     lo, up = c.epsilon(1e-6)
     assert lo is not None and up is not None and lo <= up
     # independent route: the Rényi-DP bound (Steinke Thm 34) is an upper bound too, never below
     # the exact ε, so the certified lower end cannot exceed it
-    assert lo <= rdp_interval(spec, k=1000, delta=1e-6).upper
+    rdp = routes.rdp([(mech, 1000)], delta=1e-6).upper
+    assert rdp is not None and lo <= rdp

@@ -8,7 +8,7 @@ import pytest
 
 from dpviz.mechanisms import canonical, randomized_response
 from dpviz.mechanisms.subsampling import amplify, subsample
-from dpviz.pld import epsilon_interval
+from dpviz.pld import epsilon_bounds
 from dpviz.validation import ParameterError
 
 
@@ -36,7 +36,7 @@ def test_directions_differ_and_pld_brackets_them():
     base = randomized_response.loss_law(eps0=2.0)
     remove, add = subsample(base, rate=0.2)
     assert float(remove.delta(0.3)[0]) != pytest.approx(float(add.delta(0.3)[0]))
-    iv = epsilon_interval([(remove, 1)], delta=1e-3, h=1e-4)
+    iv = epsilon_bounds([(remove, 1)], delta=1e-3, h=1e-4)
     exact = max(_exact_eps(law, 1e-3) for law in (remove, add))
     assert iv.lower <= exact <= iv.upper
 

@@ -175,9 +175,10 @@ def test_tilted_round_off_reaches_tiny_delta():
     g = epsilon_bounds(parts, delta=1e-10)
     assert g.status is Status.OK and g.relative_width <= 1e-3
     # Rényi-DP (Steinke Thm 34, an independent sound route) can only be above the true ε
-    from dpviz.mechanisms.spec import MechanismSpec, rdp_interval
-    assert g.lower <= rdp_interval(MechanismSpec(kind="gaussian", sigma=1.0, sampling_rate=0.01),
-                                   k=10_000, delta=1e-10).upper
+    from dpviz.mechanisms import routes
+    from dpviz.mechanisms.registry import make
+    rdp = routes.rdp([(make("gaussian", sigma=1.0, sampling_rate=0.01), 10_000)], delta=1e-10).upper
+    assert g.lower is not None and rdp is not None and g.lower <= rdp
 
 
 def test_tilted_bounds_bracket_exact_gaussian_at_tiny_delta():
