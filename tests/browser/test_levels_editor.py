@@ -54,10 +54,11 @@ def editor_rows(page: Page) -> list[tuple[str, ...]]:
     return [tuple(row) for row in cells(page.locator(EDITOR))]
 
 
-def focus_cell(page: Page, row: int, col: int) -> None:
-    """Select cell (row, col) of the editor: click the first data cell, then arrow keys (the grid
-    is drawn on a canvas; its accessible cells name the one that has focus)."""
-    grid = page.locator(EDITOR)
+def focus_cell(page: Page, row: int, col: int, *, grid_selector: str = EDITOR) -> None:
+    """Select cell (row, col) of the editor (or of the data editor ``grid_selector``): click the first
+    data cell, then arrow keys (the grid is drawn on a canvas; its accessible cells name the one that
+    has focus)."""
+    grid = page.locator(grid_selector)
     for attempt in range(4):  # a click while the page still scrolls or redraws may miss the cell
         grid.scroll_into_view_if_needed()
         box = grid.bounding_box()
@@ -76,10 +77,10 @@ def focus_cell(page: Page, row: int, col: int) -> None:
     page.wait_for_function(f"({ACTIVE_CELL})() === 'glide-cell-{col + 1}-{row}'", timeout=TIMEOUT_MS)
 
 
-def type_cell(page: Page, row: int, col: int, text: str) -> None:
+def type_cell(page: Page, row: int, col: int, text: str, *, grid_selector: str = EDITOR) -> None:
     """Type ``text`` over cell (row, col), as a person does: Enter opens the cell, select all, type,
     Enter commits. Does not wait for the rerun it starts."""
-    focus_cell(page, row, col)
+    focus_cell(page, row, col, grid_selector=grid_selector)
     page.keyboard.press("Enter")
     page.wait_for_function("() => document.activeElement && document.activeElement.tagName === 'TEXTAREA'",
                            timeout=TIMEOUT_MS)

@@ -4,12 +4,11 @@ histogram's bar count, the mix editor, and the title at 1280 and 800 px (issues 
 from __future__ import annotations
 
 from playwright.sync_api import Browser, Page
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from dpviz.figures.mechanisms import MAX_BARS
 from tests.browser.conftest import ARTIFACTS
 from tests.browser.test_app_in_browser import TIMEOUT_MS, settle
-from tests.browser.test_levels_editor import ACTIVE_CELL, NEXT_FRAMES, open_ready
+from tests.browser.test_levels_editor import open_ready, type_cell
 from tests.browser.test_share_links import assert_shared_link_matches, query, radio, text
 
 MIX_GRID = "[class*='st-key-mix_editor'] [data-testid=stDataFrame]"
@@ -44,29 +43,7 @@ def _title_fits(page: Page) -> None:
 
 def _type_mix_cell(page: Page, row: int, col: int, value: str) -> None:
     """Type over cell (row, col) of the mix grid as a person does (click, arrows, Enter, type, Enter)."""
-    grid = page.locator(MIX_GRID)
-    for attempt in range(4):
-        grid.scroll_into_view_if_needed()
-        box = grid.bounding_box()
-        assert box is not None
-        page.mouse.click(box["x"] + 60, box["y"] + 35 + 17)
-        try:
-            page.wait_for_function(f"({ACTIVE_CELL})() === 'glide-cell-1-0'", timeout=5_000)
-            break
-        except PlaywrightTimeoutError:
-            if attempt == 3:
-                raise
-    for _ in range(row):
-        page.keyboard.press("ArrowDown")
-    for _ in range(col):
-        page.keyboard.press("ArrowRight")
-    page.keyboard.press("Enter")
-    page.wait_for_function("() => document.activeElement && document.activeElement.tagName === 'TEXTAREA'",
-                           timeout=TIMEOUT_MS)
-    page.keyboard.press("ControlOrMeta+a")
-    page.keyboard.type(value)
-    page.evaluate(NEXT_FRAMES)
-    page.keyboard.press("Enter")
+    type_cell(page, row, col, value, grid_selector=MIX_GRID)
 
 
 def test_main_path(page: Page, app_url: str, browser: Browser):
