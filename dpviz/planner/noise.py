@@ -149,18 +149,28 @@ def _fixed(mechanism: str, sensitivity: float | None, categories: int | None) ->
     return out
 
 
-def smallest_noise(mechanism: str, *, k: int, epsilon: float, delta: float, sensitivity: float | None = None,
-                   sampling_rate: float | None = None, neighbouring: str = "add-remove",
-                   categories: int | None = None, budget: Budget | None = None) -> Plan:
-    """The smallest noise (σ, b) — or the largest ε0 for geometric and randomized response — whose
-    k-fold composition has certified upper ε ≤ ``epsilon`` at ``delta``."""
-    k = check_count(k, field="k")
+def _calibration(mechanism: str, *, epsilon: float, delta: float, sensitivity: float | None,
+                 sampling_rate: float | None, neighbouring: str, categories: int | None,
+                 budget: Budget | None) -> tuple[float, float, float | None, Calibration]:
+    """The checked targets and rate, and the calibration of ``mechanism`` they ask for."""
     epsilon = check_epsilon(epsilon, field="epsilon")
     delta = check_delta(delta, field="delta")
     if sampling_rate is not None:
         sampling_rate = check_probability(sampling_rate, field="sampling-rate")
     cal = Calibration(mechanism, delta=delta, sampling_rate=sampling_rate, neighbouring=neighbouring,
                       budget=budget, fixed=_fixed(mechanism, sensitivity, categories))
+    return epsilon, delta, sampling_rate, cal
+
+
+def smallest_noise(mechanism: str, *, k: int, epsilon: float, delta: float, sensitivity: float | None = None,
+                   sampling_rate: float | None = None, neighbouring: str = "add-remove",
+                   categories: int | None = None, budget: Budget | None = None) -> Plan:
+    """The smallest noise (σ, b) — or the largest ε0 for geometric and randomized response — whose
+    k-fold composition has certified upper ε ≤ ``epsilon`` at ``delta``."""
+    k = check_count(k, field="k")
+    epsilon, delta, sampling_rate, cal = _calibration(
+        mechanism, epsilon=epsilon, delta=delta, sensitivity=sensitivity, sampling_rate=sampling_rate,
+        neighbouring=neighbouring, categories=categories, budget=budget)
     score = cal.score(epsilon, k)
     unit = float(sensitivity) if (sensitivity is not None and cal.is_noise) else 1.0
     start = max(epsilon, 1e-3) / math.sqrt(k) / (sampling_rate or 1.0)
@@ -199,12 +209,9 @@ def largest_steps(mechanism: str, *, noise: float, epsilon: float, delta: float,
                   budget: Budget | None = None, k_max: int = K_MAX) -> Plan:
     """The largest number of steps k (e.g. DP-SGD with σ and rate q) whose certified upper ε at
     ``delta`` is ≤ ``epsilon``; ``noise`` is the mechanism's parameter of ``NOISE``."""
-    epsilon = check_epsilon(epsilon, field="epsilon")
-    delta = check_delta(delta, field="delta")
-    if sampling_rate is not None:
-        sampling_rate = check_probability(sampling_rate, field="sampling-rate")
-    cal = Calibration(mechanism, delta=delta, sampling_rate=sampling_rate, neighbouring=neighbouring,
-                      budget=budget, fixed=_fixed(mechanism, sensitivity, categories))
+    epsilon, delta, sampling_rate, cal = _calibration(
+        mechanism, epsilon=epsilon, delta=delta, sensitivity=sensitivity, sampling_rate=sampling_rate,
+        neighbouring=neighbouring, categories=categories, budget=budget)
     x = cal.spend(float(noise))
     cal.mechanism(x)  # the noise value checked once, named by its parameter
 
