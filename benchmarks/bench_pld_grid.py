@@ -165,8 +165,13 @@ NOTES = """
 - **width**: Poisson q ≤ 1e-4 with σ ≤ 1, and σ = 0.6 at q ≤ 0.1. The single step's bulk is narrower than
   any affordable grid (q = 1e-4: bulk ≈ 1e-4 wide, tail to losses ≈ 5), and the lower end — a
   post-processing, which can only merge outcomes within a grid cell — loses most of the bulk's information
-  at that width; the upper end is at or below dp-accounting's value. The subsampled-Laplace (1.4e-3) and
-  q = 0.01, σ = 0.6 (1.2e-3) rows are just above 1e-3.
+  at that width. The subsampled-Laplace (1.4e-3) and q = 0.01, σ = 0.6 (1.2e-3) rows are just above 1e-3.
+- **width from the FFT round-off bound**: since the bound charged for each FFT product follows Higham
+  Thm 24.2 (C·u·log2 N·(‖a‖₂‖b‖₁ + ‖a‖₁‖b‖₂), the earlier, smaller charge was exceeded by a measured
+  exact convolution), its sum over long compositions of a concentrated small-q law reaches the target δ:
+  q = 0.001 at δ ≤ 1e-7 (σ = 0.6, 10⁴ steps: upper end 11.16 against 5.81; σ = 1, 3·10⁴ steps: 1.7 %
+  wide) and q = 1e-4, σ = 5. The interval stays certified; the mechanism command and page then answer
+  with the best sound route (Rényi DP or the generic optimum where tighter), naming it.
 - Where dp-accounting's value is far above dpviz's upper end (q ≤ 0.001 with ε < 0.02, Laplace at δ = 1e-15,
   randomized response at k = 1000), dp-accounting's h = 1e-4 grid is coarse against the answer (ε ≈ 100·h)
   or against the single step's spread; its value is a valid but loose upper bound. Geometric at δ = 1e-15:
