@@ -144,7 +144,7 @@ def gce_rows(plans: dict[str, Plan], *, prior: str = NO_PRIOR) -> list[dict[str,
     labels = GCE_LABELS if prior == NO_PRIOR else {**GCE_LABELS, "exact": PRIOR_EXACT}
     return [{"bound": labels.get(key, key),
              "largest ε0": format_number(p.value, 7, down=True) if p.feasible else NO_VALUE,
-             "kind": p.kind.value, "directions": str(dict(p.extra).get("directions", "both")),
+             "kind": kind_cell(p), "directions": str(dict(p.extra).get("directions", "both")),
              "check": _check_cell(p)}
             for key, p in plans.items()]
 
@@ -181,6 +181,12 @@ def utility_figure(ks: np.ndarray, series: dict[str, np.ndarray], *, epsilon: fl
 
 
 # ---------------------------------------------------------------------- tables
+def kind_cell(p: Plan) -> str:
+    """The kind of an answer (exact, upper, lower); for a row without a value, its status instead
+    ("impossible": proven that nothing fits; "not computed": this route could not tell)."""
+    return p.kind.value if p.feasible else p.status.value.replace("_", " ")
+
+
 def _check_cell(p: Plan) -> str:
     return p.check_text if p.feasible else f"{p.source}: {p.reason}"
 
@@ -194,14 +200,14 @@ def eps0_rows(plans: dict[str, Plan], *, sensitivity: float) -> list[dict[str, s
                      "Laplace s.d. √2Δ/ε0": format_number(laplace_sd(p.value, sensitivity))
                      if b else NO_VALUE,
                      "95 % interval ±": format_number(b * LN20) if b else NO_VALUE,
-                     "kind": p.kind.value, "check": _check_cell(p)})
+                     "kind": kind_cell(p), "check": _check_cell(p)})
     return rows
 
 
 def k_rows(plans: dict[str, Plan]) -> list[dict[str, str]]:
     return [{"method": LABELS.get(key, key),
              "largest k": f"{int(p.value):,}" if p.feasible and p.value is not None else NO_VALUE,
-             "kind": p.kind.value, "check": _check_cell(p) + (f" ({p.note})" if p.note else "")}
+             "kind": kind_cell(p), "check": _check_cell(p) + (f" ({p.note})" if p.note else "")}
             for key, p in plans.items()]
 
 
@@ -228,8 +234,9 @@ def noise_rows(plans: dict[str, Plan | str], *, sensitivity: float) -> list[dict
         name = SYMBOL.get(p.name, p.name)
         is_noise = noise.NOISE[key][1]
         if not p.feasible or p.value is None:
-            rows.append({"mechanism": title, "answer": NO_VALUE, "just below (−1e-4)": NO_VALUE,
-                         "noise s.d.": NO_VALUE, "route": str(dict(p.extra).get("route")),
+            rows.append({"mechanism": title, "answer": f"{NO_VALUE} ({kind_cell(p)})",
+                         "just below (−1e-4)": NO_VALUE,
+                         "noise s.d.": NO_VALUE, "route": str(dict(p.extra).get("route") or NO_VALUE),
                          "check": _check_cell(p)})
             continue
         shown = format_number(p.value, 7, down=not is_noise)
@@ -260,14 +267,17 @@ def assemble(*, values: dict[str, Any], eps0_p: dict[str, Plan], k_p: dict[str, 
                  "total_delta": [p.check.delta if p.feasible else None for p in eps0_p.values()],
                  "laplace_sd": [laplace_sd(p.value, sens) if p.feasible else None for p in eps0_p.values()],
                  "kind": [p.kind.value for p in eps0_p.values()],
+                 "status": [p.status.value for p in eps0_p.values()],
                  "source": [p.source for p in eps0_p.values()],
                  "check": [_check_cell(p) for p in eps0_p.values()]},
         "k": {"method": list(k_p),
               "k": [int(p.value) if p.feasible and p.value else None for p in k_p.values()],
-              "kind": [p.kind.value for p in k_p.values()], "check": [_check_cell(p) for p in k_p.values()]},
+              "kind": [p.kind.value for p in k_p.values()], "status": [p.status.value for p in k_p.values()],
+              "check": [_check_cell(p) for p in k_p.values()]},
         "noise_vs_k": {"k": ks, **{f"sd_{m}": y for m, y in series.items()}},
         "gce": {"bound": list(gce_p), "eps0": [p.value for p in gce_p.values()],
                 "kind": [p.kind.value for p in gce_p.values()],
+                "status": [p.status.value for p in gce_p.values()],
                 "check": [_check_cell(p) for p in gce_p.values()]},
     }
     payload = {"view": "planner", "parameters": dict(values),
