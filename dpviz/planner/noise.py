@@ -106,6 +106,44 @@ class Calibration:
             return fn(parts, delta=self.delta, budget=self.budget)
         return fn(parts, delta=self.delta)
 
+    def valid(self, x: float) -> bool:
+        """Whether spend x is inside the mechanism's allowed range (e.g. discrete Gaussian σ ≤ 1000)."""
+        try:
+            self.mechanism(x)
+        except ParameterError:
+            return False
+        return True
+
+    def allowed(self, smallest: float, start: float, top: float) -> tuple[float, float] | str:
+        """The allowed spends [low, high] within [smallest, top] (validity is an interval of x;
+        each end found by bisection in log x, to 1e-12 relative, on the allowed side), or the
+        mechanism's message when no point of the range is allowed."""
+        anchor = min(max(start, smallest), top)
+        if not self.valid(anchor):
+            n = 64
+            grid = [smallest * (top / smallest) ** (i / n) for i in range(n + 1)]
+            found = [x for x in grid if self.valid(x)]
+            if not found:
+                try:
+                    self.mechanism(anchor)
+                except ParameterError as exc:
+                    return str(exc)
+            anchor = found[0]
+        return self._edge(anchor, smallest), self._edge(anchor, top)
+
+    def _edge(self, inside: float, outside: float) -> float:
+        if self.valid(outside):
+            return outside
+        for _ in range(200):
+            if abs(math.log(outside / inside)) <= 1e-12:
+                break
+            mid = math.sqrt(inside * outside)
+            if self.valid(mid):
+                inside = mid
+            else:
+                outside = mid
+        return inside
+
     def score(self, epsilon: float, k: int) -> Callable[[float], float]:
         def s(x: float) -> float:
             try:
@@ -176,13 +214,34 @@ def smallest_noise(mechanism: str, *, k: int, epsilon: float, delta: float, sens
     start = max(epsilon, 1e-3) / math.sqrt(k) / (sampling_rate or 1.0)
     start = start / unit if cal.is_noise else start
     top = X_TOP / unit if cal.is_noise else X_TOP
-    score(min(start, top))  # chooses the route
-    rtol = RTOL_PLD if cal.route == "pld" else RTOL_EXACT
-    lo, hi = largest(score, start=start, top=top, smallest=1e-9 * min(start, top), rtol=rtol,
-                     narrow_rtol=rtol, steps=8)
+    smallest = 1e-9 * min(start, top)
     name = cal.param
+    allowed = cal.allowed(smallest, start, top)
+    if isinstance(allowed, str):
+        g = Guarantee.not_computed(source=MECHANISMS[mechanism].title, reason=allowed)
+        return Plan(key=mechanism, name=name, value=None, check=g, target_epsilon=epsilon,
+                    target_delta=delta, reason=allowed, extra=(("route", None),))
+    bottom = allowed[0] if allowed[0] > smallest else None
+    top = allowed[1]
+    score(min(max(start, bottom or 0.0), top))  # chooses the route
+    rtol = RTOL_PLD if cal.route == "pld" else RTOL_EXACT
+    lo, hi = largest(score, start=start, top=top, smallest=smallest, rtol=rtol,
+                     narrow_rtol=rtol, steps=8, bottom=bottom)
     if lo is None:
         g = cal.guarantee(hi, k)
+        if bottom is not None and g.status is Status.OK:  # more noise would fit, but it is outside the range
+            more = "larger" if cal.is_noise else "smaller"
+            reason = (f"even {name} = {cal.value(hi):.6g}, the {'largest' if cal.is_noise else 'smallest'} "
+                      f"the {MECHANISMS[mechanism].title} allows here, gives ε = {g.epsilon:.6g} > "
+                      f"{epsilon:g}; a {more} {name} is outside its range")
+            nc = Guarantee.not_computed(source=g.source, reason=reason, epsilon=g.epsilon, delta=g.delta)
+            return Plan(key=mechanism, name=name, value=None, check=nc, target_epsilon=epsilon,
+                        target_delta=delta, reason=reason, extra=(("route", cal.route),))
+        if bottom is not None and g.status is Status.NOT_COMPUTED:
+            reason = (f"at {name} = {cal.value(hi):.6g}, the {'largest' if cal.is_noise else 'smallest'} the "
+                      f"{MECHANISMS[mechanism].title} allows here: {g.reason}")
+            return Plan(key=mechanism, name=name, value=None, check=g, target_epsilon=epsilon,
+                        target_delta=delta, reason=reason, extra=(("route", cal.route),))
         return Plan(key=mechanism, name=name, value=None, check=g, target_epsilon=epsilon, target_delta=delta,
                     reason=g.reason if g.status is not Status.OK else
                     f"even {name} = {cal.value(hi):.6g} gives ε = {g.epsilon:.6g} > {epsilon:g}",

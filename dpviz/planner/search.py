@@ -43,10 +43,13 @@ def narrow(score: Callable[[float], float], lo: float, hi: float, s_lo: float, s
 
 
 def largest(score: Callable[[float], float], *, start: float, top: float, smallest: float, rtol: float,
-            narrow_rtol: float = 1e-8, steps: int = 12) -> tuple[float | None, float]:
+            narrow_rtol: float = 1e-8, steps: int = 12,
+            bottom: float | None = None) -> tuple[float | None, float]:
     """(lo, hi): lo the largest x found with score(x) ≤ 0, hi the smallest found above it
-    (``inf`` when ``top`` itself fits); ``(None, hi)`` when nothing down to ``smallest`` fits."""
-    c = min(start, top)
+    (``inf`` when ``top`` itself fits); ``(None, hi)`` when nothing down to ``smallest`` fits.
+    ``bottom``: the smallest x allowed at all (e.g. a mechanism's largest σ); the halving stops
+    there, evaluating ``bottom`` itself, and ``(None, bottom)`` says even it does not fit."""
+    c = min(start, top) if bottom is None else max(min(start, top), bottom)
     s_c = score(c)
     if s_c <= 0:
         lo, s_lo, hi, s_hi = c, s_c, math.inf, math.inf
@@ -62,9 +65,14 @@ def largest(score: Callable[[float], float], *, start: float, top: float, smalle
     else:
         hi, s_hi = c, s_c
         while True:
-            nxt = hi / 2.0
-            if nxt < smallest:
-                return None, hi
+            if bottom is not None:
+                if hi <= bottom:
+                    return None, hi
+                nxt = max(hi / 2.0, bottom)
+            else:
+                nxt = hi / 2.0
+                if nxt < smallest:
+                    return None, hi
             s = score(nxt)
             if s <= 0:
                 lo, s_lo = nxt, s
