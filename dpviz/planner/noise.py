@@ -20,7 +20,7 @@ from dpviz.budget import Budget
 from dpviz.guarantee import Guarantee, Status
 from dpviz.mechanisms import routes
 from dpviz.mechanisms.registry import MECHANISMS, make
-from dpviz.planner.result import Plan, step_budget
+from dpviz.planner.result import Plan, fits_state, step_budget
 from dpviz.planner.search import largest, largest_int
 from dpviz.validation import K_MAX, ParameterError, check_count, check_delta, check_epsilon, check_probability
 
@@ -66,6 +66,9 @@ class Calibration:
         self.budget = step_budget(budget)
         self.fixed = fixed
         self.route: str | None = None
+        self.seen: dict[tuple[float, int], tuple[Guarantee, str | None]] = {}
+        """Each (x, k) evaluated, with its answer and route: the search decided on that certified
+        interval, so the answer's check is the same one (a PLD grid chosen again may differ)."""
 
     def value(self, x: float) -> float:
         """The mechanism parameter at spend x."""
@@ -82,7 +85,15 @@ class Calibration:
         """The certified ε at δ of k steps at spend x: the route that answered last is tried
         first, then the others in ``ROUTES`` order, until one gives an upper bound (a route that
         is not computed here, e.g. exact atoms beyond their limit, falls through to the next);
-        ``self.route`` names the route of the answer."""
+        ``self.route`` names the route of the answer. A point asked again gets its first answer."""
+        if (x, k) in self.seen:
+            g, self.route = self.seen[(x, k)]
+            return g
+        g = self._guarantee(x, k)
+        self.seen[(x, k)] = (g, self.route)
+        return g
+
+    def _guarantee(self, x: float, k: int) -> Guarantee:
         parts = [(self.mechanism(x), k)]
         order = list(ROUTES) if self.route is None else [self.route, *(r for r in ROUTES if r != self.route)]
         first: Guarantee | None = None
@@ -155,6 +166,11 @@ class Calibration:
             return g.upper - epsilon
         return s
 
+
+WALK = 50
+"""When the value just beyond the answer is certified to fit (the PLD accountant's grid width
+depends on what it measured, so a later evaluation may be finer), the answer moves on to it, at
+most this many steps."""
 
 CONSISTENCY = 0.01
 """How far (relative) the next value's certified lower ε may exceed the answer's certified upper ε
@@ -251,6 +267,12 @@ def smallest_noise(mechanism: str, *, k: int, epsilon: float, delta: float, sens
     value = cal.value(lo)
     below_value = value * (1.0 - BELOW) if cal.is_noise else value / (1.0 - BELOW)
     below = cal.guarantee(cal.spend(below_value), k) if cal.spend(below_value) <= top else None
+    for _ in range(WALK):  # the value just below fits after all (the accountant chose a finer grid there)
+        if below is None or fits_state(below, epsilon) is not True:
+            break
+        lo, g, value, route = cal.spend(below_value), below, below_value, cal.route
+        below_value = value * (1.0 - BELOW) if cal.is_noise else value / (1.0 - BELOW)
+        below = cal.guarantee(cal.spend(below_value), k) if cal.spend(below_value) <= top else None
     clash = disagree(g, below, step=1.0)
     if clash:
         return Plan(key=mechanism, name=cal.param, value=None, check=Guarantee.not_computed(
@@ -288,6 +310,11 @@ def largest_steps(mechanism: str, *, noise: float, epsilon: float, delta: float,
     g = cal.guarantee(x, lo)
     route = cal.route
     beyond = cal.guarantee(x, hi) if hi <= K_MAX else None
+    for _ in range(WALK):  # k + 1 fits after all (the accountant chose a finer grid there)
+        if beyond is None or hi > k_max or fits_state(beyond, epsilon) is not True:
+            break
+        lo, g, route, hi = hi, beyond, cal.route, hi + 1
+        beyond = cal.guarantee(x, hi) if hi <= K_MAX else None
     clash = disagree(g, beyond, step=1.0 + 2.0 / lo)
     if clash:
         return Plan(key=mechanism, name="k", value=None, check=Guarantee.not_computed(
