@@ -509,9 +509,10 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
         accurate = best_ratio <= 1.0
         step = 1.0 / 4.0 if accurate else min(1.0, max(1.0 / 4.0, 0.8 / math.sqrt(best_ratio)))
         last, hh = hh, _on_lattice(hh * step, lattice)
-        # cheap: the next grid is estimated (time ∝ bins^1.5 ∝ (h_last/h)^1.5) below CHEAP_SECONDS;
-        # then refine even past the accuracy target and the h1/8 floor, else only towards the target
-        if best.seconds * (last / hh) ** 1.5 > CHEAP_SECONDS:
+        # cheap: the next grid's estimated cost (``cost``: counted work, not a measured time, so the
+        # same question always gets the same grid) is below CHEAP_SECONDS; then refine even past the
+        # accuracy target and the h1/8 floor, else only towards the target
+        if cost(parts, h=hh, tail=tail).seconds > CHEAP_SECONDS:
             if accurate or i >= REFINEMENTS:
                 break
             hh = _on_lattice(max(hh, h1 / 8.0), lattice)
