@@ -140,27 +140,29 @@ class Guarantee:
 
     # ------------------------------------------------------------------ making
     @classmethod
+    def no_value(cls, status: Status, *, source: str, reason: str, epsilon: float | None = None,
+                 delta: float | None = None, solved: Solved = "epsilon",
+                 directions: Direction = "both") -> Guarantee:
+        """No value, with ``status`` IMPOSSIBLE or NOT_COMPUTED (e.g. the status of a term it follows
+        from); ``reason`` says why."""
+        return cls(epsilon=epsilon, delta=delta, kind=Kind.INFEASIBLE, source=source, reason=reason,
+                   status=status, solved=solved, directions=directions)
+
+    @classmethod
     def impossible(cls, *, source: str, reason: str, epsilon: float | None = None,
                    delta: float | None = None, solved: Solved = "epsilon",
                    directions: Direction = "both") -> Guarantee:
         """Proven: no finite value meets the target (``reason`` says why)."""
-        return cls(epsilon=epsilon, delta=delta, kind=Kind.INFEASIBLE, source=source, reason=reason,
-                   status=Status.IMPOSSIBLE, solved=solved, directions=directions)
+        return cls.no_value(Status.IMPOSSIBLE, source=source, reason=reason, epsilon=epsilon, delta=delta,
+                            solved=solved, directions=directions)
 
     @classmethod
     def not_computed(cls, *, source: str, reason: str, epsilon: float | None = None,
                      delta: float | None = None, solved: Solved = "epsilon",
                      directions: Direction = "both") -> Guarantee:
         """The route could not compute a value here (``reason`` says why: size, budget, range)."""
-        return cls(epsilon=epsilon, delta=delta, kind=Kind.INFEASIBLE, source=source, reason=reason,
-                   status=Status.NOT_COMPUTED, solved=solved, directions=directions)
-
-    @classmethod
-    def no_value(cls, status: Status, *, source: str, reason: str) -> Guarantee:
-        """No value, with the status of another answer it follows from (e.g. a term's)."""
-        if status is Status.IMPOSSIBLE:
-            return cls.impossible(source=source, reason=reason)
-        return cls.not_computed(source=source, reason=reason)
+        return cls.no_value(Status.NOT_COMPUTED, source=source, reason=reason, epsilon=epsilon,
+                            delta=delta, solved=solved, directions=directions)
 
     # ------------------------------------------------------------------ JSON
     def to_json(self) -> dict[str, Any]:
