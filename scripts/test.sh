@@ -19,6 +19,6 @@ if ! command -v chromium >/dev/null 2>&1; then
   fi
 fi
 
-python3 -m ruff check .
+python3 -m ruff check --no-cache .   # no cache: a warm local cache once passed what a clean clone failed
 python3 -m mypy                  # dpviz/, settings in pyproject.toml [tool.mypy]
 python3 -m pytest -n 2 --dist loadfile "$@"
