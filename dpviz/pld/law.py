@@ -154,9 +154,31 @@ class LossLaw:
 
 
 def _bisect_tail(f: Callable[[float], float], tail: float, *, up: bool) -> float:
-    """A point beyond which the monotone tail function f is ≤ ``tail`` (up to 2^60 ≈ 1.2e18: a
-    Gaussian of μ = 1e6 has its losses near μ²/2 = 5e11)."""
+    """A point beyond which the monotone tail function f is ≤ ``tail``, near the smallest such point.
+
+    Doubling from 1 finds one (up to 2^60 ≈ 1.2e18: a Gaussian of μ = 1e6 has its losses near
+    μ²/2 = 5e11); bisection then moves it in to within 1e-3 of the bracket where f crosses
+    ``tail``. The point 1 alone spanned a subsampled law of width ≈ q (q = 1e-4: losses up to 0.005
+    at tail 1e-14) over 200 times its extent, and every grid cell beyond was discretised and
+    convolved. Any point with f ≤ tail is sound: callers account for the tail mass beyond it."""
+    s = 1.0 if up else -1.0
     x = 1.0
-    while f(x if up else -x) > tail and x < 1e18:
+    while f(s * x) > tail and x < 1e18:
         x *= 2.0
-    return x if up else -x
+    if f(s * x) > tail:
+        return s * x
+    # a bracket [a, x] (in the direction of s) with f(s·a) > tail ≥ f(s·x)
+    a = x / 2.0 if x > 1.0 else -1.0
+    while x <= 1.0 and f(s * a) <= tail and a > -1e18:
+        x, a = a, 2.0 * a if a < 0 else a - 1.0
+    if f(s * a) <= tail:
+        return s * a
+    for _ in range(60):
+        if x - a <= max(1e-3 * max(abs(x), abs(a)), 1e-12):
+            break
+        mid = 0.5 * (a + x)
+        if f(s * mid) > tail:
+            a = mid
+        else:
+            x = mid
+    return s * x
