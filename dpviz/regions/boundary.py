@@ -44,40 +44,36 @@ def intersection_boundary(epsilons: ArrayLike, deltas: ArrayLike) -> Boundary:
 
 
 def _upper_envelope(slopes: NDArray[np.float64], intercepts: NDArray[np.float64]) -> Boundary:
-    """Vertices of x ↦ max_j (a_j + s_j x) on [0, 1] (convex hull trick)."""
+    """Vertices of x ↦ max_j (a_j + s_j x) on [0, 1] (convex hull trick, O(n log n)).
+
+    The hull walk runs on Python floats (numpy scalars are several times slower per step); each
+    vertex's height is the larger of its two lines there, each end's the largest of all lines.
+    """
     order = np.lexsort((intercepts, slopes))  # by slope, then intercept
     s_sorted, a_sorted = slopes[order], intercepts[order]
     keep = np.append(s_sorted[1:] != s_sorted[:-1], True)  # largest intercept per slope
-    s_sorted, a_sorted = s_sorted[keep], a_sorted[keep]
+    s_list, a_list = s_sorted[keep].tolist(), a_sorted[keep].tolist()
     hull: list[int] = []
-    for j in range(s_sorted.size):
+    for j, (sj, aj) in enumerate(zip(s_list, a_list, strict=True)):
         while len(hull) >= 2:
             i1, i2 = hull[-2], hull[-1]
             # i2 is useless if the new line overtakes i1 no later than i2 does
-            x12 = (a_sorted[i1] - a_sorted[i2]) / (s_sorted[i2] - s_sorted[i1])
-            x1j = (a_sorted[i1] - a_sorted[j]) / (s_sorted[j] - s_sorted[i1])
+            x12 = (a_list[i1] - a_list[i2]) / (s_list[i2] - s_list[i1])
+            x1j = (a_list[i1] - aj) / (sj - s_list[i1])
             if x1j <= x12:
                 hull.pop()
             else:
                 break
         hull.append(j)
-    s_h, a_h = s_sorted[hull], a_sorted[hull]
-    xs = (a_h[:-1] - a_h[1:]) / (s_h[1:] - s_h[:-1])
-    xs = np.concatenate([[0.0], xs[(xs > 0.0) & (xs < 1.0)], [1.0]])
-    ys = np.max(a_h[None, :] + s_h[None, :] * xs[:, None], axis=1) if xs.size < 4096 else \
-        _envelope_values(s_h, a_h, xs)
+    s_h, a_h = np.asarray(s_list)[hull], np.asarray(a_list)[hull]
+    cross = (a_h[:-1] - a_h[1:]) / (s_h[1:] - s_h[:-1])
+    inside = np.flatnonzero((cross > 0.0) & (cross < 1.0))
+    xc = cross[inside]
+    yc = np.maximum(a_h[inside] + s_h[inside] * xc, a_h[inside + 1] + s_h[inside + 1] * xc)
+    xs = np.concatenate([[0.0], xc, [1.0]])
+    ys = np.concatenate([[np.max(a_h)], yc, [np.max(a_h + s_h)]])
     ys = np.clip(ys, 0.0, 1.0)
     return _trim_flat_tail(xs, ys)
-
-
-def _envelope_values(s_h: NDArray[np.float64], a_h: NDArray[np.float64],
-                     xs: NDArray[np.float64]) -> NDArray[np.float64]:
-    """max_j (a_j + s_j x) for many x without an n×m matrix, chunked."""
-    out = np.empty_like(xs)
-    for start in range(0, xs.size, 1024):
-        chunk = xs[start:start + 1024]
-        out[start:start + 1024] = np.max(a_h[None, :] + s_h[None, :] * chunk[:, None], axis=1)
-    return out
 
 
 def _trim_flat_tail(xs: NDArray[np.float64], ys: NDArray[np.float64]) -> Boundary:
