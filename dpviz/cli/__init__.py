@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from dpviz.validation import ParameterError
 
-SUBCOMMAND_MODULES = ("compose", "gce", "mechanism", "figure", "plan")
+SUBCOMMAND_MODULES = ("compose", "gce", "mechanism", "figure", "plan", "attack")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,157 @@
+"""The likelihood-ratio test at every threshold, its error rates with Clopper–Pearson boxes, and the
+ε the attack certifies (docs/MATH.md §14.2–§14.3).
+
+The test "reject H0 (say: the target is out) when the statistic is below t" has
+P_FA(t) = P(S < t | H0) and P_MD(t) = P(S ≥ t | H1) (KOV §2 vocabulary). By KOV Thm 2.1 an
+(ε, δ)-DP mechanism keeps every test in R(ε, δ), i.e. P_FA + e^ε P_MD ≥ 1 − δ and
+e^ε P_FA + P_MD ≥ 1 − δ. A test with error rates (α, β) therefore shows
+
+    ε ≥ max( ln((1 − δ − β)/α),  ln((1 − δ − α)/β) ),
+
+and replacing α, β by upper confidence bounds keeps the statement true with that confidence
+(the right side decreases in both). Choosing the best of many thresholds on the same trials would
+overstate it; dpviz picks the threshold on the first half of the trials and certifies it on the
+second half, where one Clopper–Pearson upper bound per error rate at level 1 − (1 − c)/2 gives
+confidence c for the pair (a union bound over the two rates).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.stats import beta
+
+CANDIDATES = 512
+"""Thresholds examined on the selection half (quantiles of its pooled statistic)."""
+
+
+@dataclass(frozen=True)
+class ErrorCurve:
+    """Empirical (P_FA, P_MD) of the threshold tests, counts out of ``trials`` per hypothesis."""
+
+    thresholds: NDArray[np.float64]
+    false_alarms: NDArray[np.int64]
+    misses: NDArray[np.int64]
+    trials: int
+
+    @property
+    def p_fa(self) -> NDArray[np.float64]:
+        return self.false_alarms / self.trials
+
+    @property
+    def p_md(self) -> NDArray[np.float64]:
+        return self.misses / self.trials
+
+
+def error_counts(s_in: NDArray[np.float64], s_out: NDArray[np.float64],
+                 thresholds: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """#{S_in < t} (false alarms) and #{S_out ≥ t} (misses) at each threshold t."""
+    a, b = np.sort(s_in), np.sort(s_out)
+    fa = np.searchsorted(a, thresholds, side="left")
+    md = b.size - np.searchsorted(b, thresholds, side="left")
+    return fa.astype(np.int64), md.astype(np.int64)
+
+
+def error_curve(s_in: NDArray[np.float64], s_out: NDArray[np.float64]) -> ErrorCurve:
+    """The test at every threshold that changes it: each distinct observed value, and +∞ (always
+    reject)."""
+    if s_in.size != s_out.size:
+        raise ValueError("both hypotheses need the same number of trials")
+    t = np.unique(np.concatenate([s_in, s_out, [math.inf]]))
+    fa, md = error_counts(s_in, s_out, t)
+    return ErrorCurve(thresholds=t, false_alarms=fa, misses=md, trials=int(s_in.size))
+
+
+def cp_upper(count: NDArray[np.int64] | int, n: int, level: float) -> NDArray[np.float64]:
+    """One-sided Clopper–Pearson upper bound: P(true rate ≤ bound) ≥ ``level`` (exact binomial)."""
+    x = np.asarray(count, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        up = beta.ppf(level, x + 1.0, np.maximum(n - x, 1e-300))
+    return np.where(x >= n, 1.0, up)
+
+
+def cp_lower(count: NDArray[np.int64] | int, n: int, level: float) -> NDArray[np.float64]:
+    """One-sided Clopper–Pearson lower bound: P(true rate ≥ bound) ≥ ``level``."""
+    x = np.asarray(count, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lo = beta.ppf(1.0 - level, np.maximum(x, 1e-300), n - x + 1.0)
+    return np.where(x <= 0, 0.0, lo)
+
+
+def cp_box(count: NDArray[np.int64], n: int, confidence: float) -> tuple[NDArray[np.float64],
+                                                                         NDArray[np.float64]]:
+    """Two-sided Clopper–Pearson interval of level ``confidence`` (each side (1 − c)/2)."""
+    side = 1.0 - (1.0 - confidence) / 2.0
+    return cp_lower(count, n, side), cp_upper(count, n, side)
+
+
+def epsilon_shown(alpha: NDArray[np.float64] | float, beta_: NDArray[np.float64] | float,
+                  delta: float) -> NDArray[np.float64]:
+    """max(ln((1 − δ − β)/α), ln((1 − δ − α)/β), 0): the ε a test with these error rates shows
+    (module docstring); 0 where it shows nothing, +∞ where a rate is 0 and the other < 1 − δ."""
+    a = np.asarray(alpha, dtype=float)
+    b = np.asarray(beta_, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        one = np.log(np.maximum(1.0 - delta - b, 0.0)) - np.log(a)
+        two = np.log(np.maximum(1.0 - delta - a, 0.0)) - np.log(b)
+    out = np.fmax(np.fmax(one, two), 0.0)
+    return np.where(np.isnan(out), 0.0, out)
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """The ε a test certifies at confidence ``confidence`` and the trials it used."""
+
+    epsilon: float
+    threshold: float
+    p_fa_upper: float
+    p_md_upper: float
+    false_alarms: int
+    misses: int
+    trials: int
+    confidence: float
+    estimate: float
+    """The same threshold's point estimate (no confidence bound), for comparison."""
+
+
+def certify(s_in: NDArray[np.float64], s_out: NDArray[np.float64], *, delta: float,
+            confidence: float) -> Certificate:
+    """Empirical ε lower bound (module docstring): threshold chosen on the first half of each
+    sample, Clopper–Pearson upper bounds at level 1 − (1 − c)/2 on the second half."""
+    half = s_in.size // 2
+    level = 1.0 - (1.0 - confidence) / 2.0
+    sel_in, sel_out = s_in[:half], s_out[:half]
+    pooled = np.concatenate([sel_in, sel_out])
+    finite = pooled[np.isfinite(pooled)]
+    cand = np.unique(np.quantile(finite, np.linspace(0.0, 1.0, CANDIDATES))) if finite.size else np.zeros(0)
+    cand = np.unique(np.concatenate([cand, np.nextafter(cand, math.inf), [math.inf]]))
+    fa, md = error_counts(sel_in, sel_out, cand)
+    score = epsilon_shown(cp_upper(fa, half, level), cp_upper(md, half, level), delta)
+    best = int(np.argmax(score))
+    t = float(cand[best])
+    test_in, test_out = s_in[half:], s_out[half:]
+    n = int(test_in.size)
+    fa_b, md_b = error_counts(test_in, test_out, np.array([t]))
+    a_up = float(cp_upper(fa_b, n, level)[0])
+    b_up = float(cp_upper(md_b, n, level)[0])
+    eps = float(epsilon_shown(a_up, b_up, delta))
+    est = float(epsilon_shown(fa_b[0] / n, md_b[0] / n, delta))
+    return Certificate(epsilon=eps, threshold=t, p_fa_upper=a_up, p_md_upper=b_up,
+                       false_alarms=int(fa_b[0]), misses=int(md_b[0]), trials=n, confidence=confidence,
+                       estimate=est)
+
+
+def thin_indices(curve: ErrorCurve, count: int) -> NDArray[np.int64]:
+    """At most ``count`` thresholds spread along the curve (by arc length in (P_FA, P_MD)), first
+    and last kept: what a figure draws boxes at."""
+    n = curve.thresholds.size
+    if n <= count:
+        return np.arange(n)
+    x, y = curve.p_fa, curve.p_md
+    arc = np.concatenate([[0.0], np.cumsum(np.hypot(np.diff(x), np.diff(y)))])
+    want = np.linspace(0.0, arc[-1], count)
+    idx = np.unique(np.clip(np.searchsorted(arc, want), 0, n - 1))
+    return idx.astype(np.int64)

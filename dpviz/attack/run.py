@@ -1,0 +1,180 @@
+"""Run an attack: sample the statistic under both hypotheses, test at every threshold, certify ε.
+
+``run_attack`` is a pure function of the ``Attack`` (the seed included): the same setting gives the
+same numbers, so callers may cache by it. ``progress`` (optional) is called with the fraction done
+after every chunk of trials.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpviz.attack import curve as C
+from dpviz.attack import sampling as S
+from dpviz.attack import theory
+from dpviz.attack.setting import Attack
+from dpviz.budget import Budget
+from dpviz.guarantee import Guarantee, finite_or_none
+
+CURVE_POINTS = 2000
+"""Most thresholds kept for the drawn and exported curve."""
+
+BOXES = 40
+"""Most Clopper–Pearson boxes drawn along the curve."""
+
+PREVIEW = 12
+"""Trials per hypothesis kept as they came (the worked example shows them)."""
+
+CHUNK_TRIALS = 1 << 18
+"""Trials per progress step for samplers whose cost does not grow with k."""
+
+
+def sampler_for(a: Attack) -> S.Sampler:
+    """The cheapest exact sampler of the statistic (``dpviz.attack.sampling``)."""
+    if a.prior == "uniform":
+        return S.uniform_prior_count(dict(a.params)["eps0"], a.k)
+    mech = a.accountable()
+    if a.sampling_rate is None:
+        if mech.key == "gaussian":
+            return S.gaussian_sum(mech.mu, a.k)
+        if mech.law.continuous is None:
+            return S.finite_sum(mech.law, a.k, mech.grid_unit)
+    base = mech.base if a.sampling_rate is not None else mech
+    if base.key == "laplace":
+        step = S.laplace_step(base.eps0)
+    elif base.key == "gaussian":
+        step = S.gaussian_step(base.mu)
+    else:
+        step = S.finite_step(base.law)
+    if a.sampling_rate is not None:
+        step = S.subsampled_step(step, a.sampling_rate)
+    return S.summed(step, a.k)
+
+
+def sample(a: Attack, progress: Callable[[float], None] | None = None
+           ) -> tuple[NDArray[np.float64], NDArray[np.float64], S.Sampler]:
+    """(statistic under H0, statistic under H1, sampler): ``trials`` each, from ``seed``."""
+    sampler = sampler_for(a)
+    rng = np.random.default_rng(a.seed)
+    per_chunk = max(1, S.CHUNK_DRAWS // a.k) if sampler.per_step else CHUNK_TRIALS
+    out = {True: np.empty(a.trials), False: np.empty(a.trials)}
+    done, total = 0, 2 * a.trials
+    for under_p in (True, False):
+        for start in range(0, a.trials, per_chunk):
+            m = min(per_chunk, a.trials - start)
+            out[under_p][start:start + m] = sampler.draw(rng, m, under_p)
+            done += m
+            if progress is not None:
+                progress(done / total)
+    return out[True], out[False], sampler
+
+
+def curve_thresholds(s_in: NDArray[np.float64], s_out: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Every distinct observed value when there are few, else ``CURVE_POINTS`` quantiles; and +∞."""
+    pooled = np.concatenate([s_in, s_out])
+    values = np.unique(pooled) if pooled.size <= 8 * CURVE_POINTS else np.unique(
+        np.quantile(pooled[np.isfinite(pooled)], np.linspace(0, 1, CURVE_POINTS)))
+    if values.size > CURVE_POINTS:
+        values = values[np.unique(np.linspace(0, values.size - 1, CURVE_POINTS).astype(int))]
+    return np.unique(np.concatenate([values, pooled[np.isinf(pooled)], [math.inf]]))
+
+
+@dataclass(frozen=True)
+class AttackResult:
+    """Everything the CLI, the figure and the exports show, from one run."""
+
+    attack: Attack
+    curve: C.ErrorCurve
+    boxes: NDArray[np.int64]
+    """Indices into the curve where a confidence box is drawn."""
+    certificate: C.Certificate
+    proven: Guarantee
+    tradeoff: theory.Curve
+    preview_in: NDArray[np.float64]
+    preview_out: NDArray[np.float64]
+    draws: int
+    sample_seconds: float
+    seconds: float
+
+    @property
+    def empirical_epsilon(self) -> float:
+        return self.certificate.epsilon
+
+    @property
+    def proven_epsilon(self) -> float | None:
+        g = self.proven
+        return g.upper if g.feasible else None
+
+    @property
+    def ratio(self) -> float | None:
+        """empirical / proven: how much of the proven ε this attack reaches."""
+        p = self.proven_epsilon
+        if p is None or not math.isfinite(p) or p <= 0:
+            return None
+        return self.empirical_epsilon / p
+
+    def box_bounds(self) -> dict[str, NDArray[np.float64]]:
+        """Two-sided Clopper–Pearson boxes (level ``confidence`` each side pair) at ``boxes``."""
+        n = self.curve.trials
+        fa_lo, fa_up = C.cp_box(self.curve.false_alarms[self.boxes], n, self.attack.confidence)
+        md_lo, md_up = C.cp_box(self.curve.misses[self.boxes], n, self.attack.confidence)
+        return {"p_fa_lower": fa_lo, "p_fa_upper": fa_up, "p_md_lower": md_lo, "p_md_upper": md_up}
+
+    def columns(self) -> dict[str, NDArray[np.float64]]:
+        """The curve as CSV columns: threshold, P_FA, P_MD and the two-sided CP intervals."""
+        n, c = self.curve.trials, self.attack.confidence
+        fa_lo, fa_up = C.cp_box(self.curve.false_alarms, n, c)
+        md_lo, md_up = C.cp_box(self.curve.misses, n, c)
+        return {"threshold": self.curve.thresholds, "P_FA": self.curve.p_fa, "P_MD": self.curve.p_md,
+                "P_FA_lower": fa_lo, "P_FA_upper": fa_up, "P_MD_lower": md_lo, "P_MD_upper": md_up}
+
+    def to_json(self) -> dict[str, Any]:
+        """The CLI's answer (and the page's JSON download)."""
+        cert = self.certificate
+        g = self.proven
+        return {
+            "empirical_epsilon": cert.epsilon,
+            "proven_epsilon": finite_or_none(self.proven_epsilon),
+            "ratio": finite_or_none(self.ratio),
+            "trials": self.attack.trials,
+            "seconds": self.seconds,
+            "delta": self.attack.delta,
+            "confidence": self.attack.confidence,
+            "method": "threshold chosen on the first half of the trials, Clopper-Pearson upper bounds "
+                      "of both error rates on the second half (union bound)",
+            "certificate": {"threshold": finite_or_none(cert.threshold), "p_fa_upper": cert.p_fa_upper,
+                            "p_md_upper": cert.p_md_upper, "false_alarms": cert.false_alarms,
+                            "misses": cert.misses, "trials": cert.trials,
+                            "point_estimate_epsilon": cert.estimate},
+            "proven": g.to_json(),
+            "tradeoff": {"kind": self.tradeoff.kind, "source": self.tradeoff.source,
+                         **({"reason": self.tradeoff.reason} if self.tradeoff.reason else {})},
+            "setting": self.attack.describe(),
+            "sampling": {"draws_per_hypothesis": self.draws, "seconds": self.sample_seconds,
+                         "per_step": self.draws > self.attack.trials},
+        }
+
+
+def run_attack(a: Attack, *, progress: Callable[[float], None] | None = None,
+               budget: Budget | None = None) -> AttackResult:
+    """Sample, test, certify, and compare with the theory (module docstring)."""
+    t0 = time.perf_counter()
+    s_in, s_out, sampler = sample(a, progress)
+    t1 = time.perf_counter()
+    cert = C.certify(s_in, s_out, delta=a.delta, confidence=a.confidence)
+    t = curve_thresholds(s_in, s_out)
+    fa, md = C.error_counts(s_in, s_out, t)
+    curve = C.ErrorCurve(thresholds=t, false_alarms=fa, misses=md, trials=a.trials)
+    g = theory.proven(a, budget=budget)
+    trade = theory.tradeoff(a, proven_epsilon=g.upper if g.feasible else None, budget=budget)
+    return AttackResult(attack=a, curve=curve, boxes=C.thin_indices(curve, BOXES), certificate=cert,
+                        proven=g, tradeoff=trade, preview_in=s_in[:PREVIEW].copy(),
+                        preview_out=s_out[:PREVIEW].copy(), draws=sampler.work(a.trials),
+                        sample_seconds=t1 - t0, seconds=time.perf_counter() - t0)

@@ -1,0 +1,180 @@
+"""Sampling the adversary's sufficient statistic: the k-fold privacy loss sum (docs/MATH.md §14.1).
+
+By the Neyman–Pearson lemma (Steinke, seed 001, §3.2, Lemma 4) the privacy loss L = ln P(y)/Q(y)
+of the whole output y = (y_1, …, y_k) is the optimal test statistic, and for k independent steps it
+is the sum of the per-step losses. So the attack never draws outputs, only what the test reads:
+
+- a finite law (the canonical pair, KOV eq. 16; randomized response): the multinomial counts of its
+  atoms, one draw per trial whatever k is; the sum is counts · losses, on the law's lattice computed
+  in whole units so that equal sums are equal floats (ties stay ties);
+- the Gaussian: the sum itself, N(±kμ²/2, kμ²) (Steinke Prop. 3, Cor. 10), one draw per trial;
+- Laplace and every Poisson-subsampled mechanism: each step's loss drawn and summed, in chunks of at
+  most ``CHUNK_DRAWS`` draws (memory stays bounded whatever N·k is);
+- the HBW prior "in at least one database, uniformly" against 0⃗ for the canonical pair with δ0 = 0
+  (HBW §V-B; docs/MATH.md §5.5): the number of high outcomes n_B, which carries the mixture's
+  likelihood ratio ((1 + e^{ε0})^{n_B}(1 + e^{−ε0})^{k−n_B} − 1)/(2^k − 1) (increasing in n_B).
+
+Every sampler returns the statistic under H0 ("the target is in": P) or H1 ("it is not": Q); larger
+values favour H0. Draws come from one ``numpy.random.Generator`` seeded by the caller.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpviz.pld.law import LossLaw
+
+CHUNK_DRAWS = 1 << 22
+"""Most per-step draws held in memory at once (32 MiB of float64)."""
+
+StepDraw = Callable[[np.random.Generator, int, bool], NDArray[np.float64]]
+"""(rng, n, under_p) → n independent one-step privacy losses under P (``under_p``) or Q."""
+
+
+@dataclass(frozen=True)
+class Sampler:
+    """The statistic of ``k`` steps: ``draw(rng, n, under_p)`` gives n trials' values; ``per_step``
+    says whether its cost grows with k (n·k draws) or not (n draws)."""
+
+    draw: Callable[[np.random.Generator, int, bool], NDArray[np.float64]]
+    per_step: bool
+    k: int
+
+    def work(self, trials: int) -> int:
+        """Draws needed for ``trials`` trials under one hypothesis."""
+        return trials * (self.k if self.per_step else 1)
+
+
+# ---------------------------------------------------------------------- one step
+def finite_step(law: LossLaw) -> StepDraw:
+    """One step of a finite law: an atom drawn by its P- (or Q-) mass; ±∞ for the masses where the
+    other distribution is 0."""
+    loss = np.concatenate([law.loss, [math.inf, -math.inf]])
+    p = np.concatenate([law.p, [law.p_inf, 0.0]])
+    q = np.concatenate([law.q, [0.0, law.q_neg_inf]])
+    p, q = p / p.sum(), q / q.sum()
+
+    def draw(rng: np.random.Generator, n: int, under_p: bool) -> NDArray[np.float64]:
+        return loss[rng.choice(loss.size, size=n, p=p if under_p else q)]
+
+    return draw
+
+
+def laplace_step(eps0: float) -> StepDraw:
+    """Lap(0, 1) against Lap(ε0, 1) in units of the scale b (ε0 = Δ/b): L(t) = |t − ε0| − |t|."""
+
+    def draw(rng: np.random.Generator, n: int, under_p: bool) -> NDArray[np.float64]:
+        t = rng.laplace(0.0, 1.0, size=n) + (0.0 if under_p else eps0)
+        return np.abs(t - eps0) - np.abs(t)
+
+    return draw
+
+
+def gaussian_step(mu: float) -> StepDraw:
+    """N(μ, 1) against N(0, 1) (μ = Δ/σ): L(x) = μx − μ²/2 (Steinke Prop. 3)."""
+
+    def draw(rng: np.random.Generator, n: int, under_p: bool) -> NDArray[np.float64]:
+        x = rng.standard_normal(n) + (mu if under_p else 0.0)
+        return mu * x - mu * mu / 2.0
+
+    return draw
+
+
+def subsampled_step(base: StepDraw, rate: float) -> StepDraw:
+    """Poisson subsampling at rate q, remove direction (P' = (1 − q)Q + qP against Q): the loss is
+    g(L) = ln(1 − q + q e^L) of the base loss (Steinke §6; ``dpviz.mechanisms.subsampling``)."""
+    log_keep, log_q = (math.log1p(-rate) if rate < 1 else -math.inf), math.log(rate)
+
+    def draw(rng: np.random.Generator, n: int, under_p: bool) -> NDArray[np.float64]:
+        if under_p:
+            picked = rng.random(n) < rate
+            base_loss = np.empty(n)
+            base_loss[picked] = base(rng, int(picked.sum()), True)
+            base_loss[~picked] = base(rng, int((~picked).sum()), False)
+        else:
+            base_loss = base(rng, n, False)
+        with np.errstate(over="ignore"):
+            return np.logaddexp(log_keep, log_q + base_loss)
+
+    return draw
+
+
+# ---------------------------------------------------------------------- k steps
+def summed(step: StepDraw, k: int) -> Sampler:
+    """k steps drawn and summed, chunked so that at most ``CHUNK_DRAWS`` are held at once."""
+    rows = max(1, CHUNK_DRAWS // k)
+
+    def draw(rng: np.random.Generator, n: int, under_p: bool) -> NDArray[np.float64]:
+        out = np.empty(n)
+        for start in range(0, n, rows):
+            m = min(rows, n - start)
+            if k <= CHUNK_DRAWS:
+                out[start:start + m] = step(rng, m * k, under_p).reshape(m, k).sum(axis=1)
+            else:  # one trial is itself longer than a chunk
+                total = 0.0
+                for s in range(0, k, CHUNK_DRAWS):
+                    total += float(step(rng, min(CHUNK_DRAWS, k - s), under_p).sum())
+                out[start] = total
+        return out
+
+    return Sampler(draw=draw, per_step=True, k=k)
+
+
+def finite_sum(law: LossLaw, k: int, unit: float | None) -> Sampler:
+    """k steps of a finite law by the multinomial counts of its atoms (one draw per trial); the sum
+    counts · losses in whole multiples of ``unit`` when every atom is one (exact ties)."""
+    loss = law.loss
+    p = np.concatenate([law.p, [law.p_inf]])
+    q = np.concatenate([law.q, [law.q_neg_inf]])
+    p, q = p / p.sum(), q / q.sum()
+    steps = None
+    if unit is not None and unit > 0 and loss.size:
+        s = np.rint(loss / unit)
+        if np.all(np.abs(s * unit - loss) <= 1e-9 * np.maximum(np.abs(loss), unit)):
+            steps = s.astype(np.int64)
+
+    def draw(rng: np.random.Generator, n: int, under_p: bool) -> NDArray[np.float64]:
+        counts = rng.multinomial(k, p if under_p else q, size=n)
+        finite, infinite = counts[:, :-1], counts[:, -1] > 0
+        total = (finite @ steps).astype(float) * unit if steps is not None and unit is not None \
+            else finite @ loss
+        total[infinite] = math.inf if under_p else -math.inf
+        return total
+
+    return Sampler(draw=draw, per_step=False, k=k)
+
+
+def gaussian_sum(mu: float, k: int) -> Sampler:
+    """The sum of k Gaussian losses, N(kμ²/2, kμ²) under P and N(−kμ²/2, kμ²) under Q (Steinke
+    Cor. 10), one draw per trial."""
+    m = mu * math.sqrt(k)
+
+    def draw(rng: np.random.Generator, n: int, under_p: bool) -> NDArray[np.float64]:
+        return (m * m / 2.0 if under_p else -m * m / 2.0) + m * rng.standard_normal(n)
+
+    return Sampler(draw=draw, per_step=False, k=k)
+
+
+def uniform_prior_count(eps0: float, k: int) -> Sampler:
+    """The canonical (ε0, 0) pair in k databases, H0: the target is in a uniformly drawn non-empty
+    set of them (HBW §V-B), H1: in none. Statistic: n_B, the number of high outcomes. Under H0,
+    |b| = j has weight C(k, j)/(2^k − 1): a Bin(k, ½) draw, redrawn while 0; then
+    n_B = Bin(j, e^{ε0}/(1 + e^{ε0})) + Bin(k − j, 1/(1 + e^{ε0}))."""
+    high = 1.0 / (1.0 + math.exp(-eps0))
+    low = 1.0 / (1.0 + math.exp(eps0))
+
+    def draw(rng: np.random.Generator, n: int, under_p: bool) -> NDArray[np.float64]:
+        if not under_p:
+            return rng.binomial(k, low, size=n).astype(float)
+        j = rng.binomial(k, 0.5, size=n)
+        while np.any(j == 0):
+            zero = j == 0
+            j[zero] = rng.binomial(k, 0.5, size=int(zero.sum()))
+        return (rng.binomial(j, high) + rng.binomial(k - j, low)).astype(float)
+
+    return Sampler(draw=draw, per_step=False, k=k)
