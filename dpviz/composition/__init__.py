@@ -1,10 +1,10 @@
-"""Classic composition of (ε, δ)-DP mechanisms: basic, advanced, KOV closed form, optimal.
+"""Classic composition of (ε, δ)-DP mechanisms: basic, advanced, KOV closed form, zCDP, optimal.
 
 Each method module offers ``epsilon_for_delta(levels, delta=…)`` and
 ``delta_for_epsilon(levels, epsilon=…)`` returning a :class:`~dpviz.guarantee.Guarantee`, and
 ``delta_curve(levels, epsilons)`` returning a :class:`~dpviz.guarantee.DeltaCurve`. The levels
 are validated once, where they are made (``Level``, ``as_levels``), not again by each method.
-Formulas: docs/MATH.md §3 (homogeneous) and §4 (levels).
+Formulas: docs/MATH.md §3 (homogeneous), §4 (levels) and §11 (zCDP).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from types import ModuleType
 from numpy.typing import ArrayLike
 
 from dpviz.budget import Budget
-from dpviz.composition import advanced, basic, kov, optimal
+from dpviz.composition import advanced, basic, kov, optimal, zcdp
 from dpviz.composition.levels import Level, Levels, as_levels, homogeneous, parse_levels
 from dpviz.guarantee import DeltaCurve, Guarantee
 
@@ -52,6 +52,7 @@ METHODS: dict[str, Method] = {
     "basic": Method("basic", "Basic", basic),
     "advanced": Method("advanced", "Advanced (DRV)", advanced),
     "kov": Method("kov", "KOV Thm 3.4/3.5", kov),
+    "zcdp": Method("zcdp", "zCDP (Steinke Thm 18/22)", zcdp),
     "optimal": Method("optimal", "Optimal (KOV Thm 3.3)", optimal, budgeted=True),
 }
 
