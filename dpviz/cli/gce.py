@@ -2,7 +2,9 @@
 
 One of ``--prior uniform-nonzero`` (0⃗ against U(B∖{0⃗})), ``--prior at-least:K2``
 (U{|b| < K2} against U{|b| ≥ K2}) or ``--cap C --neighbouring unbounded|bounded``.
-Every value is ε at total δ ≤ --delta with its kind, source and proved directions.
+Every value is ε at total δ ≤ --delta with its kind, source and proved directions. For the
+uniform prior, ``theorem3_basic|advanced|optimal`` are HBW Thm 3 with the best split of δ over its
+terms and ``theorem3_*_common`` the same theorem with one common δ̂ for every term.
 """
 
 from __future__ import annotations

@@ -25,13 +25,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
-from dpviz.composition import METHODS, optimal
-from dpviz.composition.levels import Level, Levels
+from dpviz.composition import METHODS, advanced, optimal
+from dpviz.composition.atoms import LossAtoms
+from dpviz.composition.levels import Level, Levels, sum_delta, sum_epsilon_sq
 from dpviz.guarantee import Guarantee, Kind
-from dpviz.numerics import LN2, log1mexp, log_comb, log_pow2_minus_1, logsumexp, softplus
+from dpviz.numerics import LN2, log1mexp, log_comb, log_pow2_minus_1, logsumexp, lower_hull, softplus
 from dpviz.validation import ParameterError, check_count, check_delta, check_epsilon
 
 TERMS = 40
@@ -215,3 +217,198 @@ def corollary6(*, k: int, eps0: float, delta0: float, method: str = "optimal", d
         eps[idx] = eps0 + float(t.epsilon)  # type: ignore[arg-type]
     return _directed(*combine(_weights(k, n), eps, np.full(n, delta)), source=source,
                      note="common δ̂ for every term")
+
+
+# ---------------------------------------------------------------- Theorem 3 at the best split of δ
+
+SPLIT_MARGIN = 1e-9
+"""The split is planned for a total of δ(1 − SPLIT_MARGIN), so that the terms' δ̂_i, rounded,
+still sum to at most δ (checked with ``math.fsum`` before anything is stated)."""
+
+SPLIT_SAMPLES = 600
+"""Advanced composition: slack values sampled per term (log-spaced over 30 decades, ≈ 0.12 in ln δ')."""
+
+EPS_CAP = 600.0
+"""Largest per-term ε̂ a split considers (e^ε̂ stays finite)."""
+
+SOURCE_SPLIT = "best split of δ over the terms (docs/MATH.md §12)"
+
+Curve = tuple[np.ndarray, np.ndarray]
+"""Vertices (t = e^{ε̂}, δ̂) of one term's curve, t increasing, δ̂ decreasing and convex in t."""
+
+
+def _optimal_curve(atoms: LossAtoms) -> Curve:
+    """δ̂(ε) = p_∞ + Σ_{L>ε} p (1 − e^{ε−L}) at ε = 0 and at every positive atom: linear in
+    t = e^ε between atoms, so these vertices are the whole curve (docs/MATH.md §12)."""
+    loss = atoms.loss  # decreasing
+    eps = np.unique(np.concatenate([[0.0], loss[loss > 0]]))
+    eps = eps[eps <= EPS_CAP]
+    above = np.searchsorted(-loss, -eps, side="left")  # atoms with L > ε
+    p = np.exp(atoms.log_p)
+    q = np.exp(atoms.log_p - loss)
+    a = np.concatenate([[0.0], np.cumsum(p)])
+    b = np.concatenate([[0.0], np.cumsum(q)])
+    t = np.exp(eps)
+    return t, np.maximum(atoms.p_inf + a[above] - t * b[above], atoms.p_inf)
+
+
+def _advanced_curve(levels: Levels, top: float, around: float | None = None) -> Curve | None:
+    """Samples of advanced composition's (e^{ε̂}, Σδ + δ') for δ' up to ``top`` − Σδ (30 decades
+    below it), or within a factor e^{±0.3} of ``around``; their lower convex hull."""
+    var, shift, floor = sum_epsilon_sq(levels), advanced.drift(levels), sum_delta(levels)
+    smax = min(1.0, top - floor)
+    if not smax > 0:
+        return None
+    if around is None:
+        slack = np.geomspace(smax, smax * 1e-30, SPLIT_SAMPLES)
+    else:
+        mid = max(around - floor, smax * 1e-300)
+        slack = np.geomspace(min(smax, mid * math.exp(0.3)), mid * math.exp(-0.3), SPLIT_SAMPLES // 2)
+    eps = np.sqrt(2.0 * var * -np.log(slack)) + shift
+    keep = eps <= EPS_CAP
+    t, d = np.exp(eps[keep]), floor + slack[keep]
+    if t.size == 0:
+        return None
+    t, first = np.unique(t, return_index=True)
+    d = d[first]
+    hull = lower_hull(t, d)
+    return t[hull], d[hull]
+
+
+def _allocate(curves: Sequence[Curve], w: np.ndarray, total: float) -> np.ndarray | None:
+    """δ̂_i minimising Σ w_i t_i subject to Σ w_i δ̂_i(t_i) ≤ ``total``, each δ̂_i convex and piecewise
+    linear in t_i (``Curve``): a fractional knapsack. Starting from every term's smallest t, the
+    segments are taken in order of decreasing −dδ̂/dt (the KKT condition: at the optimum every
+    term sits where −dδ̂_i/dt_i is the same), the last one in part. ``None``: even the largest t
+    of every term leaves the total above ``total``."""
+    verts, slopes, reds, owner = [], [], [], []
+    for i, (t, d) in enumerate(curves):
+        dt = np.diff(t)
+        slope = np.minimum.accumulate(np.maximum(-np.diff(d), 0.0) / np.where(dt > 0, dt, 1.0))
+        red = slope * dt  # convex by construction: rounding cannot reorder a term's segments
+        verts.append(d[0] - np.concatenate([[0.0], np.cumsum(red)]))
+        slopes.append(slope)
+        reds.append(w[i] * red)
+        owner.append(np.full(red.size, i))
+    start = np.array([v[0] for v in verts])
+    need = math.fsum(w * start) - total
+    if need <= 0:
+        return start
+    slope_all, red_all, owner_all = (np.concatenate(x) for x in (slopes, reds, owner))
+    order = np.argsort(-slope_all, kind="stable")
+    cum = np.cumsum(red_all[order])
+    p = int(np.searchsorted(cum, need, side="left"))
+    if p >= cum.size:
+        return None
+    taken = np.bincount(owner_all[order[:p]], minlength=len(curves))
+    out = np.array([v[c] for v, c in zip(verts, taken, strict=True)])
+    i = int(owner_all[order[p]])
+    before = float(cum[p - 1]) if p > 0 else 0.0
+    frac = min(max((need - before) / float(red_all[order[p]]), 0.0), 1.0)
+    out[i] = verts[i][taken[i]] - frac * float(red_all[order[p]]) / w[i]
+    return out
+
+
+def theorem3_pair(*, k: int, eps0: float, delta0: float, method: str = "optimal",
+                  delta: float) -> tuple[Guarantee, Guarantee]:
+    """HBW Thm 3 at total δ: (best split of δ over the terms, one common δ̂ for every term).
+
+    The best split minimises ε_f = ln Σ w_i e^{ε̂_i} subject to Σ w_i δ̂_i ≤ δ (convex; docs/MATH.md
+    §12). Basic composition: every term needs its own Σδ, so the split is forced and the value is
+    HBW Cor. 7. Optimal composition: exact, from each term's loss atoms. Advanced composition:
+    over sampled slacks (600 per term over 30 decades, then 300 within e^{±0.3} of the split
+    found). Each term's ε̂_i is then evaluated at its δ̂_i by the method itself (rounded up), so
+    the value is a sound bound whatever the split; when the common δ̂ does at least as well,
+    that is the split shown. Directions as ``_directed``.
+    """
+    k, eps0, delta0 = _check(k, eps0, delta0)
+    method = _check_method(method)
+    delta = check_delta(delta, field="delta")
+    source = _source_thm3(method)
+    n = min(k, TERMS)
+    levels = [_term_levels(k=k, i=i, eps0=eps0, delta0=delta0, with_first=True) for i in range(1, n + 1)]
+    atoms = [optimal.loss_atoms.__wrapped__(lv) for lv in levels] if method == "optimal" else None
+    common = _theorem3_common(k=k, n=n, levels=levels, atoms=atoms, method=method, delta=delta)
+    best: Guarantee | None
+    if method == "basic":
+        best = _basic_split(k=k, eps0=eps0, delta0=delta0, delta=delta)
+    else:
+        best = _split(k=k, n=n, levels=levels, atoms=atoms, method=method, delta=delta)
+    if best is None or (common.feasible and common.epsilon <= best.epsilon):  # type: ignore[operator]
+        text = "the common δ̂ is the best split found" if common.feasible else ""
+        best = replace(common, note="; ".join(x for x in (SOURCE_SPLIT, text) if x)) if common.feasible \
+            else Guarantee.no_value(common.status, source=source, reason=f"no split of δ = {delta:g} gives "
+                                    f"every term a value ({common.reason})")
+    return best, common
+
+
+def theorem3_best(*, k: int, eps0: float, delta0: float, method: str = "optimal", delta: float) -> Guarantee:
+    """HBW Thm 3 with the best split of δ over its terms (``theorem3_pair``)."""
+    return theorem3_pair(k=k, eps0=eps0, delta0=delta0, method=method, delta=delta)[0]
+
+
+def _theorem3_common(*, k: int, n: int, levels: list[Levels], atoms: list[LossAtoms] | None, method: str,
+                     delta: float) -> Guarantee:
+    """``theorem3(delta=…)``: one δ̂ = δ for every term, sharing the terms' loss atoms."""
+    source = _source_thm3(method)
+    if atoms is None or delta == 0:
+        terms = [_term(lv, method, delta) for lv in levels]
+    else:
+        terms = []
+        for a in atoms:
+            eps = a.epsilon(delta)
+            terms.append(Guarantee.impossible(source=optimal.SOURCE_HETEROGENEOUS,
+                                              reason=f"no ε reaches δ = {delta:g} for this term")
+                         if eps is None else
+                         Guarantee(epsilon=eps, delta=delta, kind=Kind.EXACT, source=source))
+    bad = [t for t in terms if not t.feasible]
+    if bad:
+        return Guarantee.no_value(bad[0].status, source=source,
+                                  reason=f"a term has no value: {bad[0].reason}")
+    eps_arr = np.array([t.epsilon for t in terms], dtype=float)
+    return _directed(*combine(_weights(k, n), eps_arr, np.full(n, delta)), source=source,
+                     note="common δ̂ for every term")
+
+
+def _basic_split(*, k: int, eps0: float, delta0: float, delta: float) -> Guarantee:
+    """Basic composition states nothing below a term's own Σδ, so every split gives each term
+    exactly that: Σ_i w_i δ̂_i and ln Σ_i w_i e^{ε̂_i} are HBW Cor. 7's closed forms (all k terms)."""
+    c7 = corollary7(k=k, eps0=eps0, delta0=delta0)
+    source = _source_thm3("basic")
+    if c7.delta > delta:  # type: ignore[operator]
+        return Guarantee.impossible(source=source, reason=f"basic composition needs each term's own Σδ: "
+                                    f"a total δ ≥ {c7.delta:.6g} (HBW Cor. 7's δ)")
+    return replace(c7, source=source, note=f"{SOURCE_SPLIT}: each term its own Σδ (= {SOURCE_COR7})")
+
+
+def _split(*, k: int, n: int, levels: list[Levels], atoms: list[LossAtoms] | None, method: str,
+           delta: float) -> Guarantee | None:
+    """The best split for advanced or optimal composition; ``None`` when none was found."""
+    log_w = _weights(k, n)
+    w = np.exp(log_w)
+    curves: list[Curve] = []
+    for i, lv in enumerate(levels):
+        c = _optimal_curve(atoms[i]) if atoms is not None else _advanced_curve(lv, delta / w[i])
+        if c is None:
+            return None
+        curves.append(c)
+    split = _allocate(curves, w, delta * (1.0 - SPLIT_MARGIN))
+    if split is None:
+        return None
+    if atoms is None:  # advanced: sampled curves, so resample around the split found (≈ 0.002 in ln δ')
+        fine = [c for i, lv in enumerate(levels)
+                if (c := _advanced_curve(lv, delta / w[i], around=float(split[i]))) is not None]
+        again = _allocate(fine, w, delta * (1.0 - SPLIT_MARGIN)) if len(fine) == n else None
+        split = split if again is None else again
+    if atoms is not None:
+        split = np.maximum(split, [a.p_inf for a in atoms])
+        eps_list = [a.epsilon(float(d)) for a, d in zip(atoms, split, strict=True)]
+    else:
+        split = np.maximum(split, [sum_delta(lv) * (1.0 + 1e-12) + 1e-300 for lv in levels])
+        eps_list = [METHODS[method].epsilon_for_delta(lv, delta=float(d)).epsilon
+                    for lv, d in zip(levels, split, strict=True)]
+    if any(e is None for e in eps_list) or math.fsum(w * split) > delta * (1.0 - SPLIT_MARGIN / 2):
+        return None
+    g = _directed(*combine(log_w, np.array(eps_list, dtype=float), split), source=_source_thm3(method),
+                  note=SOURCE_SPLIT)
+    return replace(g, delta=min(delta, g.delta * (1.0 + 1e-12)))  # type: ignore[operator]

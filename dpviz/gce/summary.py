@@ -1,7 +1,9 @@
 """Every applicable bound for one GCE question, side by side (used by the CLI and the page).
 
 Keys: ``classic`` (optimal composition of all k, no prior: KOV Thm 3.3), ``exact`` (the
-exact worst case for the question), then the paper's bounds that apply. Values are
+exact worst case for the question), then the paper's bounds that apply (for the uniform prior:
+``cor7``, ``theorem3_<method>`` with the best split of δ over Thm 3's terms and
+``theorem3_<method>_common`` with one common δ̂ for every term). Values are
 :class:`~dpviz.guarantee.Guarantee` (ε at total δ ≤ the target, with directions).
 
 ``budget`` (``dpviz.budget``; ``None`` = the CLI default) bounds the exact routes: beyond it
@@ -78,9 +80,9 @@ def uniform_nonzero(*, k: int, eps0: float, delta0: float, delta: float,
     k, eps0, delta0, delta = _inputs(k, eps0, delta0, delta)
     out = {"classic": classic(k=k, eps0=eps0, delta0=delta0, delta=delta, budget=budget)}
     paper = {"cor7": paper_bounds.corollary7(k=k, eps0=eps0, delta0=delta0)}
-    for method in paper_bounds.THEOREM3_METHODS:
-        paper[f"theorem3_{method}"] = paper_bounds.theorem3(k=k, eps0=eps0, delta0=delta0, method=method,
-                                                            delta=delta)
+    for method in paper_bounds.THEOREM3_METHODS:  # the best split of δ, and one common δ̂ (docs/MATH.md §12)
+        best, common = paper_bounds.theorem3_pair(k=k, eps0=eps0, delta0=delta0, method=method, delta=delta)
+        paper[f"theorem3_{method}"], paper[f"theorem3_{method}_common"] = best, common
     if paper["cor7"].delta is not None and paper["cor7"].delta > delta:
         paper["cor7"] = replace(paper["cor7"], note=f"its δ exceeds the target δ = {delta:g}")
     fallback = {key: b for key, b in paper.items() if key != "cor7" or b.delta <= delta}  # type: ignore[operator]

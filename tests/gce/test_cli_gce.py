@@ -29,7 +29,11 @@ def test_uniform_prior_keys_and_values(capsys) -> None:
     c7 = PB.corollary7(k=10, eps0=0.5, delta0=1e-6)
     assert data["cor7"]["epsilon"] == c7.epsilon and data["cor7"]["delta"] == c7.delta
     assert data["exact"]["epsilon"] < data["theorem3_optimal"]["epsilon"] < data["classic"]["epsilon"]
-    assert data["theorem3_optimal"]["delta"] == 1e-3 and data["exact"]["kind"] == "exact"
+    assert data["theorem3_optimal_common"]["delta"] == 1e-3 and data["exact"]["kind"] == "exact"
+    assert data["theorem3_optimal"]["delta"] <= 1e-3  # the best split of δ: Σ w_i δ̂_i ≤ δ
+    for m in PB.THEOREM3_METHODS:  # the best split is never worse than the common δ̂
+        best, common = data[f"theorem3_{m}"], data[f"theorem3_{m}_common"]
+        assert common["epsilon"] is None or best["epsilon"] <= common["epsilon"]
 
 
 def test_at_least_prior(capsys) -> None:
