@@ -8,6 +8,8 @@ of the basic case; the exact worst case bounds every value from below in its pro
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
@@ -85,10 +87,10 @@ def test_best_split_is_monotone_in_delta_and_eps0(method) -> None:
     deltas = np.geomspace(1e-5, 1e-1, 9)
     eps = [PB.theorem3_best(k=k, eps0=eps0, delta0=delta0, method=method, delta=float(d)).epsilon
            for d in deltas]
-    assert all(b <= a * (1 + 1e-9) for a, b in zip(eps, eps[1:], strict=False))
+    assert all(b <= a * (1 + 1e-9) for a, b in itertools.pairwise(eps))
     by_eps0 = [PB.theorem3_best(k=k, eps0=e, delta0=delta0, method=method, delta=1e-4).epsilon
                for e in (0.05, 0.1, 0.2, 0.4)]
-    assert all(b > a for a, b in zip(by_eps0, by_eps0[1:], strict=False))
+    assert all(b > a for a, b in itertools.pairwise(by_eps0))
 
 
 def test_basic_composition_at_cor7_delta_reproduces_cor7() -> None:
