@@ -88,6 +88,16 @@ def cp_box(count: NDArray[np.int64], n: int, confidence: float) -> tuple[NDArray
     return cp_lower(count, n, side), cp_upper(count, n, side)
 
 
+def box(false_alarms: NDArray[np.int64], misses: NDArray[np.int64], n: int, confidence: float
+        ) -> dict[str, NDArray[np.float64]]:
+    """Clopper–Pearson boxes that hold the true (P_FA, P_MD) with probability ≥ ``confidence``: each
+    side a two-sided interval of level √c, the two samples independent (c = √c · √c)."""
+    side = math.sqrt(confidence)
+    fa_lo, fa_up = cp_box(false_alarms, n, side)
+    md_lo, md_up = cp_box(misses, n, side)
+    return {"p_fa_lower": fa_lo, "p_fa_upper": fa_up, "p_md_lower": md_lo, "p_md_upper": md_up}
+
+
 def epsilon_shown(alpha: NDArray[np.float64] | float, beta_: NDArray[np.float64] | float,
                   delta: float) -> NDArray[np.float64]:
     """max(ln((1 − δ − β)/α), ln((1 − δ − α)/β), 0): the ε a test with these error rates shows

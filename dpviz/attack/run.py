@@ -121,19 +121,16 @@ class AttackResult:
         return self.empirical_epsilon / p
 
     def box_bounds(self) -> dict[str, NDArray[np.float64]]:
-        """Two-sided Clopper–Pearson boxes (level ``confidence`` each side pair) at ``boxes``."""
-        n = self.curve.trials
-        fa_lo, fa_up = C.cp_box(self.curve.false_alarms[self.boxes], n, self.attack.confidence)
-        md_lo, md_up = C.cp_box(self.curve.misses[self.boxes], n, self.attack.confidence)
-        return {"p_fa_lower": fa_lo, "p_fa_upper": fa_up, "p_md_lower": md_lo, "p_md_upper": md_up}
+        """Clopper–Pearson boxes at ``boxes``, each holding the truth with probability ≥ confidence."""
+        c = self.curve
+        return C.box(c.false_alarms[self.boxes], c.misses[self.boxes], c.trials, self.attack.confidence)
 
     def columns(self) -> dict[str, NDArray[np.float64]]:
-        """The curve as CSV columns: threshold, P_FA, P_MD and the two-sided CP intervals."""
-        n, c = self.curve.trials, self.attack.confidence
-        fa_lo, fa_up = C.cp_box(self.curve.false_alarms, n, c)
-        md_lo, md_up = C.cp_box(self.curve.misses, n, c)
-        return {"threshold": self.curve.thresholds, "P_FA": self.curve.p_fa, "P_MD": self.curve.p_md,
-                "P_FA_lower": fa_lo, "P_FA_upper": fa_up, "P_MD_lower": md_lo, "P_MD_upper": md_up}
+        """The curve as CSV columns: threshold, P_FA, P_MD and each threshold's confidence box."""
+        c = self.curve
+        b = C.box(c.false_alarms, c.misses, c.trials, self.attack.confidence)
+        return {"threshold": c.thresholds, "P_FA": c.p_fa, "P_MD": c.p_md, "P_FA_lower": b["p_fa_lower"],
+                "P_FA_upper": b["p_fa_upper"], "P_MD_lower": b["p_md_lower"], "P_MD_upper": b["p_md_upper"]}
 
     def to_json(self) -> dict[str, Any]:
         """The CLI's answer (and the page's JSON download)."""
