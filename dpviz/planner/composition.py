@@ -15,8 +15,9 @@ import math
 from collections.abc import Callable, Sequence
 
 from dpviz.budget import Budget
-from dpviz.composition import METHODS, Level, Levels, Method, as_levels, homogeneous
+from dpviz.composition import METHODS, Level, Levels, Method, as_levels, homogeneous, optimal
 from dpviz.guarantee import Guarantee
+from dpviz.planner.optimal_k import LargestK, delta_score
 from dpviz.planner.result import Plan, step_budget
 from dpviz.planner.search import largest, largest_int
 from dpviz.validation import EPSILON_MAX, K_MAX, ParameterError, check_count, check_delta, check_epsilon
@@ -49,11 +50,7 @@ def score_fn(method: Method, *, epsilon: float, delta: float,
         def score(levels: Levels) -> float:
             g = (ask(levels, epsilon=epsilon, budget=budget) if ask is not None else
                  method.delta_for_epsilon(levels, epsilon=epsilon, budget=budget))
-            if not g.feasible or g.delta is None:
-                return math.inf
-            if g.delta <= delta:  # fits (z(δ) − z(δ′) ≤ 0; both infinite at δ = δ′ = 0)
-                return min(0.0, _z(delta) - _z(g.delta)) if g.delta > 0 else 0.0
-            return _z(delta) - _z(g.delta)  # nearly linear in ε0, for the secant steps
+            return delta_score(g.delta if g.feasible else None, delta)
     else:
         def score(levels: Levels) -> float:
             g = method.epsilon_for_delta(levels, delta=delta, budget=budget)
@@ -61,13 +58,6 @@ def score_fn(method: Method, *, epsilon: float, delta: float,
                 return math.inf
             return g.epsilon - epsilon if g.epsilon != epsilon else 0.0
     return score
-
-
-def _z(d: float) -> float:
-    """√(−2 ln δ) (``inf`` at δ = 0, 0 at δ ≥ 1): decreasing in δ."""
-    if d <= 0:
-        return math.inf
-    return math.sqrt(-2.0 * math.log(d)) if d < 1 else 0.0
 
 
 def _forward_fits(g: Guarantee, epsilon: float) -> bool:
@@ -177,38 +167,57 @@ def max_k(*, eps0: float, epsilon: float, delta: float, delta0: float = 0.0, bud
     epsilon = check_epsilon(epsilon, field="epsilon")
     delta = check_delta(delta, field="delta")
     delta0 = check_delta(delta0, field="delta0")
-    def plan_one(key: str, m: Method, start: int) -> Plan:
+    def plan_one(key: str, m: Method, start: Callable[[], int]) -> Plan:
         score = score_fn(m, epsilon=epsilon, delta=delta, budget=budget)
 
         def score_k(k: int) -> float:
             return score(homogeneous(k=k, eps0=eps0, delta0=delta0))
 
-        found, hi = largest_int(score_k, top=k_max, start=start)
+        def forward_k(k: int) -> Guarantee:
+            return forward(m, homogeneous(k=k, eps0=eps0, delta0=delta0), delta=delta, budget=budget)
+
+        placed = None
+        if m.module is optimal:  # two exact evaluations instead of ten (``optimal_k``), same answer
+            fast = LargestK(eps0=eps0, delta0=delta0, epsilon=epsilon, delta=delta, budget=budget,
+                            top=k_max, fallback_score=score_k, fallback_forward=forward_k)
+            score_k, forward_k = fast.score, fast.forward
+            placed = fast.search()
+        found, hi = placed or largest_int(score_k, top=k_max, start=start())
         if found is None:
-            g = forward(m, homogeneous(k=1, eps0=eps0, delta0=delta0), delta=delta, budget=budget)
+            g = forward_k(1)
             return Plan(key=key, name="k", value=None, check=g, target_epsilon=epsilon,
                         target_delta=delta, reason=g.reason if not g.feasible else
                         f"one release already gives ε = {g.epsilon:.6g} > {epsilon:g}")
         lo = found
         note = f"every k up to {k_max:,} fits" if hi > k_max else ""
-        g = forward(m, homogeneous(k=lo, eps0=eps0, delta0=delta0), delta=delta, budget=budget)
+        g = forward_k(lo)
         while not _forward_fits(g, epsilon):  # the forward ε(δ) must fit too (budgeted: bisected on δ(ε))
             if lo == 1:
                 return Plan(key=key, name="k", value=None, check=g, target_epsilon=epsilon,
                             target_delta=delta, reason=g.reason if not g.feasible else
                             f"one release gives ε = {g.epsilon!r} > {epsilon!r} (ε(δ) rounded up)")
             lo, hi = lo - 1, lo
-            g = forward(m, homogeneous(k=lo, eps0=eps0, delta0=delta0), delta=delta, budget=budget)
-        beyond = forward(m, homogeneous(k=hi, eps0=eps0, delta0=delta0), delta=delta, budget=budget) \
-            if hi <= K_MAX else None
+            g = forward_k(lo)
+        beyond = forward_k(hi) if hi <= K_MAX else None
         return Plan(key=key, name="k", value=float(lo), check=g,
                     target_epsilon=epsilon, target_delta=delta,
                     beyond_value=float(hi) if beyond is not None else None, beyond=beyond, note=note,
                     what=f"composing {lo:,} × (ε0 = {eps0:g}, δ0 = {delta0:g})")
 
-    cheap = {key: plan_one(key, m, 1) for key, m in METHODS.items() if not m.budgeted}
-    hint = max((int(p.value) for p in cheap.values() if p.feasible and p.value is not None), default=1)
-    return {key: cheap[key] if key in cheap else plan_one(key, m, hint if m.budgeted else 1)
+    cheap: dict[str, Plan] = {}
+
+    def closed_forms() -> dict[str, Plan]:
+        if not cheap:
+            cheap.update({key: plan_one(key, m, lambda: 1) for key, m in METHODS.items() if not m.budgeted})
+        return cheap
+
+    def hint() -> int:
+        """The closed forms' largest answer: the budgeted searches start there (asked only when
+        they run the generic search)."""
+        return max((int(p.value) for p in closed_forms().values() if p.feasible and p.value is not None),
+                   default=1)
+
+    return {key: closed_forms()[key] if not m.budgeted else plan_one(key, m, hint)
             for key, m in _methods(methods).items()}
 
 
