@@ -11,6 +11,8 @@ several: a heterogeneous mix). Each route answers ε at δ (``delta=``) or δ at
   ``dpviz.rdp.conversion``;
 - ``generic``: KOV Thm 3.3 (heterogeneous optimum) for every part's per-step (ε0, δ0);
 - ``pure``: Σ count·ε0 for pure mechanisms (basic composition; exact at δ = 0);
+- ``zcdp``: ρ = Σ count·ρ_step with ρ_step = μ²/2 for the Gaussian (Steinke Lemma 12) or ε0²/2 for a
+  pure mechanism (Prop. 16), added (Thm 13) and converted by Prop. 14 (``dpviz.composition.zcdp``);
 - ``buckets``: privacy buckets (one part only, for comparison).
 
 ``best`` keeps the smallest sound upper bound and the largest certified lower bound, and names the
@@ -30,6 +32,7 @@ from scipy.special import gammaln
 
 from dpviz.budget import Budget
 from dpviz.composition import optimal
+from dpviz.composition import zcdp as zcdp_method
 from dpviz.composition.atoms import LossAtoms, binomial_atom_count
 from dpviz.composition.levels import Level, as_levels
 from dpviz.guarantee import Guarantee, Kind, Solved, Status
@@ -55,6 +58,7 @@ LOWER_ROUTES = ("exact", "analytic", "pld", "buckets")
 EXACT_SOURCE = "exact atoms (Steinke Prop. 7)"
 PURE_SOURCE = "basic composition Σ k·ε0 (pure mechanisms)"
 RDP_SOURCE = "RDP: Steinke Lemma 31, Thm 34 + conversion (CKS 2020 Prop. 12)"
+ZCDP_SOURCE = "zCDP: Steinke Lemma 12 / Prop. 16, Thm 13"
 GENERIC_SOURCE = "KOV Thm 3.3 for the per-step (ε0, δ0)"
 
 
@@ -350,6 +354,54 @@ def pure(parts: Sequence[Part], *, delta: float | None = None, epsilon: float | 
                                   reason=f"Σ k·ε0 = {top:.6g} > ε: no bound on δ from it")
 
 
+# ---------------------------------------------------------------------- zcdp
+def zcdp_rho(parts: Sequence[Part]) -> tuple[float, str] | str:
+    """(ρ, how) with ρ = Σ count·ρ_step rounded up, ρ_step = μ²/2 for an unsampled Gaussian (Steinke
+    Lemma 12) or ε0²/2 with ε0 the largest loss of a pure mechanism (Prop. 16); else why not."""
+    from dpviz.mechanisms.gaussian import Gaussian
+
+    terms, how = [], []
+    for m, c in parts:
+        if isinstance(m, Gaussian):
+            terms.append(c * (m.mu * m.mu / 2.0))
+            how.append("Lemma 12")
+        elif m.max_loss is not None:
+            terms.append(c * (m.max_loss * m.max_loss / 2.0))
+            how.append("Prop. 16")
+        else:
+            return (f"{m.label} is neither the Gaussian (Lemma 12) nor pure ε-DP (Prop. 16): no ρ "
+                    "from the seed (its Rényi curve is the rdp route)")
+    r = math.fsum(terms)
+    r = r * (1.0 + 4.0 * len(terms) * 2.0**-52) if r > 0 else 0.0  # each product and the sum, up
+    return r, " + ".join(dict.fromkeys(how))
+
+
+def zcdp(parts: Sequence[Part], *, delta: float | None = None, epsilon: float | None = None) -> Guarantee:
+    """ρ-zCDP of the composition (``zcdp_rho``, Thm 13) converted by Prop. 14 (upper bound only)."""
+    t0 = time.perf_counter()
+    delta, epsilon = _target(delta, epsilon)
+    parts = checked_parts(parts)
+    solved: Solved = "epsilon" if delta is not None else "delta"
+    got = zcdp_rho(parts)
+    if isinstance(got, str):
+        return Guarantee.not_computed(source=ZCDP_SOURCE, delta=delta, epsilon=epsilon, solved=solved,
+                                      reason=f"not computed: {got}")
+    r, how = got
+    if delta is not None:
+        if delta == 0:
+            return Guarantee.not_computed(source=ZCDP_SOURCE, delta=0.0,
+                                          reason="zCDP gives no bound at δ = 0 (Prop. 14 needs δ > 0)")
+        eps, conversion = zcdp_method.convert_epsilon(r, delta)
+        return Guarantee(epsilon=eps, delta=delta, kind=Kind.UPPER,
+                         source=f"zCDP: Steinke {how}, Thm 13, {conversion.split(',')[0]}",
+                         detail=f"ρ = {r:.6g}; {conversion}", seconds=time.perf_counter() - t0)
+    assert epsilon is not None
+    d, conversion = zcdp_method.convert_delta(r, epsilon)
+    return Guarantee(epsilon=epsilon, delta=d, kind=Kind.UPPER, solved="delta",
+                     source=f"zCDP: Steinke {how}, Thm 13, {conversion.split(',')[0]}",
+                     detail=f"ρ = {r:.6g}; {conversion}", seconds=time.perf_counter() - t0)
+
+
 # ---------------------------------------------------------------------- buckets
 BUCKETS_N = 50_000
 """n for the buckets comparison: 2n + 1 = 100,001 buckets."""
@@ -420,6 +472,7 @@ def routes(parts: Sequence[Part], *, delta: float | None = None, epsilon: float 
     if compare or (ex.status is Status.NOT_COMPUTED and (an is None or h is not None)):
         out["pld"] = pld(parts, h=h, budget=budget, **kw)
     out["rdp"] = rdp(parts, **kw)
+    out["zcdp"] = zcdp(parts, **kw)
     out["generic"] = generic(parts, **kw)
     out["pure"] = pure(parts, **kw)
     if compare and delta is not None and delta > 0 and len(parts) == 1:
@@ -488,4 +541,4 @@ def best(results: dict[str, Guarantee], *, solved: Solved = "epsilon") -> tuple[
                           seconds=sum(r.seconds or 0.0 for r in results.values()), note=note, **fields)
 
 
-__all__ = ["Part", "analytic", "best", "buckets", "exact", "generic", "pld", "pure", "rdp", "routes"]
+__all__ = ["Part", "analytic", "best", "buckets", "exact", "generic", "pld", "pure", "rdp", "routes", "zcdp"]
