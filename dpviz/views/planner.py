@@ -22,7 +22,7 @@ from dpviz.budget import Budget
 from dpviz.composition import METHODS
 from dpviz.composition.curves import k_grid
 from dpviz.figures.planner import noise_vs_k_figure
-from dpviz.figures.style import style
+from dpviz.figures.style import STYLES
 from dpviz.figures.tables import NO_VALUE, format_number
 from dpviz.guarantee import Guarantee
 from dpviz.mechanisms.registry import MECHANISMS
@@ -73,7 +73,16 @@ PRIOR = replace(CLI_PRIOR, label="database prior (instead of C)", default=NO_PRI
 K_MAX = Param("k_max", "largest k plotted", 1000, partial(check_count, field="largest k", maximum=100_000),
               "Right end of the noise-against-k plot, 1 to 100,000.")
 
-LABELS = {m: style(m).label for m in METHODS}
+
+
+def method_label(key: str) -> str:
+    """A method's name on the page: its plot style's label, else the label of its ``METHODS`` entry
+    (a method added later needs no change here), else the key."""
+    if key in STYLES:
+        return STYLES[key].label
+    return METHODS[key].label if key in METHODS else key
+
+
 GAUSSIAN_CURVE = "analytic"
 """The utility plot's extra curve: the exact smallest Gaussian σ (its own accounting, not a theorem
 for generic (ε0, δ0) steps)."""
@@ -174,7 +183,7 @@ def utility_series(*, epsilon: float, delta: float, delta0: float, sensitivity: 
 
 def utility_figure(ks: np.ndarray, series: dict[str, np.ndarray], *, epsilon: float, delta: float,
                    sensitivity: float) -> go.Figure:
-    labels = {m: f"Laplace, {LABELS[m]}" for m in METHODS}
+    labels = {m: f"Laplace, {method_label(m)}" for m in series if m != GAUSSIAN_CURVE}
     labels[GAUSSIAN_CURVE] = "Gaussian σ (exact, Steinke Cor. 8)"
     return noise_vs_k_figure(ks, series, epsilon=epsilon, delta=delta, sensitivity=sensitivity,
                              labels=labels)
@@ -195,7 +204,7 @@ def eps0_rows(plans: dict[str, Plan], *, sensitivity: float) -> list[dict[str, s
     rows = []
     for key, p in plans.items():
         b = sensitivity / p.value if p.feasible and p.value else None
-        rows.append({"method": LABELS.get(key, key),
+        rows.append({"method": method_label(key),
                      "largest ε0": format_number(p.value, 7, down=True) if p.feasible else NO_VALUE,
                      "Laplace s.d. √2Δ/ε0": format_number(laplace_sd(p.value, sensitivity))
                      if b else NO_VALUE,
@@ -205,7 +214,7 @@ def eps0_rows(plans: dict[str, Plan], *, sensitivity: float) -> list[dict[str, s
 
 
 def k_rows(plans: dict[str, Plan]) -> list[dict[str, str]]:
-    return [{"method": LABELS.get(key, key),
+    return [{"method": method_label(key),
              "largest k": f"{int(p.value):,}" if p.feasible and p.value is not None else NO_VALUE,
              "kind": kind_cell(p), "check": _check_cell(p) + (f" ({p.note})" if p.note else "")}
             for key, p in plans.items()]

@@ -28,17 +28,21 @@ def test_defaults_tables_figure_and_buttons() -> None:
     assert_clean(at)
     assert not errors(at)
     eps0, ks, noise, priors = tables(at)
-    assert list(eps0["method"]) == [pv.LABELS[m] for m in pv.METHODS]
+    assert list(eps0["method"]) == [pv.method_label(m) for m in pv.METHODS]  # every method, also later ones
     plans = composition.max_eps0(k=100, epsilon=1.0, delta=1e-5)
     for shown, p in zip(eps0["largest ε0"], plans.values(), strict=True):
         assert float(shown) <= p.value  # shown rounded down: still fits
         assert float(shown) == pytest.approx(p.value, rel=1e-6)
-    assert [_int(x) for x in ks["largest k"]] == [100, 400, 476, 720]
+    k_shown = dict(zip(pv.METHODS, (_int(x) for x in ks["largest k"]), strict=True))
+    assert {m: k_shown[m] for m in ("basic", "advanced", "kov", "optimal")} == \
+        {"basic": 100, "advanced": 400, "kov": 476, "optimal": 720}
+    k_plans = composition.max_k(eps0=0.01, epsilon=1.0, delta=1e-5)
+    assert k_shown == {m: int(p.value) for m, p in k_plans.items()}  # type: ignore[arg-type]
     assert list(noise["route"]) == ["analytic", "pld", "pld", "exact", "exact"]
     assert priors["bound"][0].startswith("Classic") and len(priors) == 6
     (fig,) = figures(at)
     names = trace_names(fig)
-    assert len(names) == 5 and any("Gaussian" in n for n in names)
+    assert len(names) == len(pv.METHODS) + 1 and any("Gaussian" in n for n in names)
     labels = [b.proto.label for b in at.get("download_button")]
     assert sum("CSV" in label for label in labels) == 3 and any("JSON" in label for label in labels)
 
