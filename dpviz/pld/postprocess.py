@@ -35,9 +35,16 @@ from numpy.typing import NDArray
 
 from dpviz.pld.law import LossLaw
 
-MARGIN = 1e-9
-"""Relative safety margin of each balance, in units of the symbol's P-mass: the cell masses come
-from tail functions accurate to ≈1e-12 relative, and B ≈ P·h/2 is a difference of such masses."""
+MARGIN = 1e-13
+"""Relative safety margin of each balance, in units of the piece's P-mass, on top of the piece's
+computed round-off (``HalfCells.noise``). It was 1e-9 alone: each balanced symbol then sat 1e-9 above
+its lattice point, a loss the lower end kept at every step (10^6 steps: ε lower by ≈ 1e-3), while
+in far tails at fine h, where a cell's mass is a small difference of tails, 1e-9 could be too small."""
+
+TAIL_RTOL = 1e-14
+"""Relative accuracy assumed of a law's tail functions (as ``discretize._TAIL_RTOL``)."""
+
+_U = 2.0**-53
 
 _Q_RELIABLE = 1e-290
 _ULPS = 8 * np.finfo(float).eps
@@ -78,16 +85,18 @@ def half_cell_terms(law: LossLaw, h: float, i_lo: int, i_hi: int, offset: float 
     qh = np.zeros(n)
     ok = np.ones(n, dtype=bool)
     on_p = np.zeros(i_hi - i_lo + 1)
+    tp = np.zeros(n)  # the tails the continuous masses were computed from (their round-off)
+    tq = np.zeros(n)
     c = law.continuous
     if c is not None:
         pcc = np.zeros(n)
         qcc = np.zeros(n)
-        pcc[:-1] = c.mass(eps[:-1], eps[1:], side="p")
-        qcc[:-1] = c.mass(eps[:-1], eps[1:], side="q")
+        pcc[:-1], tp[:-1] = c.mass_and_tail(eps[:-1], eps[1:], side="p")
+        qcc[:-1], tq[:-1] = c.mass_and_tail(eps[:-1], eps[1:], side="q")
         if eps[-1] < c.hi:
             top = np.array([max(eps[-1], c.lo)])
-            pcc[-1] = float(c.sf_p(top)[0])
-            qcc[-1] = float(c.sf_q(top)[0])
+            pcc[-1] = tp[-1] = float(c.sf_p(top)[0])
+            qcc[-1] = tq[-1] = float(c.sf_q(top)[0])
         reliable = (qcc >= _Q_RELIABLE) | (pcc == 0.0)
         log_q = np.log(qcc, out=np.full_like(qcc, -np.inf), where=qcc > 0)
         pc += pcc
@@ -122,8 +131,16 @@ def half_cell_terms(law: LossLaw, h: float, i_lo: int, i_hi: int, offset: float 
             np.add.at(a, cell, np.where(cell == n - 1, 0.0, p_ * np.expm1(base + g - lo_)))
             np.add.at(a2, cell, np.where(cell == n - 1, 0.0, p_ * np.expm1(base + h - lo_)))
     lq = np.log(qh, out=np.full_like(qh, -np.inf), where=qh > 0)
+    # round-off of a piece's balance P − e^{v}Q (module docstring): P and Q are differences of tails,
+    # off by ≤ r·(2T + mass); the exponential and the logarithm add a few u·(|v| + |ln Q|) relative
+    ulp = 8.0 * _U * (3.0 + np.abs(eps) + h + np.abs(np.where(np.isfinite(lq), lq, 0.0)))
+    noise_p = TAIL_RTOL * (2.0 * tp + pc) + ulp * pc
+    with np.errstate(divide="ignore"):
+        log_noise_q = np.log(TAIL_RTOL * (2.0 * tq + qh) + ulp * qh)
+    noise = noise_p + np.exp(np.minimum(eps + h + log_noise_q, 700.0))  # at v = ε_j + h, the largest
     return HalfCells(g=g, lo=i_lo, offset=offset, p=pc, b=b, a=a, b2=b2, a2=a2,
-                     log_q=np.where(ok, lq, np.nan), on_p=on_p)
+                     log_q=np.where(ok, lq, np.nan), on_p=on_p, noise=noise, noise_p=noise_p,
+                     log_noise_q=log_noise_q)
 
 
 @dataclass(frozen=True)
@@ -140,22 +157,50 @@ class HalfCells:
     a2: NDArray[np.float64]
     log_q: NDArray[np.float64]
     on_p: NDArray[np.float64]
+    noise: NDArray[np.float64]
+    """Bound on the round-off of each piece's balance P − e^{v}Q for v ≤ ε_j + h (its lower end + h)."""
+    noise_p: NDArray[np.float64]
+    log_noise_q: NDArray[np.float64]
+    """The same for any v: noise_p + e^{v + log_noise_q}."""
 
 
-def windowed_masses(cells: HalfCells, margin: float = MARGIN) -> NDArray[np.float64]:
+def windowed_masses(cells: HalfCells, margin: float = MARGIN, *,
+                    upward: bool | None = None) -> NDArray[np.float64]:
     """P'-masses at the lattice points from the half-cell terms (module docstring).
 
-    The half-cells are consumed from the top down, symbol by symbol. Symbol m first takes what is
-    left above m·h (each piece adds P − e^{mh}Q ≥ 0 to its balance), then, while the balance is
-    positive, takes pieces below m·h (each adds P − e^{mh}Q < 0), the last one in the fraction
-    that brings the balance to η·P'(m) (η = ``margin``). The symbol's loss is then m·h up to the
-    margin; where the pieces below run out or are imprecise the balance stays positive (loss above
-    m·h, stored at m·h: sound). A symbol with nothing left above m·h is empty.
+    The symbols are formed in one scan over the lattice, from the top down (``_downward``) or from the
+    bottom up (``_upward``); a scan ends where pieces may be left unbalanced, so it runs towards the
+    lighter end of the law (``upward`` None: chosen by ``scan_upward``). Both are sound; they differ
+    only in where the last, unbalanced symbol falls."""
+    if upward is None:
+        upward = scan_upward(cells)
+    return _upward(cells, margin) if upward else _downward(cells, margin)
+
+
+def scan_upward(cells: HalfCells) -> bool:
+    """True when the lowest occupied half-cells hold more P-mass than the highest: the scan should end
+    at the top. A Poisson-subsampled law (remove direction) has a density spike at its lowest loss
+    ln(1 − q); a top-down scan left the spike's mass stored up to h below its loss (q = 1e-4, σ = 1:
+    implicit Q-mass 3e-8 too large per step, ε lower by 0.012 after 10^6 steps)."""
+    nz = np.flatnonzero(cells.p)
+    if nz.size < 4:
+        return False
+    return float(cells.p[nz[:2]].sum()) > float(cells.p[nz[-2:]].sum())
+
+
+def _downward(cells: HalfCells, margin: float) -> NDArray[np.float64]:
+    """Top-down scan. Symbol m first takes what is left above m·h (each piece adds P − e^{mh}Q ≥ 0 to
+    its balance), then, while the balance is positive, takes pieces below m·h (each adds
+    P − e^{mh}Q < 0), the last one in the fraction that brings the balance to its margin. The
+    symbol's loss is then m·h up to the margin; where the pieces below run out or are imprecise the
+    balance stays positive (loss above m·h, stored at m·h: sound). Every piece is charged its
+    round-off (``HalfCells.noise``) plus ``margin``·P against the balance.
     """
     n = cells.on_p.size
     g = cells.g
-    pl, bl, al, b2l, a2l, lql = (x.tolist() for x in (cells.p, cells.b, cells.a, cells.b2, cells.a2,
-                                                      cells.log_q))
+    pl, bl, al, b2l, a2l, lql, nl, npl, lnql = (x.tolist() for x in (
+        cells.p, cells.b, cells.a, cells.b2, cells.a2, cells.log_q, cells.noise, cells.noise_p,
+        cells.log_noise_q))
     rem = [1.0] * len(pl)  # fraction of each half-cell not yet given to a symbol
     out = cells.on_p.tolist()
     j = len(pl) - 1  # next half-cell to consume (the cell above the grid first)
@@ -164,11 +209,12 @@ def windowed_masses(cells: HalfCells, margin: float = MARGIN) -> NDArray[np.floa
         top = (cells.lo + m) * 2.0 * g + cells.offset  # m·h (+ offset) in absolute loss
         while j >= 2 * m:  # phase 1: pieces above m·h
             if j == 2 * m:
-                term = bl[j]
+                term = bl[j] - nl[j]
             elif j == 2 * m + 1:
-                term = b2l[j]
+                term = b2l[j] - nl[j]
             else:  # not reached (symbol m + 1 took everything above (m + 1)h); kept for safety
                 term = 0.0 if lql[j] != lql[j] else pl[j] - math.exp(min(top + lql[j], 700.0))
+                term -= npl[j] + math.exp(min(top + lnql[j], 700.0))
             bal += rem[j] * (term - margin * pl[j])
             pm += rem[j] * pl[j]
             rem[j] = 0.0
@@ -180,11 +226,11 @@ def windowed_masses(cells: HalfCells, margin: float = MARGIN) -> NDArray[np.floa
                 break
             d = 2 * m - k  # distance in half-cells from the piece's lower end up to m·h
             if d == 1:
-                cost = al[k]
+                cost = al[k] + nl[k]
             elif d == 2:
-                cost = a2l[k]
+                cost = a2l[k] + nl[k]
             else:
-                cost = math.exp(min(top + lq, 700.0)) - pl[k]
+                cost = math.exp(min(top + lq, 700.0)) - pl[k] + npl[k] + math.exp(min(top + lnql[k], 700.0))
             cost += margin * pl[k]
             take = rem[k] if cost <= 0.0 else min(rem[k], bal / cost)
             bal -= take * cost
@@ -194,4 +240,81 @@ def windowed_masses(cells: HalfCells, margin: float = MARGIN) -> NDArray[np.floa
                 break
             k -= 1
         out[m] += pm
+    return np.asarray(out)
+
+
+def _upward(cells: HalfCells, margin: float) -> NDArray[np.float64]:
+    """Bottom-up scan, the mirror of ``_downward``. Symbol m first takes what is left below m·h (each
+    piece adds P − e^{mh}Q < 0 to its balance), then pieces above m·h (each adds P − e^{mh}Q ≥ 0)
+    until the balance is back at 0, the last one in the fraction that does it: its loss is then m·h
+    up to the margin. Where the pieces above run out (at the top) or are imprecise, the balance stays
+    negative: the symbol's loss ℓ is below m·h. It is then stored at the lattice point m′ below ℓ:
+    with X = P' − e^{mh}Q' (its balance before the margins, < 0), e^{mh}Q' = P' − X and
+    ℓ − m·h = ln(P'/(P' − X)); a balance of −∞ (an imprecise Q-mass) drops the symbol (mass removed
+    from a lower bound only lowers δ).
+    """
+    n = cells.on_p.size
+    g = cells.g
+    h = 2.0 * g
+    pl, bl, al, b2l, a2l, lql, nl, npl, lnql = (x.tolist() for x in (
+        cells.p, cells.b, cells.a, cells.b2, cells.a2, cells.log_q, cells.noise, cells.noise_p,
+        cells.log_noise_q))
+    size = len(pl)
+    rem = [1.0] * size
+    out = cells.on_p.tolist()
+    j = 0  # next half-cell to consume (from the bottom)
+    for m in range(n):
+        bal = pm = 0.0
+        top = (cells.lo + m) * h + cells.offset  # m·h (+ offset)
+        while j < 2 * m:  # phase 1: pieces below m·h
+            r = rem[j]
+            if r > 0.0:
+                d = 2 * m - j
+                lq = lql[j]
+                if d == 1:
+                    cost = al[j] + nl[j]
+                elif d == 2:
+                    cost = a2l[j] + nl[j]
+                elif lq != lq:
+                    cost = math.inf
+                else:
+                    cost = (math.exp(min(top + lq, 700.0)) - pl[j] + npl[j]
+                            + math.exp(min(top + lnql[j], 700.0)))
+                if cost == math.inf:  # imprecise (|A| = ∞ marks it): no balance is possible
+                    bal = -math.inf
+                else:
+                    bal -= r * (cost + margin * pl[j])
+                pm += r * pl[j]
+                rem[j] = 0.0
+            j += 1
+        k = j
+        while bal < 0.0 and k < size:  # phase 2: pieces above m·h while the balance is negative
+            lq = lql[k]
+            if lq != lq or bal == -math.inf:
+                break
+            if k == 2 * m:
+                term = bl[k] - nl[k]
+            elif k == 2 * m + 1:
+                term = b2l[k] - nl[k]
+            else:
+                term = pl[k] - math.exp(min(top + lq, 700.0)) - npl[k] - math.exp(min(top + lnql[k], 700.0))
+            term -= margin * pl[k]
+            take = rem[k] if term <= 0.0 else min(rem[k], -bal / term)
+            bal += take * term
+            pm += take * pl[k]
+            rem[k] -= take
+            if rem[k] > 0.0:
+                break
+            k += 1
+        if pm == 0.0:
+            continue
+        if bal >= -0.5 * margin * pm:  # balanced: the margins reserved (margin·P') cover the rest
+            out[m] += pm
+        elif bal > -math.inf:  # loss below m·h: to the lattice point below it
+            # the balance is ≤ the true P' − e^{mh}Q' (noise and margins subtracted), so
+            # ℓ − m·h ≥ ln(P'/(P' − bal)) < 0; rounded towards −∞
+            shift = math.log(pm * (1.0 - 1e-12) / (pm - bal)) / h
+            below = m + math.floor(shift - 1e-9 * (1.0 + abs(shift)))
+            if below >= 0:
+                out[below] += pm
     return np.asarray(out)
