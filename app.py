@@ -68,6 +68,14 @@ st.markdown(
     "method. Also on the command line: `python -m dpviz plan …`."
 )
 
+ui.page_link("pages/6_Attack_lab.py", label="Attack lab", icon=":material/target:")
+st.markdown(
+    "Run the adversary's hypothesis test and watch it land inside the region: the membership attack on "
+    "the canonical pair, randomized response, Laplace or the (subsampled) Gaussian, its error rates with "
+    "confidence boxes, and the ε it certifies beside the ε the guarantee proves. With a worked example "
+    "for teaching: is Alice in the survey? Also on the command line: `python -m dpviz attack …`."
+)
+
 st.subheader("Conventions")
 st.markdown(
     "- **Exact** numbers are the true optimum (to floating point); **upper** bounds are sound "

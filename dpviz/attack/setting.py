@@ -66,10 +66,16 @@ CONFIDENCE = Param("confidence", "confidence", 0.95, _check_confidence,
 PRIOR = Param("prior", "databases holding the target", "all", _check_prior,
               "all: the target is in every database (classic DP); uniform: in a uniformly drawn "
               "non-empty set of the k databases (HBW §V-B; canonical pair with δ0 = 0).")
-RATE = Param("sampling_rate", "sampling rate q", None,
-             lambda v: None if v is None or str(v).strip() in ("", "none") else
-             check_probability(v, field="sampling_rate"),
-             "Poisson subsampling rate q in (0, 1] (empty: no subsampling).")
+def _check_rate(value: object) -> float | None:
+    """A Poisson sampling rate in (0, 1]; None, empty or 0: no subsampling."""
+    if value is None or str(value).strip() == "":
+        return None
+    q = check_probability(value, field="sampling_rate", open_low=False)
+    return None if q == 0.0 else q
+
+
+RATE = Param("sampling_rate", "sampling rate q (0 = none)", None, _check_rate,
+             "Poisson subsampling rate q in [0, 1]; 0 (or none given) turns subsampling off.")
 PARAMS = (K, TRIALS, SEED, DELTA, CONFIDENCE, PRIOR, RATE)
 """The attack's own parameters (the mechanism's come from its registry entry)."""
 

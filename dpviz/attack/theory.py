@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import ndtr, ndtri
+from scipy.stats import binom
 
 from dpviz import budget as budgets
 from dpviz.attack.setting import Attack
@@ -97,3 +98,10 @@ def tradeoff(a: Attack, *, proven_epsilon: float | None = None, budget: Budget |
     if not np.any(ok):
         return Curve(None, "none", accountant.SOURCE, reason=curve.reason or "PLD not computed")
     return Curve(intersection_boundary(eps[ok], np.minimum(curve.upper[ok], 1.0)), "outer", accountant.SOURCE)
+
+
+def randomized_response_rates(*, eps0: float, k: int, t: int) -> tuple[float, float]:
+    """Exact (P_FA, P_MD) of "guess in from t yes answers" for k randomized answers (two categories):
+    the yes count is Bin(k, e^{ε0}/(1 + e^{ε0})) if the truth is yes (H0), Bin(k, 1/(1 + e^{ε0})) if not."""
+    high = 1.0 / (1.0 + math.exp(-eps0))
+    return float(binom.cdf(t - 1, k, high)), float(binom.sf(t - 1, k, 1.0 - high))

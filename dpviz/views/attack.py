@@ -1,0 +1,182 @@
+"""The attack-lab view (issue 13): the membership attack drawn on the privacy region, its certified
+ε beside the proven ε, and the "is Alice in the survey?" worked example. No Streamlit here: the page
+runs ``dpviz.attack.run_attack`` (cached per seed) and hands the result to ``build``/``alice``."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from dpviz.attack import KINDS, PARAMS, Attack, AttackResult, make_attack
+from dpviz.attack import curve as C
+from dpviz.figures.attack import attack_figure
+from dpviz.mechanisms.registry import mechanism_class
+from dpviz.params import Param
+from dpviz.regions.boundary import Boundary, intersection_boundary
+from dpviz.validation import ParameterError, check_count, check_positive
+from dpviz.views import View
+
+ALICE_K_MAX = 50
+"""Most answers in the worked example (its table shows counts out of k)."""
+
+TITLES = {key: mechanism_class(key).title for key in KINDS}
+
+
+def _kind(value: object) -> str:
+    text = str(value).strip()
+    for key, title in TITLES.items():
+        if text in (key, title):
+            return key
+    raise ParameterError("mechanism", value, "one of " + ", ".join(KINDS))
+
+
+MECHANISM = Param("mechanism", "mechanism", "canonical", _kind,
+                  "The mechanism attacked: " + ", ".join(KINDS) + ".")
+PAGE_DEFAULTS = {"eps0": 0.5, "trials": 100_000, "delta": 1e-3, "sampling_rate": 0.0}
+"""The page opens on the canonical (0.5, 0)-DP pair, k = 10, 100,000 trials, δ = 1e-3."""
+
+
+def mechanism_params() -> tuple[Param, ...]:
+    """Every parameter of the attackable mechanisms, once each (``eps0`` is shared)."""
+    seen: dict[str, Param] = {}
+    for key in KINDS:
+        for p in mechanism_class(key).params:
+            seen.setdefault(p.key, replace(p, default=PAGE_DEFAULTS.get(p.key, p.default)))
+    return tuple(seen.values())
+
+
+MECH_PARAMS = mechanism_params()
+ATTACK_PARAMS = tuple(replace(p, default=PAGE_DEFAULTS.get(p.key, p.default)) for p in PARAMS)
+ALL_PARAMS = (MECHANISM, *MECH_PARAMS, *ATTACK_PARAMS)
+
+
+def own_keys(kind: str) -> tuple[str, ...]:
+    """The URL keys of ``kind``'s own parameters, in the registry's order."""
+    return tuple(p.key for p in mechanism_class(_kind(kind)).params)
+
+
+def attack_of(values: dict[str, Any]) -> Attack:
+    """The checked ``Attack`` of the page's values (only the chosen mechanism's parameters)."""
+    kind = values["mechanism"]
+    own = {p.key for p in mechanism_class(kind).params}
+    params = {k: v for k, v in values.items() if k in own}
+    setting = {p.key: values[p.key] for p in PARAMS if p.key in values}
+    return make_attack(kind, **setting, **params)
+
+
+def headline(result: AttackResult) -> str:
+    """"This attack shows ε ≥ …; the guarantee proves ε ≤ …" (and the ratio)."""
+    a = result.attack
+    shown = f"This attack shows ε ≥ {result.empirical_epsilon:.3g} (at {a.confidence:.0%} confidence)"
+    proven = result.proven_epsilon
+    if proven is None:
+        return f"{shown}; no finite ε is proven at δ = {a.delta:g} ({result.proven.reason or 'no route'})."
+    ratio = result.ratio
+    tail = f" — the attack reaches {ratio:.0%} of it" if ratio is not None else ""
+    return f"{shown}; the guarantee proves ε ≤ {proven:.3g} at δ = {a.delta:g}{tail}."
+
+
+def regions(result: AttackResult) -> tuple[dict[str, Boundary], dict[str, str]]:
+    """The tested pair's trade-off curve and R(ε_proven, δ), with their legend labels."""
+    out: dict[str, Boundary] = {}
+    labels: dict[str, str] = {}
+    proven = result.proven_epsilon
+    if proven is not None and math.isfinite(proven):
+        out["proven"] = intersection_boundary([proven], [result.attack.delta])
+        labels["proven"] = f"Proven: R(ε = {proven:.3g}, δ = {result.attack.delta:g})"
+    t = result.tradeoff
+    if t.boundary is not None:
+        out["tradeoff"] = t.boundary
+        labels["tradeoff"] = ("Exact trade-off curve" if t.kind == "exact"
+                              else "Certified region (PLD upper δ)")
+    return out, labels
+
+
+def build(result: AttackResult) -> View:
+    """Figure, CSV (the curve with its boxes), JSON (the CLI's answer and the curve), the headline."""
+    a = result.attack
+    cert = result.certificate
+    regs, labels = regions(result)
+    label = result.attack.accountable().label
+    title = f"Membership attack on {label}, k = {a.k:,}: {a.trials:,} trials per hypothesis"
+    fig = attack_figure(p_fa=result.curve.p_fa, p_md=result.curve.p_md, boxes=result.box_bounds(),
+                        confidence=a.confidence, regions=regs, labels=labels, title=title,
+                        point=(cert.p_fa_upper, cert.p_md_upper),
+                        point_label=f"Certified test: ε ≥ {cert.epsilon:.3g}")
+    payload = {"view": "attack", **result.to_json(),
+               "curve": {"threshold": result.curve.thresholds, "P_FA": result.curve.p_fa,
+                         "P_MD": result.curve.p_md}}
+    summary = {"empirical_epsilon": result.empirical_epsilon, "proven_epsilon": result.proven_epsilon,
+               "ratio": result.ratio, "headline": headline(result)}
+    return View(figures={"attack": fig}, csv={"curve": result.columns()}, payload=payload, summary=summary)
+
+
+# ---------------------------------------------------------------------- Alice
+ALICE_EPS0 = Param("alice_eps0", "ε0 of each answer", 1.0,
+                   partial(check_positive, field="ε0 of each answer", maximum=10.0),
+                   "Each published answer is the truth with probability e^ε0/(1 + e^ε0).")
+ALICE_K = Param("alice_k", "answers published k", 5, partial(check_count, field="answers published k",
+                                                             maximum=ALICE_K_MAX),
+                f"How many randomized answers about Alice the survey publishes, 1 to {ALICE_K_MAX}.")
+ALICE_T = Param("alice_t", "guess “in” from this many “yes”", 3,
+                partial(check_count, field="guess “in” from this many “yes”", minimum=0,
+                        maximum=ALICE_K_MAX + 1),
+                "The attacker's rule: say “Alice is in” when at least this many answers are “yes”.")
+ALICE_TRIALS = 2000
+"""Trials per hypothesis of the worked example (small: it is read, not certified to many digits)."""
+ALICE_PARAMS = (ALICE_EPS0, ALICE_K, ALICE_T)
+
+
+def alice_attack(*, alice_eps0: float, alice_k: int, seed: int) -> Attack:
+    """Randomized response on "is Alice in the survey?", k answers published, at δ = 0."""
+    return make_attack("randomized-response", eps0=alice_eps0, k=alice_k, trials=ALICE_TRIALS, seed=seed,
+                       delta=0.0, confidence=0.95)
+
+
+def yes_counts(statistic: np.ndarray, *, eps0: float, k: int) -> np.ndarray:
+    """The number of “yes” answers behind each privacy-loss sum (2·yes − k)·ε0."""
+    return np.rint((statistic / eps0 + k) / 2.0).astype(int)
+
+
+def alice(result: AttackResult, *, t: int) -> View:
+    """The worked example: the first trials as a table (truth, “yes” count, guess, right?), the two
+    error rates of the rule "guess in from t yes" (observed, with the exact values beside them),
+    and the rule's point on the region."""
+    from dpviz.attack.theory import randomized_response_rates
+
+    a = result.attack
+    eps0, k = dict(a.params)["eps0"], a.k
+    if t > k + 1:
+        raise ParameterError("guess “in” from this many “yes”", t, f"at most k + 1 = {k + 1}")
+    rows: list[dict[str, str]] = []
+    for truth, stats in (("in", result.preview_in), ("out", result.preview_out)):
+        for i, yes in enumerate(yes_counts(stats[:6], eps0=eps0, k=k)):
+            guess = "in" if yes >= t else "out"
+            rows.append({"trial": f"{truth} #{i + 1}", "Alice is": truth, "“yes” answers": f"{yes} of {k}",
+                         "attacker guesses": guess, "right?": "✓" if guess == truth else "✗ (error)"})
+    threshold = (2 * t - k) * eps0  # guess "out" ⇔ statistic below this
+    c = result.curve
+    i = int(np.searchsorted(c.thresholds, threshold, side="left"))
+    fa, md = int(c.false_alarms[i]), int(c.misses[i])
+    exact_fa, exact_md = randomized_response_rates(eps0=eps0, k=k, t=t)
+    n = c.trials
+    rates = [
+        {"error": "false alarm P_FA: Alice is in, guessed out", "observed": f"{fa:,} of {n:,} = {fa / n:.3f}",
+         "exact": f"{exact_fa:.3f}"},
+        {"error": "missed detection P_MD: Alice is out, guessed in",
+         "observed": f"{md:,} of {n:,} = {md / n:.3f}", "exact": f"{exact_md:.3f}"},
+    ]
+    regs, labels = regions(result)
+    fig = attack_figure(p_fa=c.p_fa, p_md=c.p_md, boxes=result.box_bounds(), confidence=a.confidence,
+                        regions=regs, labels=labels,
+                        title=f"Is Alice in the survey? {k} randomized answers, ε0 = {eps0:g} each",
+                        point=(fa / n, md / n), point_label=f"Rule: guess in from {t} “yes”", height=560)
+    shown = float(C.epsilon_shown(fa / n, md / n, 0.0))
+    summary = {"p_fa": fa / n, "p_md": md / n, "exact_p_fa": exact_fa, "exact_p_md": exact_md,
+               "epsilon_shown": shown, "headline": headline(result)}
+    return View(figures={"alice": fig}, tables={"trials": rows, "rates": rates}, summary=summary,
+                payload={"view": "attack-alice", "t": t, **result.to_json()})

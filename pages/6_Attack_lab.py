@@ -1,0 +1,127 @@
+"""Attack lab (issue 13): run the adversary's membership test and watch it land inside the region
+(KOV §2; Steinke §3.2; HBW's generalized experiment). Inputs → ``dpviz.attack`` (cached per seed) →
+``dpviz.views.attack`` → display."""
+
+import streamlit as st
+
+from dpviz import budget as budgets
+from dpviz import ui
+from dpviz.attack import Attack, AttackResult, run_attack
+from dpviz.params import K_SLIDER
+from dpviz.validation import ParameterError
+from dpviz.views import attack as av
+
+ui.page_setup("Attack lab")
+st.title("Attack lab")
+st.markdown(
+    "The regions page says what no test can do; here a test is run. An adversary sees k releases and "
+    "tests *“the target's record is in”* against *“it is not”*. The best test (Neyman–Pearson, "
+    "Steinke §3.2) thresholds the privacy loss; dpviz samples it N times under each hypothesis, plots "
+    "the error rates of every threshold with confidence boxes over the region the guarantee allows, "
+    "and reports the ε the attack **certifies** beside the ε the theory **proves**."
+)
+with st.expander("How the attack's ε is certified"):
+    st.markdown("A test with false-alarm rate α and missed-detection rate β is only possible under "
+                "(ε, δ)-DP if (α, β) lies in R(ε, δ) (KOV §2), so it shows")
+    st.latex(r"\varepsilon\ \ge\ \max\Big(\ln\frac{1-\delta-\beta}{\alpha},\ \ln\frac{1-\delta-\alpha}"
+             r"{\beta}\Big)")
+    st.markdown(
+        "- α and β are replaced by Clopper–Pearson upper bounds, so the statement holds with the stated "
+        "confidence.\n"
+        "- The threshold is chosen on the first half of the trials and certified on the second half "
+        "(choosing the best of many thresholds on the same trials would overstate ε); a union bound "
+        "over the two error rates gives the confidence.\n"
+        "- A box holds the true (P_FA, P_MD) of its threshold with the stated confidence.\n"
+        "- Only what the test needs is sampled: the sum of privacy losses (a count for the canonical "
+        "pair and randomized response), so 10⁶ trials at k = 10⁴ take about a second."
+    )
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def run(attack: Attack, _progress=None) -> AttackResult:
+    """One run per setting (the seed included): the same link shows the same trials."""
+    return run_attack(attack, progress=_progress, budget=budgets.PAGE)
+
+
+def run_with_progress(attack: Attack) -> AttackResult:
+    bar = st.progress(0.0, text="Sampling the trials…")
+    try:
+        return run(attack, _progress=lambda f: bar.progress(min(f, 1.0),
+                                                            text=f"Sampling the trials… {f:.0%}"))
+    finally:
+        bar.empty()
+
+
+# --- the lab: every key is a flag of `python -m dpviz attack` ------------------------------------
+kind = ui.choice_input("Mechanism", list(av.KINDS), key="mechanism", default=av.MECHANISM.default,
+                       help=av.MECHANISM.help)
+own = [p for p in av.MECH_PARAMS if p.key in av.own_keys(kind)]
+settings = {p.key: p for p in av.ATTACK_PARAMS}
+slots = (*own, *(None,) * max(0, 2 - len(own)), settings["k"], settings["trials"], settings["seed"],
+         settings["delta"], settings["confidence"], settings["sampling_rate"], settings["prior"])
+values = {"mechanism": kind, **ui.param_inputs(slots, per_row=3)}
+
+
+def lab() -> int:
+    """The chosen attack: headline numbers, figure, downloads; the seed for the worked example."""
+    try:
+        attack = av.attack_of(values)
+    except ParameterError as exc:
+        ui.notice(exc)
+        return int(settings["seed"].check(values["seed"]))
+    result = run_with_progress(attack)
+    view = av.build(result)
+    m1, m2, m3 = st.columns(3)
+    m1.metric("The attack shows ε ≥", f"{result.empirical_epsilon:.3g}")
+    proven = result.proven_epsilon
+    m2.metric("The guarantee proves ε ≤", "—" if proven is None else f"{proven:.3g}")
+    m3.metric("Ratio", "—" if result.ratio is None else f"{result.ratio:.0%}")
+    st.markdown(ui.plain(view.summary["headline"]))
+    tag = ui.export.file_stem("attack", attack.describe())
+    ui.show_figure(view.figures["attack"], filename=tag, key="fig_attack")
+    st.caption(
+        f"Black: the likelihood-ratio test at every threshold ({attack.trials:,} trials per hypothesis, "
+        f"seed {attack.seed}); orange: {attack.confidence:.0%} Clopper–Pearson boxes; blue: the trade-off "
+        f"curve of the pair tested ({result.tradeoff.source}); grey: the region R(ε, δ) the proven ε "
+        f"allows. Sampling took {result.sample_seconds:.2f} s."
+    )
+    ui.download_csv(view.csv["curve"], filename=f"{tag}_curve.csv", key="csv_attack")
+    ui.download_json(view.payload, filename=f"{tag}.json", key="json_attack")
+    return attack.seed
+
+
+seed = lab()
+
+# --- the worked example ---------------------------------------------------------------------------
+st.subheader("Is Alice in the survey?")
+st.markdown(
+    "A survey publishes k answers to *“is Alice in the survey?”*, each through randomized response: "
+    "the truth with probability e^ε0/(1 + e^ε0), the opposite otherwise. The attacker counts the "
+    "“yes” answers and guesses *in* from a threshold on. Two errors are possible: a **false alarm** "
+    "(she is in, the guess says out) and a **missed detection** (she is out, the guess says in)."
+)
+alice_values = ui.param_inputs(av.ALICE_PARAMS, per_row=3)
+try:
+    alice_attack = av.alice_attack(alice_eps0=alice_values["alice_eps0"], alice_k=alice_values["alice_k"],
+                                   seed=seed)
+    alice = av.alice(run(alice_attack), t=alice_values["alice_t"])
+except ParameterError as exc:
+    ui.notice(exc)
+    st.stop()
+left, right = st.columns([3, 2])
+with left:
+    st.markdown("**The first trials** (six with Alice in, six with her out)")
+    ui.table(alice.tables["trials"], key="alice_trials")
+    st.markdown("**The attacker's two error rates** over all trials")
+    ui.table(alice.tables["rates"], key="alice_rates")
+    s = alice.summary
+    st.markdown(ui.plain(f"This rule alone shows ε ≥ {s['epsilon_shown']:.3g} (point estimate); the "
+                         f"best threshold, certified: {s['headline']}"))
+with right:
+    ui.show_figure(alice.figures["alice"], filename=ui.export.file_stem("attack_alice", {
+        **alice_values, "seed": seed}), key="fig_alice")
+k_link = alice_attack.k if alice_attack.k in K_SLIDER else None
+query = f"eps0={alice_values['alice_eps0']:g}&delta0=0" + (f"&k={k_link}" if k_link else "")
+st.markdown(f"The grey region is R(kε0, 0), what k answers of ε0-randomized response allow: see how it is "
+            f"built and how it grows with k on [Privacy regions](/Privacy_regions?{query}).")
+ui.page_link("pages/1_Privacy_regions.py", label="Privacy regions", icon=":material/square:")
