@@ -67,9 +67,12 @@ LABELS: dict[str, str] = {
     "cap_kov": "Constraint + KOV Thm 3.4",
     "parallel": "Parallel composition (McSherry)",
     "cor7": "HBW Cor. 7 (= Eq. 3-4)",
-    "theorem3_basic": "HBW Thm 3 + basic composition",
-    "theorem3_advanced": "HBW Thm 3 + advanced composition",
-    "theorem3_optimal": "HBW Thm 3 + optimal composition",
+    "theorem3_basic": "HBW Thm 3 + basic composition (best split of δ)",
+    "theorem3_basic_common": "HBW Thm 3 + basic composition, one common δ̂",
+    "theorem3_advanced": "HBW Thm 3 + advanced composition (best split of δ)",
+    "theorem3_advanced_common": "HBW Thm 3 + advanced composition, one common δ̂",
+    "theorem3_optimal": "HBW Thm 3 + optimal composition (best split of δ)",
+    "theorem3_optimal_common": "HBW Thm 3 + optimal composition, one common δ̂",
     "refinement": "HBW Alg. 3 refinement + optimal composition",
 }
 

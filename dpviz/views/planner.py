@@ -128,8 +128,11 @@ def noise_plans(*, epsilon: float, delta: float, k: int, sensitivity: float, sam
 GCE_LABELS = {"classic": "Classic: all k composed (KOV Thm 3.3)", "exact": "Exact worst case with the cap",
               "cap_basic": "Cap + basic composition", "cap_advanced": "Cap + advanced composition",
               "cap_kov": "Cap + KOV Thm 3.4", "parallel": "Parallel composition",
-              "cor7": "HBW Cor. 7", "theorem3_basic": "HBW Thm 3 + basic",
-              "theorem3_advanced": "HBW Thm 3 + advanced", "theorem3_optimal": "HBW Thm 3 + optimal",
+              "cor7": "HBW Cor. 7",
+              **{f"theorem3_{m}": f"HBW Thm 3 + {m} (best split of δ)"
+                 for m in ("basic", "advanced", "optimal")},
+              **{f"theorem3_{m}_common": f"HBW Thm 3 + {m} (one common δ̂)"
+                 for m in ("basic", "advanced", "optimal")},
               "refinement": "Refinement bound", "prior": "Database prior"}
 PRIOR_EXACT = "Exact worst case with the prior"
 

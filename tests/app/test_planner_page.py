@@ -11,6 +11,7 @@ import pytest
 
 from dpviz import export
 from dpviz.planner import composition
+from dpviz.planner import gce as pg
 from dpviz.views import planner as pv
 from tests.app.helpers import assert_clean, errors, figures, run_page, tables, trace_names
 
@@ -133,7 +134,9 @@ def test_prior_over_the_page_budget_shows_the_reason() -> None:
     assert_clean(at)
     assert not errors(at)
     priors = tables(at)[3]
-    assert len(priors) == 6
+    assert len(priors) == len(pg.UNIFORM_NONZERO_ROWS)  # every row of the summary, best split and common δ̂
+    labels = {**pv.GCE_LABELS, "exact": pv.PRIOR_EXACT}
+    assert list(priors["bound"]) == [labels[key] for key in pg.UNIFORM_NONZERO_ROWS]
     assert all("budget" in c and "command line" in c for c in priors["check"])
     assert priors["largest ε0"].isna().all()  # "—" in the table: no value
 
