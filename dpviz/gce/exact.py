@@ -35,7 +35,7 @@ import math
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 
 import numpy as np
@@ -72,6 +72,10 @@ class ClassTable:
     log_m1: NDArray[np.float64]
     only0: float = 0.0
     only1: float = 0.0
+    dropped: float = 0.0
+    """A bound on each side's mass in classes not listed (outside the window of δ-outcomes,
+    ``delta_window``): counted at infinite loss in both directions, so every value is an upper
+    bound, and left out of the ``*_lower`` curves, which bound the truth from below."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -86,12 +90,35 @@ class ExactPair:
     @cached_property
     def forward(self) -> LossAtoms:
         """Atoms of Mix1 against Mix0: forward direction, Mix1(S) ≤ e^ε Mix0(S) + δ."""
-        return _atoms(self.table.log_m1, self.table.log_m0, self.table.only1)
+        return _atoms(self.table.log_m1, self.table.log_m0, self.table.only1 + self.table.dropped)
 
     @cached_property
     def reverse(self) -> LossAtoms:
         """Atoms of Mix0 against Mix1: reverse direction, Mix0(S) ≤ e^ε Mix1(S) + δ."""
-        return _atoms(self.table.log_m0, self.table.log_m1, self.table.only0)
+        return _atoms(self.table.log_m0, self.table.log_m1, self.table.only0 + self.table.dropped)
+
+    @property
+    def dropped(self) -> float:
+        """Bound on the mass left out (``ClassTable.dropped``); 0 when every class is listed."""
+        return self.table.dropped
+
+    def epsilon_lower(self, delta: float) -> float | None:
+        """A lower bound on the two-sided ε at δ: the curves without the mass left out (equal to
+        ``epsilon`` when nothing is left out). ``None`` below the infinite-loss mass."""
+        if self.table.dropped == 0:
+            return self.epsilon(delta)
+        f = self.forward_lower.epsilon(delta)
+        r = self.reverse_lower.epsilon(delta)
+        return None if f is None or r is None else max(f, r)
+
+    @cached_property
+    def forward_lower(self) -> LossAtoms:
+        """The listed classes only (a lower bound on the forward curve); shares ``forward``'s sort."""
+        return replace(self.forward, p_inf=min(self.table.only1, 1.0), _cache={})
+
+    @cached_property
+    def reverse_lower(self) -> LossAtoms:
+        return replace(self.reverse, p_inf=min(self.table.only0, 1.0), _cache={})
 
     def delta_forward(self, eps: float) -> float:
         return min(self.forward.delta(eps), 1.0)
@@ -227,12 +254,58 @@ def _exchangeable_cost(k: int, families: tuple[str, str], *, delta0: float,
 
 # ---------------------------------------------------------------- exchangeable priors
 
+WINDOW_TAIL = 1e-300
+"""Mass of δ-outcomes counts left out of the exact sums (``delta_window``): below every δ a double
+can state, so the values are exact to the last digit shown, and still a certified bound."""
+
+
+@lru_cache(maxsize=64)
+def delta_window(k: int, delta0: float, tail: float = WINDOW_TAIL) -> tuple[int, int, float]:
+    """(r_lo, r_hi, dropped): the number r = n_A + n_D of δ-outcomes is Binomial(k, δ0) under every
+    prior (each coordinate is A or D with probability δ0, whatever b), so only classes with
+    r_lo ≤ r ≤ r_hi are listed (``tail``: the mass allowed outside); ``dropped`` bounds P(r outside)
+    from above (each tail ≤ its first term / (1 − the ratio of consecutive terms there), a geometric
+    bound, inflated by 1e-12 for the rounding of ``lgamma``). (0, k, 0) when δ0 = 0 or nothing is
+    left out."""
+    if delta0 == 0 or k == 0:
+        return 0, k, 0.0
+    ln_p, ln_q = math.log(delta0), math.log1p(-delta0)
+    ln_k1 = math.lgamma(k + 1.0)
+
+    def log_pmf(r: int) -> float:
+        return ln_k1 - math.lgamma(r + 1.0) - math.lgamma(k - r + 1.0) + r * ln_p + (k - r) * ln_q
+
+    target = math.log(tail / 2.0)
+    mode = min(k, math.floor((k + 1) * delta0))
+    hi, upper = k, 0.0
+    for r in range(mode + 1, k + 1):  # P(X ≥ r) ≤ pmf(r) / (1 − ρ), ρ = pmf(r + 1)/pmf(r) ≤ ratio at r
+        ratio = (k - r) / (r + 1.0) * delta0 / (1.0 - delta0)
+        if ratio < 1.0:
+            bound = log_pmf(r) - math.log1p(-ratio)
+            if bound <= target:
+                hi, upper = r - 1, math.exp(bound)
+                break
+    lo, lower = 0, 0.0
+    for r in range(mode - 1, -1, -1):  # P(X ≤ r) ≤ pmf(r) / (1 − ρ'), ρ' = pmf(r − 1)/pmf(r)
+        ratio = r / (k - r + 1.0) * (1.0 - delta0) / delta0
+        if ratio < 1.0:
+            bound = log_pmf(r) - math.log1p(-ratio)
+            if bound <= target:
+                lo, lower = r + 1, math.exp(bound)
+                break
+    return lo, hi, (upper + lower) * (1.0 + 1e-12)
+
+
 def _class_count(k: int, delta0: float, *, anchored: bool) -> float:
+    """Classes listed: δ0 = 0, n_B only; anchored (one side 0⃗), (n_B, n_C) with n_D = k − n_B − n_C
+    in the window; otherwise (n_A, n_B, n_C) with n_A + n_D in the window."""
     if delta0 == 0:
         return k + 1.0
+    lo, hi, _ = delta_window(k, delta0, WINDOW_TAIL)
+    r = np.arange(lo, hi + 1, dtype=float)
     if anchored:
-        return (k + 1.0) * (k + 2.0) / 2.0
-    return (k + 1.0) * (k + 2.0) * (k + 3.0) / 6.0
+        return float(np.sum(k - r + 1.0))
+    return float(np.sum((r + 1.0) * (k - r + 1.0)))
 
 
 def _closed_form(p: Exchangeable, *, top: bool) -> bool:
@@ -247,39 +320,47 @@ def _exchangeable_table(p0: Exchangeable, p1: Exchangeable, eps0: float, delta0:
         n_a = np.zeros_like(n_b)
         logs = [_log_g(p, eps0, n_b, n_c, n_a, mode="top") for p in (p0, p1)]
         return _assemble(k, eps0, delta0, n_a, n_b, n_c, logs)
+    lo, hi, dropped = delta_window(k, delta0, WINDOW_TAIL)
+    levels = (k - hi, k - lo)  # m = n_B + n_C = k − (n_A + n_D)
     if p0.is_zero or p1.is_zero:
-        n_b, n_c = _pairs(k)
+        n_b, n_c = _pairs(k, levels)
         n_a = np.zeros_like(n_b)
-        logs = [_log_g(p, eps0, n_b, n_c, n_a, mode="r0") for p in (p0, p1)]
+        logs = [_log_g(p, eps0, n_b, n_c, n_a, mode="r0", levels=levels) for p in (p0, p1)]
         only = [_mass_with_a(p, delta0) for p in (p0, p1)]
         table = _assemble(k, eps0, delta0, n_a, n_b, n_c, logs)
         # Each side's A-mass is "only" that side's if the other side is 0⃗ (no A under Q~).
-        return ClassTable(table.log_m0, table.log_m1,
-                          only0=only[0] if p1.is_zero else 0.0, only1=only[1] if p0.is_zero else 0.0)
-    n_a, n_b, n_c = _triples(k)
-    logs = [_log_g(p, eps0, n_b, n_c, n_a, mode="all") for p in (p0, p1)]
-    return _assemble(k, eps0, delta0, n_a, n_b, n_c, logs)
+        return ClassTable(table.log_m0, table.log_m1, only0=only[0] if p1.is_zero else 0.0,
+                          only1=only[1] if p0.is_zero else 0.0, dropped=dropped)
+    n_a, n_b, n_c = _triples(k, levels)
+    logs = [_log_g(p, eps0, n_b, n_c, n_a, mode="all", levels=levels) for p in (p0, p1)]
+    table = _assemble(k, eps0, delta0, n_a, n_b, n_c, logs)
+    return ClassTable(table.log_m0, table.log_m1, dropped=dropped)
 
 
-def _pairs(k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """All (n_B, n_C) with n_B + n_C ≤ k, ordered by level m = n_B + n_C, then n_B."""
-    m = np.repeat(np.arange(k + 1), np.arange(1, k + 2))
-    n_b = np.concatenate([np.arange(mm + 1) for mm in range(k + 1)])
+def _pairs(k: int, levels: tuple[int, int] | None = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """All (n_B, n_C) with n_B + n_C = m for m in ``levels`` (default 0..k), ordered by m, then n_B."""
+    m_lo, m_hi = levels if levels is not None else (0, k)
+    ms = np.arange(m_lo, m_hi + 1)
+    m = np.repeat(ms, ms + 1)
+    n_b = np.concatenate([np.arange(mm + 1) for mm in ms])
     return n_b.astype(float), (m - n_b).astype(float)
 
 
-def _triples(k: int) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """All (n_A, n_B, n_C) with sum ≤ k, in the order the recursion emits them
-    (level m = n_B + n_C, then n_B, then r = n_A)."""
+def _triples(k: int, levels: tuple[int, int] | None = None
+             ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """All (n_A, n_B, n_C) with sum ≤ k and m = n_B + n_C in ``levels`` (default 0..k), in the
+    order the recursion emits them (level m, then n_B, then r = n_A)."""
+    m_lo, m_hi = levels if levels is not None else (0, k)
     parts_a, parts_b = [], []
-    for m in range(k + 1):
+    for m in range(m_lo, m_hi + 1):
         nb = np.repeat(np.arange(m + 1), k - m + 1)
         na = np.tile(np.arange(k - m + 1), m + 1)
         parts_b.append(nb)
         parts_a.append(na)
     n_b = np.concatenate(parts_b).astype(float)
     n_a = np.concatenate(parts_a).astype(float)
-    level = np.concatenate([np.full((mm + 1) * (k - mm + 1), mm) for mm in range(k + 1)]).astype(float)
+    level = np.concatenate([np.full((mm + 1) * (k - mm + 1), mm)
+                            for mm in range(m_lo, m_hi + 1)]).astype(float)
     return n_a, n_b, level - n_b
 
 
@@ -297,8 +378,10 @@ def _recursion(p: Exchangeable, eps0: float) -> Iterator[NDArray[np.float64]]:
 
 
 def _log_g(p: Exchangeable, eps0: float, n_b: NDArray[np.float64], n_c: NDArray[np.float64],
-           n_a: NDArray[np.float64], *, mode: str) -> NDArray[np.float64]:
-    """ln g(n_B, n_C, n_A) for the given classes (see module docstring)."""
+           n_a: NDArray[np.float64], *, mode: str, levels: tuple[int, int] | None = None
+           ) -> NDArray[np.float64]:
+    """ln g(n_B, n_C, n_A) for the given classes (see module docstring); the recursion keeps
+    only the layers m = n_B + n_C in ``levels`` (default all), the classes listed."""
     k = p.k
     if p.is_zero:  # v_0 = 1 only: g = [r = 0]
         return np.where(n_a == 0, 0.0, -np.inf)
@@ -313,9 +396,11 @@ def _log_g(p: Exchangeable, eps0: float, n_b: NDArray[np.float64], n_c: NDArray[
     if mode == "top":
         *_, last = _recursion(p, eps0)
         return last[:, 0].copy()
+    m_lo, m_hi = levels if levels is not None else (0, k)
     parts = []
-    for g in _recursion(p, eps0):
-        parts.append(g[:, 0].copy() if mode == "r0" else g.ravel())  # a copy: a view keeps the layer alive
+    for m, g in enumerate(_recursion(p, eps0)):
+        if m_lo <= m <= m_hi:  # a copy: a view keeps the layer alive
+            parts.append(g[:, 0].copy() if mode == "r0" else g.ravel().copy())
     return np.concatenate(parts)
 
 

@@ -56,7 +56,19 @@ def exact(p0: Hypothesis, p1: Hypothesis, *, eps0: float, delta0: float, delta: 
     if eps is None:
         return Guarantee.impossible(
             source=SOURCE_EXACT, reason=f"no ε reaches δ below the infinite-loss mass {pair.delta_floor:.6g}")
-    return Guarantee(epsilon=eps, delta=pair.delta(eps), kind=Kind.EXACT, source=SOURCE_EXACT)
+    if pair.dropped == 0:
+        return Guarantee(epsilon=eps, delta=pair.delta(eps), kind=Kind.EXACT, source=SOURCE_EXACT)
+    # classes beyond the window of δ-outcomes left out: eps counts their mass at infinite loss
+    # (an upper bound), the curves without it bound the truth from below (docs/MATH.md §12)
+    low = pair.epsilon_lower(delta)
+    detail = (f"count classes with δ-outcome counts outside the window left out: mass ≤ {pair.dropped:.2g}, "
+              "counted at infinite loss")
+    if low is not None and low >= eps:
+        return Guarantee(epsilon=eps, delta=pair.delta(eps), kind=Kind.EXACT, source=SOURCE_EXACT,
+                         detail=detail)
+    return Guarantee(epsilon=eps, delta=pair.delta(eps), kind=Kind.UPPER, source=SOURCE_EXACT,
+                     lower=low if low is not None else 0.0, upper=eps, detail=detail,
+                     note=f"exact to within [{low if low is not None else 0.0:.6g}, {eps:.6g}]")
 
 
 def _too_large(exc: TooLargeError, fallback: dict[str, Guarantee], delta: float) -> Guarantee:

@@ -53,8 +53,9 @@ def test_cap(capsys, nb: str, d: int) -> None:
 
 def test_too_large_answers_instead_of_hanging(capsys) -> None:
     """Over the budget the exact row shows the best bound proved both ways, as the upper bound
-    it is, with that bound's own source and the reason (12.5 million count classes here)."""
-    code, data, _ = _run(capsys, "--eps0", "0.1", "--delta0", "1e-9", "--k", "5000", "--delta", "1e-4",
+    it is, with that bound's own source and the reason (12 million count classes here, in the window
+    of δ-outcomes: 1.4 GiB)."""
+    code, data, _ = _run(capsys, "--eps0", "0.1", "--delta0", "1e-9", "--k", "200000", "--delta", "1e-4",
                          "--prior", "uniform-nonzero")
     assert code == 0 and data["exact"]["kind"] == "upper"
     reason = data["exact"]["reason"]

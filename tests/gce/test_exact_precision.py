@@ -90,11 +90,12 @@ def test_count_classes_match_explicit_column_groups(p0, p1) -> None:
 
 
 def test_too_large_is_a_clear_answer() -> None:
-    """36 million count classes: refused before any work, by the memory part of the budget."""
-    with pytest.raises(TooLargeError, match="count classes") as info:
-        exact_pair(H.below(k=600, k2=3), H.at_least(k=600, k2=3), eps0=0.1, delta0=1e-6)
-    assert "of memory, above the" in info.value.reason
-    res = summary.at_least(k=600, k2=300, eps0=0.1, delta0=1e-6, delta=1e-3)
+    """9 billion recursion cells (k = 3,000, two composite priors): refused before any work, by the
+    time part of the budget (the window over δ-outcomes keeps the classes to 8.6 million)."""
+    with pytest.raises(TooLargeError, match="recursion cells") as info:
+        exact_pair(H.below(k=3000, k2=3), H.at_least(k=3000, k2=3), eps0=0.1, delta0=1e-6)
+    assert "of work, above the" in info.value.reason
+    res = summary.at_least(k=3000, k2=300, eps0=0.1, delta0=1e-6, delta=1e-2)
     exact = res["exact"]
     assert exact.kind is Kind.UPPER and "not computed" in exact.reason
     assert exact.source == res["classic"].source and exact.epsilon == res["classic"].epsilon  # the best bound
