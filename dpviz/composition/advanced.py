@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from dpviz.composition.levels import Levels, sum_delta, sum_epsilon_sq
 from dpviz.guarantee import DeltaCurve, Guarantee, Kind
@@ -28,6 +28,17 @@ def drift(levels: Levels) -> float:
 def epsilon_at_slack(levels: Levels, *, slack: float) -> float:
     """ε for slack δ' ∈ (0, 1]."""
     return math.sqrt(2.0 * sum_epsilon_sq(levels) * -math.log(slack)) + drift(levels)
+
+
+def epsilon_at_slacks(levels: Levels, slacks: ArrayLike) -> NDArray[np.float64]:
+    """:func:`epsilon_at_slack` at many slacks δ' ∈ (0, 1] at once (the regions' sweep)."""
+    s = np.asarray(slacks, dtype=float)
+    return np.sqrt(2.0 * sum_epsilon_sq(levels) * -np.log(s)) + drift(levels)
+
+
+def total_delta(levels: Levels, slack: float) -> float:
+    """δ = Σδ_i + δ' (at most 1) that goes with :func:`epsilon_at_slack` at slack δ'."""
+    return min(sum_delta(levels) + slack, 1.0)
 
 
 def epsilon_for_delta(levels: Levels, *, delta: float) -> Guarantee:

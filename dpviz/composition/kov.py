@@ -11,7 +11,7 @@ import math
 import sys
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from dpviz.composition.levels import Levels, describe_floor, log_no_delta, sum_epsilon, sum_epsilon_sq
 from dpviz.guarantee import DeltaCurve, Guarantee, Kind
@@ -44,7 +44,9 @@ def slack_for_delta(levels: Levels, delta: float) -> float:
 
 
 def total_delta(levels: Levels, slack: float) -> float:
-    """1 − (1 − δ~) Π(1 − δ_i)."""
+    """1 − (1 − δ~) Π(1 − δ_i); 1 at δ~ = 1."""
+    if slack >= 1.0:
+        return 1.0
     return 0.0 - math.expm1(math.log1p(-slack) + log_no_delta(levels))  # 0.0 −: never −0.0
 
 
@@ -57,6 +59,16 @@ def epsilon_at_slack(levels: Levels, *, slack: float) -> float:
     second = t + math.sqrt(2.0 * var * math.log(math.e + math.sqrt(var) / slack))
     third = t + math.sqrt(2.0 * var * -math.log(slack))
     return min(total, second, third)
+
+
+def epsilon_at_slacks(levels: Levels, slacks: ArrayLike) -> NDArray[np.float64]:
+    """:func:`epsilon_at_slack` at many slacks δ~ ∈ [0, 1] at once (the regions' sweep)."""
+    s = np.asarray(slacks, dtype=float)
+    total, var, t = sum_epsilon(levels), sum_epsilon_sq(levels), drift(levels)
+    positive = np.where(s > 0, s, 1.0)
+    second = t + np.sqrt(2.0 * var * np.log(math.e + math.sqrt(var) / positive))
+    third = t + np.sqrt(2.0 * var * -np.log(positive))
+    return np.where(s > 0, np.minimum(total, np.minimum(second, third)), total)
 
 
 def epsilon_for_delta(levels: Levels, *, delta: float) -> Guarantee:

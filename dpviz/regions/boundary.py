@@ -30,24 +30,52 @@ class Boundary:
 def intersection_boundary(epsilons: ArrayLike, deltas: ArrayLike) -> Boundary:
     """Lower boundary of ∩_j R(ε_j, δ_j) (KOV §2, eq. 4), exact vertices.
 
-    Each (ε, δ) gives the lines P_MD = 1 − δ − e^ε P_FA and P_MD = e^{−ε}(1 − δ − P_FA);
-    with P_MD ≥ 0 the boundary is the upper envelope of all of them on [0, 1].
+    Each (ε, δ) gives the lines P_MD = 1 − δ − e^ε P_FA and P_MD = e^{−ε}(1 − δ − P_FA), the
+    second the mirror image (P_FA ↔ P_MD) of the first; with P_MD ≥ 0 the boundary is the upper
+    envelope of all of them on [0, 1]. It is built from the steep lines only and completed by
+    its mirror image past the diagonal, so it is symmetric exactly, at every scale: computed
+    directly, a flat line of height e^{−700} is lost in the rounding of the steep ones.
+    ε ≥ 0 is assumed; ε above ``EPS_CAP`` is drawn as ``EPS_CAP`` (a difference below
+    P_FA, P_MD ≈ 1e-304).
     """
     eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
     dlt = np.atleast_1d(np.asarray(deltas, dtype=float))
     if eps.shape != dlt.shape:
         raise ValueError("epsilons and deltas must have the same length")
-    eps = np.minimum(eps, 700.0)  # e^700 is finite; beyond, the line is vertical in effect
-    slopes = np.concatenate([-np.exp(eps), -np.exp(-eps), [0.0]])
-    intercepts = np.concatenate([1.0 - dlt, np.exp(-eps) * (1.0 - dlt), [0.0]])
-    return _upper_envelope(slopes, intercepts)
+    eps = np.minimum(eps, EPS_CAP)
+    steep = _upper_envelope(np.append(-np.exp(eps), 0.0), np.append(1.0 - dlt, 0.0))
+    return _mirror_completed(steep)
+
+
+EPS_CAP = 700.0
+"""e^700 is finite; a line that steep is vertical at every P_FA above 1e-304."""
+
+
+def _mirror_completed(steep: Boundary) -> Boundary:
+    """max(f, f⁻¹) for the envelope f of lines with slopes ≤ −1 (and 0): f up to the diagonal,
+    where f(x) = x, then the mirror image of that part (f ≥ f⁻¹ left of the diagonal, since f
+    falls at least as fast as x rises and f⁻¹ at most as fast)."""
+    x, y = steep.p_fa, steep.p_md
+    left = np.flatnonzero(y > x)  # a prefix: y − x decreases along the boundary
+    if left.size == 0:
+        return Boundary(p_fa=np.array([0.0, 1.0]), p_md=np.array([0.0, 0.0]))
+    i = left[-1]  # crossing on segment i → i + 1 (y − x ≥ 0 → < 0; the last vertex has y − x < 0)
+    d0, d1 = y[i] - x[i], y[i + 1] - x[i + 1]
+    t = d0 / (d0 - d1)
+    c = x[i] + t * (x[i + 1] - x[i])
+    xs = np.concatenate([x[: i + 1], [c], y[i::-1]])
+    ys = np.concatenate([y[: i + 1], [c], x[i::-1]])
+    if xs[-1] < 1.0:
+        xs, ys = np.append(xs, 1.0), np.append(ys, 0.0)
+    return Boundary(p_fa=xs, p_md=ys)
 
 
 def _upper_envelope(slopes: NDArray[np.float64], intercepts: NDArray[np.float64]) -> Boundary:
     """Vertices of x ↦ max_j (a_j + s_j x) on [0, 1] (convex hull trick, O(n log n)).
 
     The hull walk runs on Python floats (numpy scalars are several times slower per step); each
-    vertex's height is the larger of its two lines there, each end's the largest of all lines.
+    vertex's height is the smaller of its two lines there (rounding on the safe side: the region
+    is never drawn smaller), each end's the largest of all lines.
     """
     order = np.lexsort((intercepts, slopes))  # by slope, then intercept
     s_sorted, a_sorted = slopes[order], intercepts[order]
@@ -69,7 +97,7 @@ def _upper_envelope(slopes: NDArray[np.float64], intercepts: NDArray[np.float64]
     cross = (a_h[:-1] - a_h[1:]) / (s_h[1:] - s_h[:-1])
     inside = np.flatnonzero((cross > 0.0) & (cross < 1.0))
     xc = cross[inside]
-    yc = np.maximum(a_h[inside] + s_h[inside] * xc, a_h[inside + 1] + s_h[inside + 1] * xc)
+    yc = np.minimum(a_h[inside] + s_h[inside] * xc, a_h[inside + 1] + s_h[inside + 1] * xc)  # rounding: low
     xs = np.concatenate([[0.0], xc, [1.0]])
     ys = np.concatenate([[np.max(a_h)], yc, [np.max(a_h + s_h)]])
     ys = np.clip(ys, 0.0, 1.0)
