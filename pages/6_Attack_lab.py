@@ -2,11 +2,12 @@
 (KOV §2; Steinke §3.2; HBW's generalized experiment). Inputs → ``dpviz.attack`` (cached per seed) →
 ``dpviz.views.attack`` → display."""
 
+import time
+from concurrent.futures import ThreadPoolExecutor
+
 import streamlit as st
 
-from dpviz import budget as budgets
 from dpviz import ui
-from dpviz.attack import Attack, AttackResult, run_attack
 from dpviz.params import K_SLIDER
 from dpviz.validation import ParameterError
 from dpviz.views import attack as av
@@ -38,18 +39,23 @@ with st.expander("How the attack's ε is certified"):
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def run(attack: Attack, _progress=None) -> AttackResult:
+def run(attack: av.Attack, _progress=None) -> av.AttackResult:
     """One run per setting (the seed included): the same link shows the same trials."""
-    return run_attack(attack, progress=_progress, budget=budgets.PAGE)
+    return av.run(attack, progress=_progress)
 
 
-def run_with_progress(attack: Attack) -> AttackResult:
+def run_with_progress(attack: av.Attack) -> av.AttackResult:
+    """``run`` in a worker thread while this one moves the progress bar: the cached function itself
+    never touches an element (a cached call that updates one cannot be replayed)."""
+    done = [0.0]
     bar = st.progress(0.0, text="Sampling the trials…")
-    try:
-        return run(attack, _progress=lambda f: bar.progress(min(f, 1.0),
-                                                            text=f"Sampling the trials… {f:.0%}"))
-    finally:
-        bar.empty()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        future = pool.submit(run, attack, _progress=lambda f: done.__setitem__(0, f))
+        while not future.done():
+            bar.progress(min(done[0], 1.0), text=f"Sampling the trials… {done[0]:.0%}")
+            time.sleep(0.2)
+    bar.empty()
+    return future.result()
 
 
 # --- the lab: every key is a flag of `python -m dpviz attack` ------------------------------------
@@ -104,7 +110,7 @@ alice_values = ui.param_inputs(av.ALICE_PARAMS, per_row=3)
 try:
     alice_attack = av.alice_attack(alice_eps0=alice_values["alice_eps0"], alice_k=alice_values["alice_k"],
                                    seed=seed)
-    alice = av.alice(run(alice_attack), t=alice_values["alice_t"])
+    alice = av.alice(run_with_progress(alice_attack), t=alice_values["alice_t"])
 except ParameterError as exc:
     ui.notice(exc)
     st.stop()

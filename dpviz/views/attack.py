@@ -5,13 +5,15 @@ runs ``dpviz.attack.run_attack`` (cached per seed) and hands the result to ``bui
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from typing import Any
 
 import numpy as np
 
-from dpviz.attack import KINDS, PARAMS, Attack, AttackResult, make_attack
+from dpviz import budget as budgets
+from dpviz.attack import KINDS, PARAMS, Attack, AttackResult, make_attack, run_attack
 from dpviz.attack import curve as C
 from dpviz.figures.attack import attack_figure
 from dpviz.mechanisms.registry import mechanism_class
@@ -66,6 +68,12 @@ def attack_of(values: dict[str, Any]) -> Attack:
     params = {k: v for k, v in values.items() if k in own}
     setting = {p.key: values[p.key] for p in PARAMS if p.key in values}
     return make_attack(kind, **setting, **params)
+
+
+def run(attack: Attack, progress: Callable[[float], None] | None = None) -> AttackResult:
+    """``run_attack`` within the page's budget (the proven ε and the curve; sampling is bounded by
+    ``MAX_TRIALS`` and ``MAX_STEP_DRAWS``)."""
+    return run_attack(attack, progress=progress, budget=budgets.PAGE)
 
 
 def headline(result: AttackResult) -> str:

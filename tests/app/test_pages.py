@@ -10,7 +10,7 @@ import pytest
 from tests.app.helpers import assert_clean, editors, errors, figures, run_page, tables, trace_names
 
 PAGES = ["app.py", "pages/1_Privacy_regions.py", "pages/2_Composition_curves.py",
-         "pages/3_Database_priors.py", "pages/4_Mechanisms.py"]
+         "pages/3_Database_priors.py", "pages/4_Mechanisms.py", "pages/6_Attack_lab.py"]
 
 
 @pytest.mark.parametrize("path", PAGES)

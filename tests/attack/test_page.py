@@ -1,0 +1,85 @@
+"""AppTest of the attack lab: the headline numbers, the figure's layers, URL inputs, bad input named,
+the Alice example's guesses and error rates, and downloads."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.app.helpers import assert_clean, errors, figures, run_page, tables, trace_names
+
+PAGE = "pages/6_Attack_lab.py"
+
+
+def metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_page_opens_with_both_epsilons_and_the_ratio():
+    at = run_page(PAGE)
+    assert_clean(at)
+    assert not errors(at)
+    m = metrics(at)
+    shown, proven = float(m["The attack shows ε ≥"]), float(m["The guarantee proves ε ≤"])
+    assert 0 < shown <= proven
+    assert m["Ratio"].endswith("%")
+    text = " ".join(x.value for x in at.markdown)
+    assert "This attack shows ε ≥" in text and "the guarantee proves ε ≤" in text
+
+
+def test_figure_draws_the_attack_over_the_region():
+    at = run_page(PAGE)
+    names = " ".join(trace_names(figures(at)[0]))
+    for label in ("Exact trade-off curve", "Proven: R(", "Clopper", "likelihood-ratio", "Certified test"):
+        assert label in names, label
+
+
+def test_url_inputs_choose_the_mechanism_and_the_run():
+    at = run_page(PAGE, mechanism="gaussian", sigma="2", k="4", trials="5000", seed="3", delta="0.01")
+    assert_clean(at)
+    assert not errors(at)
+    fig = figures(at)[0]
+    assert "Gaussian" in fig["layout"]["title"]["text"] and "5,000 trials" in fig["layout"]["title"]["text"]
+    again = run_page(PAGE, mechanism="gaussian", sigma="2", k="4", trials="5000", seed="3", delta="0.01")
+    other = run_page(PAGE, mechanism="gaussian", sigma="2", k="4", trials="5000", seed="4", delta="0.01")
+    assert metrics(again) == metrics(at)
+    assert figures(other)[0]["data"] != fig["data"], "another seed, other trials"
+
+
+@pytest.mark.parametrize("params,field", [
+    ({"trials": "5"}, "trials"),
+    ({"mechanism": "laplace", "k": "10000", "trials": "100000"}, "trials"),
+    ({"confidence": "2"}, "confidence"),
+    ({"mechanism": "gaussian", "prior": "uniform"}, "prior"),
+])
+def test_bad_input_is_named_and_the_example_still_shows(params, field):
+    at = run_page(PAGE, **params)
+    assert_clean(at)
+    msgs = errors(at)
+    assert msgs and msgs[0].startswith(f"{field} must be"), msgs
+    assert any("Alice" in h.value for h in at.subheader)
+    assert len(figures(at)) >= 1  # the worked example's figure
+
+
+def test_alice_example_shows_guesses_and_both_error_rates():
+    at = run_page(PAGE, alice_eps0="1", alice_k="5", alice_t="3")
+    assert_clean(at)
+    trials, rates = tables(at)[:2]
+    assert set(trials["Alice is"]) == {"in", "out"}
+    yes = trials["“yes” answers"].str.split(" of ").str[0].astype(int)
+    guessed_in = trials["attacker guesses"] == "in"
+    assert (guessed_in == (yes >= 3)).all(), "the attacker's rule: in from 3 “yes”"
+    assert ((trials["attacker guesses"] == trials["Alice is"]) == trials["right?"].eq("✓")).all()
+    assert len(rates) == 2 and "false alarm" in rates["error"][0] and "missed detection" in rates["error"][1]
+    before = rates["observed"].tolist()
+    at.text_input(key="alice_t").set_value("4").run()
+    assert_clean(at)
+    after = tables(at)[1]["observed"].tolist()
+    assert after != before, "a stricter rule trades false alarms for missed detections"
+
+
+def test_downloads_and_regions_link():
+    at = run_page(PAGE)
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert any("CSV" in x for x in labels) and any("JSON" in x for x in labels)
+    text = " ".join(x.value for x in at.markdown)
+    assert "/Privacy_regions?" in text
