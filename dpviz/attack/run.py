@@ -44,6 +44,8 @@ def sampler_for(a: Attack) -> S.Sampler:
     if a.sampling_rate is None:
         if mech.key == "gaussian":
             return S.gaussian_sum(mech.mu, a.k)
+        if mech.key == "laplace":
+            return S.laplace_sum(mech.eps0, a.k)
         if mech.law.continuous is None:
             return S.finite_sum(mech.law, a.k, mech.grid_unit)
     base = mech.base if a.sampling_rate is not None else mech
@@ -63,7 +65,8 @@ def sample(a: Attack, progress: Callable[[float], None] | None = None
     """(statistic under H0, statistic under H1, sampler): ``trials`` each, from ``seed``."""
     sampler = sampler_for(a)
     rng = np.random.default_rng(a.seed)
-    per_chunk = max(1, S.CHUNK_DRAWS // a.k) if sampler.per_step else CHUNK_TRIALS
+    per_chunk = max(1, int(S.CHUNK_DRAWS // max(1.0, a.k * sampler.step_fraction))) if sampler.per_step \
+        else CHUNK_TRIALS
     out = {True: np.empty(a.trials), False: np.empty(a.trials)}
     done, total = 0, 2 * a.trials
     for under_p in (True, False):
@@ -100,6 +103,7 @@ class AttackResult:
     preview_in: NDArray[np.float64]
     preview_out: NDArray[np.float64]
     draws: int
+    per_step: bool
     sample_seconds: float
     seconds: float
 
@@ -155,7 +159,7 @@ class AttackResult:
                          **({"reason": self.tradeoff.reason} if self.tradeoff.reason else {})},
             "setting": self.attack.describe(),
             "sampling": {"draws_per_hypothesis": self.draws, "seconds": self.sample_seconds,
-                         "per_step": self.draws > self.attack.trials},
+                         "per_step": self.per_step},
         }
 
 
@@ -174,4 +178,5 @@ def run_attack(a: Attack, *, progress: Callable[[float], None] | None = None,
     return AttackResult(attack=a, curve=curve, boxes=C.thin_indices(curve, BOXES), certificate=cert,
                         proven=g, tradeoff=trade, preview_in=s_in[:PREVIEW].copy(),
                         preview_out=s_out[:PREVIEW].copy(), draws=sampler.work(a.trials),
-                        sample_seconds=t1 - t0, seconds=time.perf_counter() - t0)
+                        per_step=sampler.per_step, sample_seconds=t1 - t0,
+                        seconds=time.perf_counter() - t0)

@@ -8,8 +8,10 @@ is the sum of the per-step losses. So the attack never draws outputs, only what 
   atoms, one draw per trial whatever k is; the sum is counts · losses, on the law's lattice computed
   in whole units so that equal sums are equal floats (ties stay ties);
 - the Gaussian: the sum itself, N(±kμ²/2, kμ²) (Steinke Prop. 3, Cor. 10), one draw per trial;
-- Laplace and every Poisson-subsampled mechanism: each step's loss drawn and summed, in chunks of at
-  most ``CHUNK_DRAWS`` draws (memory stays bounded whatever N·k is);
+- Laplace: the counts of its two atoms ±ε0 (multinomial, one draw per trial) and one draw for each
+  step whose loss falls in the continuous middle (−ε0, ε0), a fraction (1 − e^{−ε0})/2 of the steps;
+- every Poisson-subsampled mechanism: each step's loss drawn and summed, in chunks of at most
+  ``CHUNK_DRAWS`` draws (memory stays bounded whatever N·k is);
 - the HBW prior "in at least one database, uniformly" against 0⃗ for the canonical pair with δ0 = 0
   (HBW §V-B; docs/MATH.md §5.5): the number of high outcomes n_B, which carries the mixture's
   likelihood ratio ((1 + e^{ε0})^{n_B}(1 + e^{−ε0})^{k−n_B} − 1)/(2^k − 1) (increasing in n_B).
@@ -44,10 +46,12 @@ class Sampler:
     draw: Callable[[np.random.Generator, int, bool], NDArray[np.float64]]
     per_step: bool
     k: int
+    step_fraction: float = 1.0
+    """Expected fraction of the k steps drawn one by one (``per_step`` samplers)."""
 
     def work(self, trials: int) -> int:
-        """Draws needed for ``trials`` trials under one hypothesis."""
-        return trials * (self.k if self.per_step else 1)
+        """Expected draws for ``trials`` trials under one hypothesis."""
+        return math.ceil(trials * (self.k * self.step_fraction if self.per_step else 1))
 
 
 # ---------------------------------------------------------------------- one step
@@ -147,6 +151,36 @@ def finite_sum(law: LossLaw, k: int, unit: float | None) -> Sampler:
         return total
 
     return Sampler(draw=draw, per_step=False, k=k)
+
+
+def laplace_middle(eps0: float) -> float:
+    """P(−ε0 < L < ε0) for one Laplace step, under P or Q: (1 − e^{−ε0})/2."""
+    return -0.5 * math.expm1(-eps0)
+
+
+def laplace_sum(eps0: float, k: int) -> Sampler:
+    """k Laplace steps (units of b, ε0 = Δ/b): under P the loss is +ε0 when t ≤ 0 (mass ½), −ε0 when
+    t ≥ ε0 (mass e^{−ε0}/2), else ε0 − 2t with t a standard exponential truncated to (0, ε0); the
+    atoms are counted, only the middle steps drawn. Under Q the loss law is the mirror image
+    (the Laplace pair is symmetric), so Q's sum is minus a P-sum."""
+    mid = laplace_middle(eps0)
+    pvals = np.array([0.5, 0.5 * math.exp(-eps0), mid])
+    pvals /= pvals.sum()
+    span = -math.expm1(-eps0)  # P(t < ε0 | t > 0)
+
+    def draw(rng: np.random.Generator, n: int, under_p: bool) -> NDArray[np.float64]:
+        out = np.empty(n)
+        rows = max(1, int(CHUNK_DRAWS // max(1.0, 2.0 * k * mid)))
+        for start in range(0, n, rows):
+            m = min(rows, n - start)
+            counts = rng.multinomial(k, pvals, size=m)
+            middle = counts[:, 2]
+            t = -np.log1p(-span * rng.random(int(middle.sum())))
+            sums = np.bincount(np.repeat(np.arange(m), middle), weights=eps0 - 2.0 * t, minlength=m)
+            out[start:start + m] = (counts[:, 0] - counts[:, 1]) * eps0 + sums
+        return out if under_p else -out
+
+    return Sampler(draw=draw, per_step=True, k=k, step_fraction=mid)
 
 
 def gaussian_sum(mu: float, k: int) -> Sampler:

@@ -25,9 +25,9 @@ them, against none (HBW §V-B; the canonical pair with δ0 = 0 only)."""
 MAX_TRIALS = 10_000_000
 """Most trials per hypothesis."""
 
-MAX_STEP_DRAWS = 100_000_000
-"""Most per-step draws per hypothesis (trials × k) where each step's loss is drawn (Laplace,
-subsampled mechanisms): about ten seconds of sampling."""
+MAX_STEP_DRAWS = 50_000_000
+"""Most per-step draws per hypothesis (trials × the steps drawn one by one: k for subsampled
+mechanisms, Laplace's middle steps): a few seconds of sampling (benchmarks/results/attack.md)."""
 
 MAX_K = 1_000_000
 """Most steps composed."""
@@ -78,6 +78,20 @@ RATE = Param("sampling_rate", "sampling rate q (0 = none)", None, _check_rate,
              "Poisson subsampling rate q in [0, 1]; 0 (or none given) turns subsampling off.")
 PARAMS = (K, TRIALS, SEED, DELTA, CONFIDENCE, PRIOR, RATE)
 """The attack's own parameters (the mechanism's come from its registry entry)."""
+
+
+def step_draws(a: Attack) -> float:
+    """Expected per-step draws of one trial: 0 for the one-draw samplers (counts, the Gaussian sum),
+    k for subsampled mechanisms, the middle steps k(1 − e^{−ε0})/2 for Laplace (``sampling``)."""
+    if a.sampling_rate is not None:
+        return float(a.k)
+    if a.mechanism == "laplace":
+        from dpviz.attack.sampling import laplace_middle
+        from dpviz.mechanisms.laplace import epsilon0
+
+        values = dict(a.params)
+        return a.k * laplace_middle(epsilon0(scale=values["scale"], sensitivity=values["sensitivity"]))
+    return 0.0
 
 
 def _rate(value: Any) -> float | None:
@@ -133,8 +147,9 @@ def make_attack(mechanism: str, *, k: Any = K.default, trials: Any = TRIALS.defa
                                  "delta0 = 0 and no sampling rate (uniform prior: HBW §V-B)")
         if a.k > 100_000:
             raise ParameterError("k", k, "at most 100,000 with the uniform prior")
-    per_step = a.sampling_rate is not None or mechanism == "laplace"
-    if per_step and a.trials * a.k > MAX_STEP_DRAWS:
-        raise ParameterError("trials", trials, f"at most {MAX_STEP_DRAWS // a.k:,} here: N·k ≤ "
-                             f"{MAX_STEP_DRAWS:,} step draws when each step of {mech.label} is drawn")
+    per_trial = step_draws(a)
+    if per_trial and a.trials * per_trial > MAX_STEP_DRAWS:
+        raise ParameterError("trials", trials, f"at most {int(MAX_STEP_DRAWS // per_trial):,} here: "
+                             f"{MAX_STEP_DRAWS:,} step draws at most, {per_trial:,.6g} per trial for "
+                             f"{mech.label}, k = {a.k:,}")
     return a

@@ -59,8 +59,10 @@ def test_subsampled_gaussian_and_confidence(capsys):
 @pytest.mark.parametrize("argv,field", [
     (["gaussian", "--sigma", "1", "--k", "5", "--trials", str(MAX_TRIALS + 1), "--seed", "1",
       "--delta", "0.1"], "trials"),
-    (["laplace", "--scale", "1", "--k", "1000", "--trials", str(MAX_STEP_DRAWS // 1000 + 1), "--seed", "1",
-      "--delta", "0.1"], "trials"),
+    (["gaussian", "--sigma", "1", "--sampling-rate", "0.1", "--k", "1000", "--trials",
+      str(MAX_STEP_DRAWS // 1000 + 1), "--seed", "1", "--delta", "0.1"], "trials"),
+    (["laplace", "--scale", "1", "--k", "1000", "--trials", str(MAX_STEP_DRAWS // 316 + 1), "--seed", "1",
+      "--delta", "0.1"], "trials"),  # 1000·(1 − e^{−1})/2 ≈ 316 middle steps drawn per trial
     (["gaussian", "--sigma", "-1", *COMMON], "sigma"),
     (["canonical", "--eps0", "0.5", "--k", "0", "--trials", "1000", "--seed", "1", "--delta", "0.1"], "k"),
     (["canonical", "--eps0", "0.5", *COMMON, "--confidence", "1"], "confidence"),

@@ -33,6 +33,20 @@ def test_likelihood_ratio_has_mean_one_under_q(kind, params):
     assert mean_within(np.exp(-s_in), 1.0)
 
 
+def test_laplace_counted_atoms_match_per_step_draws():
+    # the sampler that counts the atoms ±ε0 and draws only the middle steps against the plain one
+    # that draws every step (dpviz.attack.sampling.laplace_step): same law of the sum (two-sample KS)
+    from scipy.stats import ks_2samp
+
+    k, e0, n = 12, 1.3, 40_000
+    rng = np.random.default_rng(8)
+    fast = S.laplace_sum(e0, k).draw(rng, n, True)
+    slow = S.summed(S.laplace_step(e0), k).draw(rng, n, True)
+    assert ks_2samp(fast, slow).pvalue > 1e-4
+    wrong = S.summed(S.laplace_step(1.2 * e0), k).draw(rng, n, True) * (1 / 1.2)
+    assert ks_2samp(fast, wrong).pvalue < 1e-4, "the check tells a different law apart"
+
+
 def test_laplace_sum_has_mean_k_times_the_kl_divergence():
     # E_P[L] = KL(Lap(0, b) ‖ Lap(Δ, b)) = ε0 + e^{−ε0} − 1 per step, ε0 = Δ/b
     k, e0 = 7, 0.8
@@ -79,12 +93,28 @@ def test_uniform_prior_count_matches_its_mixture():
 
 @pytest.mark.parametrize("chunk", [7, 64, 1000])
 def test_chunking_changes_nothing(monkeypatch, chunk):
-    a = make_attack("laplace", scale=1.0, k=50, trials=300, seed=9, delta=0.0)
-    whole = sample(a)
+    # per-step draws are consumed row by row: any chunk size (below k = 50 too) gives the same sums
+    def draws() -> tuple[np.ndarray, np.ndarray]:
+        sampler = S.summed(S.laplace_step(0.7), 50)
+        rng = np.random.default_rng
+        return sampler.draw(rng(9), 300, True), sampler.draw(rng(9), 300, False)
+
+    whole = draws()
     monkeypatch.setattr(S, "CHUNK_DRAWS", chunk)
-    parts = sample(a)
+    parts = draws()
     assert np.allclose(whole[0], parts[0], rtol=1e-12, atol=1e-12)
     assert np.allclose(whole[1], parts[1], rtol=1e-12, atol=1e-12)
+
+
+def test_chunked_subsampling_keeps_its_law(monkeypatch):
+    # subsampled steps draw the "sampled?" coins per chunk, so another chunk size gives other trials
+    # from the same law (two-sample KS)
+    from scipy.stats import ks_2samp
+
+    a = make_attack("gaussian", sigma=1.0, sampling_rate=0.3, k=40, trials=20_000, seed=9, delta=0.0)
+    whole = sample(a)[0]
+    monkeypatch.setattr(S, "CHUNK_DRAWS", 64)
+    assert ks_2samp(whole, sample(a)[0]).pvalue > 1e-4
 
 
 def test_same_seed_same_trials_other_seed_other_trials():
