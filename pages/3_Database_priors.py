@@ -5,6 +5,7 @@ import streamlit as st
 from dpviz import ui
 from dpviz.validation import ParameterError
 from dpviz.views.database_priors import (
+    ALLOWED,
     CAP,
     COMMON,
     DELTA,
@@ -15,9 +16,11 @@ from dpviz.views.database_priors import (
     KIND,
     KIND_LABELS,
     NEIGHBOURING,
+    NULL,
     PAID_ONLY,
     PRESET,
     PRESETS,
+    PRIOR,
     SPEC,
     K,
     with_default,
@@ -59,7 +62,18 @@ with st.expander("How to read this page"):
         "- The first plot compares classic composition (the record in every database) with the exact "
         "answer under the scenario as the number of databases grows; the second shows both privacy "
         "regions: the smaller the region, the closer every test is to guessing.\n"
-        "- Every input is in the address bar: copy it to share the scenario."
+        "- **Custom → a prior you type**: the adversary's prior p1 as weights over the number of "
+        "databases |b| that hold the record (`1:0.5, 2-4:0.5`: one database with probability ½, two to "
+        "four with ½ shared evenly among the three sizes; uniform over which databases), or over the "
+        "vectors b themselves for k ≤ 16 (`0110:0.5, "
+        "1001:0.5`), or by name (`uniform-nonzero`, `at-least:3`); the null hypothesis p0 is 0⃗ unless "
+        "you type one. The table then shows the exact worst case, classic composition of all k, and "
+        "composition of only the d databases in which a vector of p0 and one of p1 can differ (the "
+        "*support* rows, HBW §V-A); the paper's own priors get every bound of the paper. "
+        "**An allowed set you type** (`1100, 0011, 0000`) is a constraint: only those membership "
+        "vectors are possible (HBW §V-A Ex. 3). With a typed prior k is fixed, so the first plot runs "
+        "over ε0 instead of k (docs/MATH.md §15).\n"
+        "- Every input is in the address bar: copy it to share the scenario, typed prior included."
     )
 
 titles = {p.title: key for key, p in PRESETS.items()}
@@ -96,6 +110,8 @@ extra: dict = {}
 if kind == "features":
     extra.update(ui.param_inputs((COMMON, FREE_ONLY, PAID_ONLY)))
     k = extra["common"] + extra["free_only"] + extra["paid_only"]
+elif kind == "allowed":
+    extra["allowed"] = ui.param_input(ALLOWED)  # k is the vectors' length (the view reads it)
 else:
     cols = st.columns(3)
     k = extra["k"] = ui.param_input(K, cols[0])
@@ -103,7 +119,10 @@ else:
         extra["cap"] = ui.param_input(with_default(CAP, preset.cap), cols[1])
     if kind == "at-least":
         extra["k2"] = ui.param_input(with_default(K2, preset.k2), cols[1])
-if kind in ("cap", "features"):
+    if kind == "typed":
+        extra["prior"] = ui.param_input(PRIOR, cols[1])
+        extra["null"] = ui.param_input(NULL, cols[2])
+if kind in ("cap", "features", "allowed"):
     extra["neighbouring"] = ui.choice_input(NEIGHBOURING.label, ["unbounded", "bounded"],
                                             key=NEIGHBOURING.key, default=NEIGHBOURING.default,
                                             help=NEIGHBOURING.help)
@@ -115,6 +134,7 @@ except ParameterError as exc:
     ui.notice(exc)
     st.stop()
 q = view.summary["question"]
+k = q.databases
 
 st.subheader(f"ε at total δ ≤ {ui.unbroken(values['delta'])}, k = {q.databases:,}")
 d = view.summary["compositions"]
@@ -134,7 +154,8 @@ st.caption(
     "*Proved for*: HBW Def. 3 has two inequalities. Forward: the membership prior's output probability "
     "is at most e^ε times the null hypothesis's plus δ; reverse: the other way round. Exact values and "
     "classic guarantees hold both ways. Theorem 3 is evaluated with one common δ̂ for every term, which "
-    "proves both directions; with different δ̂_i only the forward direction follows."
+    "proves both directions (the *one common δ̂* rows); the *best split of δ* rows choose a δ̂_i per "
+    "term (docs/MATH.md §12), which proves the forward direction only where the row says so."
 )
 
 tag = ui.export.file_stem("priors", {"preset": preset.key, "kind": kind, "k": k, **shown, **extra})

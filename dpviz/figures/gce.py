@@ -55,6 +55,17 @@ def epsilon_vs_k_figure(ks: np.ndarray, series: Mapping[str, np.ndarray], *, del
                          labels=SERIES_LABELS, hover_x="k = %{x:,.0f}", hover_y="ε = %{y:.6g}")
 
 
+def epsilon_vs_eps0_figure(eps0s: np.ndarray, series: Mapping[str, np.ndarray], *, delta: float, k: int,
+                           what: str) -> go.Figure:
+    """ε at δ against the per-database ε0 (k fixed by a typed prior or allowed set): classic
+    composition of all k against the exact answer under ``what``."""
+    styled = {("optimal" if key == "classic" else key): y for key, y in series.items()}
+    labels = {**SERIES_LABELS, "optimal": f"Classic: compose all {k:,} (no prior)"}
+    return series_figure(eps0s, styled, title=f"Total ε against ε0 at δ = {delta:.3g}, k = {k:,}: {what}",
+                         x_title="ε0 (each database's mechanism)", y_title="total ε", log_x=True,
+                         labels=labels, hover_x="ε0 = %{x:.4g}", hover_y="ε = %{y:.6g}")
+
+
 def prior_region_figure(regions: Mapping[str, Boundary], *, k: int, what: str) -> go.Figure:
     """The exact region under the prior/constraint beside the classic k-fold region."""
     labels = {"optimal": f"Classic: all {k:,} composed (KOV Thm 3.3)", "exact": f"Exact: {what}"}

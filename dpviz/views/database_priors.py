@@ -9,17 +9,39 @@ from typing import Any
 
 from dpviz import budget as budgets
 from dpviz.budget import Budget
-from dpviz.figures.gce import bound_columns, bound_rows, epsilon_vs_k_figure, prior_region_figure
+from dpviz.figures.gce import (
+    bound_columns,
+    bound_rows,
+    epsilon_vs_eps0_figure,
+    epsilon_vs_k_figure,
+    prior_region_figure,
+)
 from dpviz.gce import constraints
 from dpviz.params import CAP, COMMON, EPS0, FREE_ONLY, GCE_DELTA0, GCE_K, K2, PAID_ONLY, Param
 from dpviz.params import CURVES_DELTA as DELTA
 from dpviz.validation import ParameterError
 from dpviz.views import View, ViewSpec
-from dpviz.views.gce_questions import KINDS, LABELS, PRESETS, Question, bounds, epsilon_series, regions
+from dpviz.views.gce_questions import (
+    AXIS_EPS0,
+    DEFAULT_ALLOWED,
+    DEFAULT_PRIOR,
+    KINDS,
+    PAPER_NULL,
+    PRESETS,
+    Question,
+    bounds,
+    epsilon_series,
+    labels,
+    regions,
+    series_axis,
+)
+from dpviz.views.typed_priors import ALLOWED_FORM, PRIOR_FORM, check_allowed_text, check_prior_text
 
 KIND_LABELS = {"cap": "at most C databases per person", "features": "free vs paid feature columns",
                "uniform-nonzero": "in at least one database (uniform prior)",
-               "at-least": "in at least k' databases"}
+               "at-least": "in at least k' databases",
+               "typed": "a prior you type (weights over |b| or over b)",
+               "allowed": "an allowed set of b you type"}
 """The page's names of the constraint kinds (what a shared URL's ``kind=`` holds)."""
 PRESET_TITLES = {p.key: p.title for p in PRESETS.values()}
 """The page's names of the scenarios (what a shared URL's ``preset=`` holds)."""
@@ -43,6 +65,21 @@ NEIGHBOURING = Param("neighbouring", "Neighbouring relation", "unbounded",
                      "Unbounded: add or remove the person's records (compare with 0⃗). Bounded: replace "
                      "them, so two membership vectors are compared and twice as many mechanisms can differ.")
 DELTA0, K = GCE_DELTA0, GCE_K
+
+
+def _null_text(value: Any) -> str:
+    text = str(value).strip()
+    return PAPER_NULL if text in ("", PAPER_NULL) else check_prior_text(text, field="null")
+
+
+PRIOR = Param("prior", "prior p1 (what the adversary believes if you are in)", DEFAULT_PRIOR,
+              partial(check_prior_text, field="prior"),
+              "The membership prior, as `gce --prior` and more: " + PRIOR_FORM + ". Weights are scaled to "
+              "sum to 1; an entry without ':w' has weight 1.")
+NULL = Param("null", "null hypothesis p0", PAPER_NULL, _null_text,
+             "'paper': 0⃗ (in no database), or U{|b| < K2} against at-least:K2; or a prior typed as p1.")
+ALLOWED = Param("allowed", "allowed membership vectors b", DEFAULT_ALLOWED, check_allowed_text,
+                "The b a person may have (HBW §V-A): " + ALLOWED_FORM + ". k is their length.")
 ALIASES = {"nb": "neighbouring"}
 """Old URL keys of the page, still read (links shared before the keys became the CLI's flags)."""
 
@@ -60,10 +97,19 @@ PRESET_K2 = replace(K2, default="preset", check=partial(_or_preset, check=K2.che
 
 def describe(q: Question) -> str:
     """A short phrase for titles: which constraint or prior is applied."""
+    if q.kind == "typed":
+        null = "0⃗ or the paper's null" if q.null == PAPER_NULL else f"p0 = {_short(q.null)}"
+        return f"{null} vs p1 = {_short(q.prior)}"
+    if q.kind == "allowed":
+        return f"allowed b ∈ {{{_short(q.allowed)}}} ({q.neighbouring})"
     return {"cap": f"at most {q.cap} database(s) per person ({q.neighbouring})",
             "features": f"free vs paid columns ({q.neighbouring})",
             "uniform-nonzero": "0⃗ vs uniform over b ≠ 0⃗",
             "at-least": f"|b| < {q.k2} vs |b| ≥ {q.k2}"}[q.kind]
+
+
+def _short(text: str, width: int = 40) -> str:
+    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 def with_default(p: Param, default: object) -> Param:
@@ -80,37 +126,45 @@ def build_question(q: Question, *, tag: str = "gce", budget: Budget = budgets.PA
     ks, series = epsilon_series(q, budget=budget.share(0.25))
     region_map, note = regions(q, budget=budget.share(0.25))
     what = describe(q)
-    rows = bound_rows(results, LABELS)
-    table_csv = bound_columns(results, LABELS)  # full precision, not the rounded display rows
+    names = labels()
+    rows = bound_rows(results, names)
+    table_csv = bound_columns(results, names)  # full precision, not the rounded display rows
+    axis = series_axis(q)
+    curve = (epsilon_vs_eps0_figure(ks, series, delta=q.delta, k=q.databases, what=what) if axis == AXIS_EPS0
+             else epsilon_vs_k_figure(ks, series, delta=q.delta, what=what))
     payload = {"view": "database_priors", "parameters": asdict(q),
                "bounds": {key: {**b.to_json(), "directions": b.directions, "note": b.note}
                           for key, b in results.items()},
-               "epsilon_vs_k": {"k": ks, **series}, "region_note": note}
+               "epsilon_vs_k": {axis: ks, **series}, "region_note": note}
     return View(
-        figures={"epsilon_vs_k": epsilon_vs_k_figure(ks, series, delta=q.delta, what=what),
-                 "region": prior_region_figure(region_map, k=q.databases, what=what)},
+        figures={"epsilon_vs_k": curve, "region": prior_region_figure(region_map, k=q.databases, what=what)},
         csv={"bounds": table_csv,
-             "epsilon_vs_k": {"k": ks, **{f"epsilon_{key}": v for key, v in series.items()}}},
+             "epsilon_vs_k": {axis: ks, **{f"epsilon_{key}": v for key, v in series.items()}}},
         payload=payload, tables={"bounds": rows, "region_note": [{"note": note}] if note else []},
         summary={"question": q, "databases": q.databases, "compositions": q.compositions()})
 
 
 def build(*, preset: str, kind: str, eps0: float, delta0: float, delta: float, k: int, cap: int | None,
           k2: int | None, neighbouring: str, common: int, free_only: int, paid_only: int,
+          prior: str = DEFAULT_PRIOR, null: str = PAPER_NULL, allowed: str = DEFAULT_ALLOWED,
           budget: Budget = budgets.PAGE) -> View:
     """The view for a preset (its constraint kind, cap and k' unless given) or a custom question.
-    With feature columns, k is their number (``common + free_only + paid_only``)."""
+    With feature columns, k is their number (``common + free_only + paid_only``); with a typed
+    allowed set, the vectors' length."""
     p = PRESETS[preset]
     kind = kind if preset == "custom" else p.kind
     if kind == "features":
         k = common + free_only + paid_only
     q = Question(kind=kind, k=k, eps0=eps0, delta0=delta0, delta=delta,
                  cap=p.cap if cap is None else cap, neighbouring=neighbouring, k2=p.k2 if k2 is None else k2,
-                 common=common, free_only=free_only, paid_only=paid_only)
+                 common=common, free_only=free_only, paid_only=paid_only, prior=prior, null=null,
+                 allowed=allowed)
+    if kind == "allowed":
+        q = replace(q, k=q.databases)
     return build_question(q, budget=budget)
 
 
 SPEC = ViewSpec(name="priors", title="Database priors",
                 params=(PRESET, KIND, EPS0, DELTA0, DELTA, K, PRESET_CAP, PRESET_K2, NEIGHBOURING, COMMON,
-                        FREE_ONLY, PAID_ONLY),
+                        FREE_ONLY, PAID_ONLY, PRIOR, NULL, ALLOWED),
                 build=build, aliases=ALIASES)

@@ -19,15 +19,22 @@ import numpy as np
 
 from dpviz import budget as budgets
 from dpviz.budget import Budget, Cost
-from dpviz.composition import homogeneous, optimal
+from dpviz.composition import METHODS, homogeneous, optimal
 from dpviz.gce import constraints, exact, hypotheses, summary
 from dpviz.gce.exact import TooLargeError, exact_pair
 from dpviz.guarantee import Guarantee, Kind
 from dpviz.regions import method_region
 from dpviz.regions.boundary import Boundary
 from dpviz.validation import ParameterError, check_count
+from dpviz.views import typed_priors
+from dpviz.views.typed_priors import parse_allowed, parse_prior, support_distance
 
-KINDS = ("cap", "features", "uniform-nonzero", "at-least")
+KINDS = ("cap", "features", "uniform-nonzero", "at-least", "typed", "allowed")
+PAPER_NULL = "paper"
+"""The null hypothesis of a typed prior by default: 0⃗, or U{|b| < K2} against ``at-least:K2``
+(the pairs of the ``gce`` command's ``--prior``)."""
+DEFAULT_PRIOR = "1:0.5, 2:0.3, 3:0.2"
+DEFAULT_ALLOWED = "1100, 0011, 0000"
 
 
 @dataclass(frozen=True)
@@ -77,6 +84,13 @@ LABELS: dict[str, str] = {
 }
 
 
+def labels() -> dict[str, str]:
+    """The table's row names: ``LABELS`` and one "support" row per composition method (a typed
+    prior's d databases that can differ, composed by that method)."""
+    return {**LABELS, **{f"support_{key}": f"Support (d databases can differ) + {m.label}"
+                         for key, m in METHODS.items()}}
+
+
 @dataclass(frozen=True)
 class Question:
     """One GCE setting with homogeneous (ε0, δ0)-DP mechanisms and a target δ."""
@@ -92,6 +106,12 @@ class Question:
     common: int = 4
     free_only: int = 3
     paid_only: int = 5
+    prior: str = DEFAULT_PRIOR
+    """A typed prior (``typed_priors.parse_prior``): the alternative hypothesis p1."""
+    null: str = PAPER_NULL
+    """The typed null hypothesis p0 (``paper``: 0⃗, or U{|b| < K2} against ``at-least:K2``)."""
+    allowed: str = DEFAULT_ALLOWED
+    """A typed allowed set of membership vectors (``typed_priors.parse_allowed``)."""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -100,6 +120,8 @@ class Question:
 
     @property
     def databases(self) -> int:
+        if self.kind == "allowed":
+            return len(parse_allowed(self.allowed)[0])
         return self.common + self.free_only + self.paid_only if self.kind == "features" else self.k
 
     def compositions(self) -> int | None:
@@ -111,19 +133,73 @@ class Question:
             return constraints.feature_compositions(common=self.common, free_only=self.free_only,
                                                     paid_only=self.paid_only,
                                                     neighbouring=self.neighbouring)  # type: ignore[arg-type]
+        if self.kind == "allowed":
+            return constraints.compositions_for_allowed(parse_allowed(self.allowed),
+                                                        neighbouring=self.neighbouring)  # type: ignore[arg-type]
         return None
 
-    def hypotheses(self) -> tuple[hypotheses.Exchangeable, hypotheses.Exchangeable] | None:
+    def hypotheses(self) -> tuple[hypotheses.Hypothesis, hypotheses.Hypothesis] | None:
         if self.kind == "uniform-nonzero":
             return hypotheses.point_zero(k=self.k), hypotheses.uniform_nonzero(k=self.k)
         if self.kind == "at-least":
             return hypotheses.below(k=self.k, k2=self.k2), hypotheses.at_least(k=self.k, k2=self.k2)
+        if self.kind == "typed":
+            return typed_pair(self)
         return None
+
+
+def typed_pair(q: Question) -> tuple[hypotheses.Hypothesis, hypotheses.Hypothesis]:
+    """(p0, p1) of a typed question: both exchangeable, or both explicit (k ≤ 16)."""
+    p1 = parse_prior(q.prior, k=q.k, field="prior")
+    text = q.null.strip()
+    if text == PAPER_NULL:
+        family = getattr(p1, "family", "")
+        p0: hypotheses.Hypothesis = (hypotheses.below(k=q.k, k2=p1.threshold)  # type: ignore[union-attr]
+                                     if family == "at-least" else hypotheses.point_zero(k=q.k))
+    else:
+        p0 = parse_prior(text, k=q.k, field="null")
+    return typed_priors.as_pair(p0, p1)
+
+
+def _paper_family(p0: hypotheses.Hypothesis, p1: hypotheses.Hypothesis) -> str:
+    """The paper's own question when the typed pair is one ("uniform-nonzero", "at-least"), else ""."""
+    f0, f1 = getattr(p0, "family", ""), getattr(p1, "family", "")
+    if (f0, f1) == ("zero", "uniform-nonzero"):
+        return "uniform-nonzero"
+    if (f0, f1) == ("below", "at-least") and p0.threshold == p1.threshold:  # type: ignore[union-attr]
+        return "at-least"
+    return ""
+
+
+def typed_bounds(q: Question, *, budget: Budget | None = None) -> dict[str, Guarantee]:
+    """Every bound for a typed pair of priors: classic composition of all k; composition of the d
+    databases in which a b of p0's support and one of p1's can differ (any coupling of the priors:
+    each pair of vectors is (ε_d, δ_d)-indistinguishable both ways, and so is the mixture, HBW §V-A);
+    the exact worst case (the canonical pair mixed over both priors). The paper's own pairs get
+    every row of the paper (HBW Cor. 7, Thm 3; the refinement for small k)."""
+    p0, p1 = typed_pair(q)
+    common: dict[str, Any] = {"eps0": q.eps0, "delta0": q.delta0, "delta": q.delta, "budget": budget}
+    family = _paper_family(p0, p1)
+    if family == "uniform-nonzero":
+        return summary.uniform_nonzero(k=q.k, **common)
+    if family == "at-least":
+        return summary.at_least(k=q.k, k2=p1.threshold, **common)  # type: ignore[union-attr]
+    out = {"classic": summary.classic(k=q.k, **common)}
+    d = support_distance(p0, p1)
+    per = constraints.composed_bounds(d=d, context=f"Support of the priors, HBW §V-A ({d:,} of {q.k:,} "
+                                      "databases can differ)", **common)
+    support = {f"support_{m}": g for m, g in per.items()}
+    out["exact"] = summary.exact(p0, p1, fallback={**support, **out}, **common)
+    return out | support
 
 
 def bounds(q: Question, *, budget: Budget | None = None) -> dict[str, Guarantee]:
     """Every applicable bound: ε at total δ ≤ q.delta, with kind, source and directions."""
     common: dict[str, Any] = {"eps0": q.eps0, "delta0": q.delta0, "delta": q.delta, "budget": budget}
+    if q.kind == "typed":
+        return typed_bounds(q, budget=budget)
+    if q.kind == "allowed":
+        return summary.allowed_set(parse_allowed(q.allowed), neighbouring=q.neighbouring, **common)
     if q.kind == "cap":
         return summary.capped(k=q.k, cap=q.cap, neighbouring=q.neighbouring, **common)
     if q.kind == "features":
@@ -193,33 +269,61 @@ def exact_cost(q: Question) -> Cost:
     return classic + exact.cost(p0, p1, delta0=q.delta0)
 
 
+AXIS_EPS0 = "eps0"
+"""``series_axis`` of the questions whose k is fixed by what was typed: ε against ε0."""
+
+
+def series_axis(q: Question) -> str:
+    """What the ε plot runs over: "k", or "eps0" where k is fixed by a typed prior or allowed set."""
+    return AXIS_EPS0 if q.kind in ("typed", "allowed") else "k"
+
+
+def _at_k(q: Question, k: int) -> Question:
+    """The question with k databases. Feature columns keep their proportions (each count scaled by
+    k / q.databases, rounded, at least one column in all)."""
+    if q.kind == "features":
+        scale = k / q.databases
+        counts = [round(c * scale) for c in (q.common, q.free_only, q.paid_only)]
+        if sum(counts) == 0:
+            counts[max(range(3), key=lambda i: (q.common, q.free_only, q.paid_only)[i])] = 1
+        return replace(q, common=counts[0], free_only=counts[1], paid_only=counts[2])
+    return replace(q, k=k, cap=min(q.cap, k))
+
+
 def epsilon_series(q: Question, *, points: int = 24,
                    budget: Budget | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """ε at q.delta against k ∈ [1, q.k] (log-spaced): classic and the exact answer. The
-    points' estimated costs are summed from the smallest k; points past ``budget`` are NaN
-    (not drawn), as are exact points the budget replaced by a bound."""
-    if q.kind == "features":
-        res = classic_and_exact(q, budget=budget)
-        return np.array([q.databases]), {key: np.array([_eps(b, key)]) for key, b in res.items()}
-    lo = q.k2 if q.kind == "at-least" else 1
-    n = points if q.kind != "at-least" else min(points, 12 if q.delta0 == 0 else 8)
-    ks = np.unique(np.geomspace(lo, q.k, num=n).round().astype(int))
+    """ε at q.delta against k ∈ [1, q.k] (log-spaced; feature columns scaled in proportion), or,
+    where k is fixed by what was typed (``series_axis``), against ε0 from q.eps0 / 10 to 4 q.eps0:
+    classic and the exact answer. The points' estimated costs are summed from the smallest; points
+    past ``budget`` are NaN (not drawn), as are exact points the budget replaced by a bound."""
+    if series_axis(q) == AXIS_EPS0:
+        xs = np.geomspace(q.eps0 / 10.0, min(4.0 * q.eps0, 100.0), num=min(points, 16)) if q.eps0 > 0 \
+            else np.array([0.0])
+        questions = [replace(q, eps0=float(x)) for x in xs]
+    else:
+        lo = q.k2 if q.kind == "at-least" else 1
+        n = points if q.kind != "at-least" else min(points, 12 if q.delta0 == 0 else 8)
+        xs = np.unique(np.geomspace(lo, q.databases, num=n).round().astype(int))
+        questions = [_at_k(q, int(k)) for k in xs]
+        if q.kind == "features":  # the scaled column counts may repeat a total
+            xs = np.array([qk.databases for qk in questions])
+            xs, first = np.unique(xs, return_index=True)
+            questions = [questions[i] for i in first]
     b = budgets.resolve(budget)
     spent = 0.0
     series: dict[str, list[float]] = {"classic": [], "exact": []}
-    for k in ks:
-        qk = replace(q, k=int(k), cap=min(q.cap, int(k)))
+    for qk in questions:
         c = exact_cost(qk)
         spent += c.seconds
         if b.allows(spent, c.bytes):
             res = classic_and_exact(qk, budget=budget)
         else:  # the exact point is past the budget; the classic one costs little
-            res = {"classic": summary.classic(k=qk.databases, eps0=q.eps0, delta0=q.delta0, delta=q.delta,
+            res = {"classic": summary.classic(k=qk.databases, eps0=qk.eps0, delta0=q.delta0, delta=q.delta,
                                               budget=budget)}
             res["exact"] = Guarantee.not_computed(source="", reason=b.reason(c))
         for key in series:
             series[key].append(_eps(res[key], key))
-    return ks, {key: np.asarray(v) for key, v in series.items()}
+    return xs, {key: np.asarray(v) for key, v in series.items()}
 
 
 def _eps(b: Guarantee, key: str = "") -> float:
