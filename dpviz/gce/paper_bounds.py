@@ -33,7 +33,7 @@ from dpviz.composition import METHODS, advanced, optimal
 from dpviz.composition.atoms import LossAtoms
 from dpviz.composition.levels import Level, Levels, sum_delta, sum_epsilon_sq
 from dpviz.guarantee import Guarantee, Kind
-from dpviz.numerics import LN2, log1mexp, log_comb, log_pow2_minus_1, logsumexp, lower_hull, softplus
+from dpviz.numerics import LN2, log1mexp, log_comb, log_pow2_minus_1, logsumexp, softplus
 from dpviz.validation import ParameterError, check_count, check_delta, check_epsilon
 
 TERMS = 40
@@ -254,9 +254,12 @@ def _optimal_curve(atoms: LossAtoms) -> Curve:
 
 def _advanced_curve(levels: Levels, top: float, around: float | None = None) -> Curve | None:
     """Samples of advanced composition's (e^{ε̂}, Σδ + δ') for δ' up to ``top`` − Σδ (30 decades
-    below it), or within a factor e^{±0.3} of ``around``; their lower convex hull."""
+    below it), or within a factor e^{±0.3} of ``around``. With u = ε̂ − drift = √(2V ln(1/δ')),
+    d²δ'/dt² ∝ u² + Vu − V, so the curve is convex in t exactly where u ≥ u* = (√(V² + 4V) − V)/2:
+    slacks above δ'* = e^{−u*²/(2V)} (≈ 0.6: never a useful split) are not offered."""
     var, shift, floor = sum_epsilon_sq(levels), advanced.drift(levels), sum_delta(levels)
-    smax = min(1.0, top - floor)
+    convex = math.exp(-(math.sqrt(var * var + 4.0 * var) - var) ** 2 / (8.0 * var)) if var > 0 else 1.0
+    smax = min(1.0, top - floor, convex)
     if not smax > 0:
         return None
     if around is None:
@@ -269,18 +272,18 @@ def _advanced_curve(levels: Levels, top: float, around: float | None = None) -> 
     t, d = np.exp(eps[keep]), floor + slack[keep]
     if t.size == 0:
         return None
-    t, first = np.unique(t, return_index=True)
-    d = d[first]
-    hull = lower_hull(t, d)
-    return t[hull], d[hull]
+    t, first = np.unique(t, return_index=True)  # increasing t, i.e. decreasing slack
+    return t, d[first]
 
 
-def _allocate(curves: Sequence[Curve], w: np.ndarray, total: float) -> np.ndarray | None:
+def _allocate(curves: Sequence[Curve], w: np.ndarray, total: float
+              ) -> tuple[np.ndarray, np.ndarray, int] | None:
     """δ̂_i minimising Σ w_i t_i subject to Σ w_i δ̂_i(t_i) ≤ ``total``, each δ̂_i convex and piecewise
     linear in t_i (``Curve``): a fractional knapsack. Starting from every term's smallest t, the
     segments are taken in order of decreasing −dδ̂/dt (the KKT condition: at the optimum every
     term sits where −dδ̂_i/dt_i is the same), the last one in part. ``None``: even the largest t
-    of every term leaves the total above ``total``."""
+    of every term leaves the total above ``total``. Otherwise (δ̂_i, the vertex each term reached,
+    the one term inside a segment or −1)."""
     verts, slopes, reds, owner = [], [], [], []
     for i, (t, d) in enumerate(curves):
         dt = np.diff(t)
@@ -293,7 +296,7 @@ def _allocate(curves: Sequence[Curve], w: np.ndarray, total: float) -> np.ndarra
     start = np.array([v[0] for v in verts])
     need = math.fsum(w * start) - total
     if need <= 0:
-        return start
+        return start, np.zeros(len(curves), dtype=int), -1
     slope_all, red_all, owner_all = (np.concatenate(x) for x in (slopes, reds, owner))
     order = np.argsort(-slope_all, kind="stable")
     cum = np.cumsum(red_all[order])
@@ -306,7 +309,7 @@ def _allocate(curves: Sequence[Curve], w: np.ndarray, total: float) -> np.ndarra
     before = float(cum[p - 1]) if p > 0 else 0.0
     frac = min(max((need - before) / float(red_all[order[p]]), 0.0), 1.0)
     out[i] = verts[i][taken[i]] - frac * float(red_all[order[p]]) / w[i]
-    return out
+    return out, taken, i
 
 
 def theorem3_pair(*, k: int, eps0: float, delta0: float, method: str = "optimal",
@@ -316,10 +319,10 @@ def theorem3_pair(*, k: int, eps0: float, delta0: float, method: str = "optimal"
     The best split minimises ε_f = ln Σ w_i e^{ε̂_i} subject to Σ w_i δ̂_i ≤ δ (convex; docs/MATH.md
     §12). Basic composition: every term needs its own Σδ, so the split is forced and the value is
     HBW Cor. 7. Optimal composition: exact, from each term's loss atoms. Advanced composition:
-    over sampled slacks (600 per term over 30 decades, then 300 within e^{±0.3} of the split
-    found). Each term's ε̂_i is then evaluated at its δ̂_i by the method itself (rounded up), so
-    the value is a sound bound whatever the split; when the common δ̂ does at least as well,
-    that is the split shown. Directions as ``_directed``.
+    over sampled slacks where its curve is convex (600 per term over 30 decades, then 300 within
+    e^{±0.3} of the split found). Each term's ε̂_i is then evaluated at its δ̂_i by the method
+    itself (rounded up), so the value is a sound bound whatever the split; when the common δ̂
+    does at least as well, that is the split shown. Directions as ``_directed``.
     """
     k, eps0, delta0 = _check(k, eps0, delta0)
     method = _check_method(method)
@@ -392,17 +395,26 @@ def _split(*, k: int, n: int, levels: list[Levels], atoms: list[LossAtoms] | Non
         if c is None:
             return None
         curves.append(c)
-    split = _allocate(curves, w, delta * (1.0 - SPLIT_MARGIN))
-    if split is None:
+    found = _allocate(curves, w, delta * (1.0 - SPLIT_MARGIN))
+    if found is None:
         return None
+    split, taken, inside = found
     if atoms is None:  # advanced: sampled curves, so resample around the split found (≈ 0.002 in ln δ')
         fine = [c for i, lv in enumerate(levels)
                 if (c := _advanced_curve(lv, delta / w[i], around=float(split[i]))) is not None]
         again = _allocate(fine, w, delta * (1.0 - SPLIT_MARGIN)) if len(fine) == n else None
-        split = split if again is None else again
-    if atoms is not None:
+        split = split if again is None else again[0]
+    eps_list: list[float | None]
+    if atoms is not None:  # a term at a vertex states that vertex's ε and its own δ(ε), rounded up
         split = np.maximum(split, [a.p_inf for a in atoms])
-        eps_list = [a.epsilon(float(d)) for a, d in zip(atoms, split, strict=True)]
+        eps_list = []
+        for i, a in enumerate(atoms):
+            if i == inside:
+                eps_list.append(a.epsilon(float(split[i])))
+                continue
+            e = max(0.0, math.log(float(curves[i][0][taken[i]])))
+            split[i] = min(a.delta(e) * (1.0 + a.relative_error), 1.0)
+            eps_list.append(e)
     else:
         split = np.maximum(split, [sum_delta(lv) * (1.0 + 1e-12) + 1e-300 for lv in levels])
         eps_list = [METHODS[method].epsilon_for_delta(lv, delta=float(d)).epsilon
