@@ -7,8 +7,10 @@ several: a heterogeneous mix). Each route answers ε at δ (``delta=``) or δ at
   pair by its binomial, KOV eq. 16), Steinke Prop. 7 in both directions;
 - ``pld``: the certified PLD grids (``dpviz.pld.accountant.epsilon_bounds/delta_bounds``);
 - ``analytic``: the Gaussian's closed form (Steinke Cor. 8/10);
-- ``rdp``: Σ count·ρ(λ) (Steinke Lemma 31, Thm 34 when subsampled) and the conversion of
-  ``dpviz.rdp.conversion``;
+- ``rdp``: Σ count·ρ(λ) (Steinke Lemma 31, Thm 34 when subsampled, at real orders through
+  monotonicity) and the conversion of ``dpviz.rdp.conversion``;
+- ``rdp_analytic``: the same with the analytic subsampling bound (``dpviz.rdp.analytic``, in the manner
+  of Steinke Prop. 41 / Thm 38) in place of Thm 34's series: a comparison row for subsampled parts;
 - ``generic``: KOV Thm 3.3 (heterogeneous optimum) for every part's per-step (ε0, δ0);
 - ``pure``: Σ count·ε0 for pure mechanisms (basic composition; exact at δ = 0);
 - ``zcdp``: ρ = Σ count·ρ_step with ρ_step = μ²/2 for the Gaussian (Steinke Lemma 12) or ε0²/2 for a
@@ -39,8 +41,10 @@ from dpviz.guarantee import Guarantee, Kind, Solved, Status
 from dpviz.mechanisms.base import Accountable
 from dpviz.pld import accountant
 from dpviz.pld.law import LossLaw
+from dpviz.rdp.analytic import SOURCE as ANALYTIC_RDP_SOURCE
+from dpviz.rdp.analytic import analytic_subsampled_rdp
 from dpviz.rdp.conversion import epsilon_from_rdp
-from dpviz.rdp.subsampled import DEFAULT_ORDERS
+from dpviz.rdp.subsampled import DEFAULT_ORDERS, REAL_ORDERS, at_real_orders, ceiling_orders
 from dpviz.validation import EPSILON_MAX, ParameterError, check_count, check_delta, check_epsilon
 
 Part = tuple[Accountable, int]
@@ -223,55 +227,104 @@ def analytic(parts: Sequence[Part], *, delta: float | None = None,
 
 
 # ---------------------------------------------------------------------- rdp
-def rdp_curve(parts: Sequence[Part], orders: tuple[int, ...] = DEFAULT_ORDERS) -> np.ndarray:
-    """Σ count·ρ(λ) over the orders (Steinke Lemma 31)."""
+def rdp_curve(parts: Sequence[Part], orders: tuple[float, ...] = DEFAULT_ORDERS) -> np.ndarray:
+    """Σ count·ρ(λ) over the orders (Steinke Lemma 31). Mechanisms without subsampling are exact at
+    real orders; a subsampled one (Thm 34, integers only) is taken at ⌈λ⌉ (Lemma 33 part 3)."""
     total = np.zeros(len(orders))
+    whole = all(float(o).is_integer() for o in orders)
     for m, c in parts:
-        total = total + c * m.rdp_curve(orders)
+        if whole or m.sampling_rate is None:
+            curve = m.rdp_curve(orders)  # type: ignore[arg-type]
+        else:
+            curve = at_real_orders(orders, m.rdp_curve(ceiling_orders(orders)))
+        total = total + c * curve
     return total
 
 
-def _log_delta_from_rdp(orders: Sequence[int], rho: np.ndarray, epsilon: float) -> tuple[float, int]:
+def _log_delta_from_rdp(orders: Sequence[float], rho: np.ndarray, epsilon: float) -> tuple[float, float]:
     """Smallest ln δ over the orders for (λ, ρ)-RDP at ε: the conversions of ``epsilon_from_rdp``
-    solved for δ (CKS 2020 Prop. 12 and Mironov Prop. 3)."""
-    best, arg = math.inf, int(orders[0])
+    solved for δ (CKS 2020 Prop. 12 and Mironov Prop. 3), rounded up by a few ulps of the terms."""
+    best, arg = math.inf, float(orders[0])
     for lam, r in zip(orders, rho, strict=True):
         if not np.isfinite(r):
             continue
         lf = float(lam)
-        cks = (lf - 1) * (r - epsilon + math.log((lf - 1) / lf)) - math.log(lf)
+        log_ratio = math.log((lf - 1) / lf)
+        cks = (lf - 1) * (r - epsilon + log_ratio) - math.log(lf)
         classic = (lf - 1) * (r - epsilon)
-        v = min(cks, classic)
+        sizes = (lf - 1) * (abs(r) + epsilon + abs(log_ratio)) + math.log(lf)
+        v = min(cks, classic) + 16.0 * 2.0**-52 * sizes
         if v < best:
-            best, arg = v, int(lam)
+            best, arg = v, lf
     return best, arg
 
 
+def _rdp_answer(curve: np.ndarray, orders: tuple[float, ...], *, source: str, delta: float | None,
+                epsilon: float | None, t0: float, what: str) -> Guarantee:
+    """ε at δ or δ at ε from an RDP curve (the best order), or why not."""
+    solved: Solved = "epsilon" if delta is not None else "delta"
+    if not np.any(np.isfinite(curve)):
+        return Guarantee.not_computed(source=source, delta=delta, epsilon=epsilon, solved=solved,
+                                      reason="no finite Rényi divergence (mass at infinite privacy loss)")
+    if delta is not None:
+        if delta == 0:
+            return Guarantee.not_computed(source=source, delta=0.0, reason="RDP gives no bound at δ = 0")
+        eps, order = epsilon_from_rdp(orders, curve, delta=delta)
+        return Guarantee(epsilon=eps, delta=delta, kind=Kind.UPPER, source=source,
+                         detail=f"{what}, order {order:g}", seconds=time.perf_counter() - t0)
+    assert epsilon is not None
+    log_d, order = _log_delta_from_rdp(orders, curve, epsilon)
+    d = 1.0 if log_d >= 0 else min(1.0, math.nextafter(math.exp(log_d), math.inf))
+    return Guarantee(epsilon=epsilon, delta=d, kind=Kind.UPPER, source=source, solved="delta",
+                     detail=f"{what}, order {order:g}", seconds=time.perf_counter() - t0)
+
+
 def rdp(parts: Sequence[Part], *, delta: float | None = None, epsilon: float | None = None) -> Guarantee:
-    """RDP route (upper bound only)."""
+    """RDP route (upper bound only) over ``REAL_ORDERS``."""
     t0 = time.perf_counter()
     delta, epsilon = _target(delta, epsilon)
     parts = checked_parts(parts)
     solved: Solved = "epsilon" if delta is not None else "delta"
     try:
-        curve = rdp_curve(parts)
+        curve = rdp_curve(parts, REAL_ORDERS)
     except NotImplementedError as exc:
         return Guarantee.not_computed(source=RDP_SOURCE, delta=delta, epsilon=epsilon, solved=solved,
                                       reason=f"no RDP curve: {exc}")
-    if not np.any(np.isfinite(curve)):
-        return Guarantee.not_computed(source=RDP_SOURCE, delta=delta, epsilon=epsilon, solved=solved,
-                                      reason="no finite Rényi divergence (mass at infinite privacy loss)")
-    if delta is not None:
-        if delta == 0:
-            return Guarantee.not_computed(source=RDP_SOURCE, delta=0.0, reason="RDP gives no bound at δ = 0")
-        eps, order = epsilon_from_rdp(DEFAULT_ORDERS, curve, delta=delta)
-        return Guarantee(epsilon=eps, delta=delta, kind=Kind.UPPER, source=RDP_SOURCE,
-                         detail=f"Steinke Thm 34, order {order}", seconds=time.perf_counter() - t0)
-    assert epsilon is not None
-    log_d, order = _log_delta_from_rdp(DEFAULT_ORDERS, curve, epsilon)
-    d = min(1.0, math.exp(min(log_d, 0.0)))
-    return Guarantee(epsilon=epsilon, delta=d, kind=Kind.UPPER, source=RDP_SOURCE, solved="delta",
-                     detail=f"order {order}", seconds=time.perf_counter() - t0)
+    return _rdp_answer(curve, REAL_ORDERS, source=RDP_SOURCE, delta=delta, epsilon=epsilon, t0=t0,
+                       what="Steinke Thm 34")
+
+
+def rdp_analytic(parts: Sequence[Part], *, delta: float | None = None,
+                 epsilon: float | None = None) -> Guarantee:
+    """The RDP route with the analytic subsampling bound (``dpviz.rdp.analytic``) in place of Thm 34's
+    series: a comparison row, only where some part is Poisson-subsampled (add/remove)."""
+    t0 = time.perf_counter()
+    delta, epsilon = _target(delta, epsilon)
+    parts = checked_parts(parts)
+    solved: Solved = "epsilon" if delta is not None else "delta"
+
+    def no(reason: str) -> Guarantee:
+        return Guarantee.not_computed(source=ANALYTIC_RDP_SOURCE, delta=delta, epsilon=epsilon, solved=solved,
+                                      reason=reason)
+
+    if all(m.sampling_rate is None for m, _ in parts):
+        return no("no Poisson subsampling: the analytic bound is about subsampling (see the rdp route)")
+    total = np.zeros(len(REAL_ORDERS))
+    try:
+        for m, c in parts:
+            if m.sampling_rate is None:
+                curve = m.rdp_curve(REAL_ORDERS)  # type: ignore[arg-type]
+            elif getattr(m, "neighbouring", "add-remove") != "add-remove":
+                return no("the analytic bound is for add/remove neighbours (replace-one: the rdp route)")
+            else:
+                base = m.base  # type: ignore[attr-defined]
+                curve = np.array([analytic_subsampled_rdp(base.rdp, rate=m.sampling_rate, order=o)
+                                  for o in REAL_ORDERS])
+            total = total + c * curve
+    except NotImplementedError as exc:
+        return no(f"no RDP curve: {exc}")
+    return _rdp_answer(total, REAL_ORDERS, source=ANALYTIC_RDP_SOURCE, delta=delta, epsilon=epsilon, t0=t0,
+                       what="docs/MATH.md §9.5")
 
 
 # ---------------------------------------------------------------------- generic
@@ -472,6 +525,9 @@ def routes(parts: Sequence[Part], *, delta: float | None = None, epsilon: float 
     if compare or (ex.status is Status.NOT_COMPUTED and (an is None or h is not None)):
         out["pld"] = pld(parts, h=h, budget=budget, **kw)
     out["rdp"] = rdp(parts, **kw)
+    an_rdp = rdp_analytic(parts, **kw)
+    if an_rdp.status is not Status.NOT_COMPUTED or compare:
+        out["rdp_analytic"] = an_rdp
     out["zcdp"] = zcdp(parts, **kw)
     out["generic"] = generic(parts, **kw)
     out["pure"] = pure(parts, **kw)
@@ -541,4 +597,5 @@ def best(results: dict[str, Guarantee], *, solved: Solved = "epsilon") -> tuple[
                           seconds=sum(r.seconds or 0.0 for r in results.values()), note=note, **fields)
 
 
-__all__ = ["Part", "analytic", "best", "buckets", "exact", "generic", "pld", "pure", "rdp", "routes", "zcdp"]
+__all__ = ["Part", "analytic", "best", "buckets", "exact", "generic", "pld", "pure", "rdp", "rdp_analytic",
+           "routes", "zcdp"]

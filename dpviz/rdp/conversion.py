@@ -14,18 +14,24 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+_ROUND = 16.0 * 2.0**-52
+"""Relative allowance for the rounding of a few-term float sum (docs/MATH.md §10.3: rounded up)."""
 
-def epsilon_from_rdp(orders: Sequence[int], rho: Sequence[float] | NDArray[np.float64], *,
-                     delta: float) -> tuple[float, int]:
-    """Smallest certified ε over the orders, and the order attaining it."""
-    best, arg = math.inf, int(orders[0])
+
+def epsilon_from_rdp(orders: Sequence[float], rho: Sequence[float] | NDArray[np.float64], *,
+                     delta: float) -> tuple[float, float]:
+    """Smallest certified ε over the (real) orders λ > 1, and the order attaining it."""
+    best, arg = math.inf, float(orders[0])
     for lam, r in zip(orders, rho, strict=True):
         if not np.isfinite(r):
             continue
         lam_f = float(lam)
-        cks = r + math.log((lam_f - 1) / lam_f) - (math.log(delta) + math.log(lam_f)) / (lam_f - 1)
+        log_ratio = math.log((lam_f - 1) / lam_f)
+        cks = r + log_ratio - (math.log(delta) + math.log(lam_f)) / (lam_f - 1)
         classic = r + math.log(1.0 / delta) / (lam_f - 1)
-        eps = max(0.0, min(cks, classic))
+        # rounded up: an allowance of a few ulps of the terms' sizes before any cancellation
+        sizes = abs(r) + abs(log_ratio) + (abs(math.log(delta)) + math.log(lam_f)) / (lam_f - 1)
+        eps = max(0.0, min(cks, classic) + _ROUND * sizes)
         if eps < best:
-            best, arg = eps, int(lam)
+            best, arg = eps, lam_f
     return best, arg

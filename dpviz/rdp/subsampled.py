@@ -9,6 +9,10 @@ Base curves ρ(λ) (order λ > 1):
 Subsampling (Steinke Thm 34, tight, integer λ ≥ 2, Poisson rate q, add/remove neighbours):
 ρ'(λ) = ln(Σ_{j=0}^{λ} C(λ, j)(1 − q)^{λ−j} q^j e^{(j−1)ρ(j)})/(λ − 1), with (j − 1)ρ(j) := 0
 for j ∈ {0, 1}. Composition adds ρ (Lemma 31). The sum is done in log space.
+
+Non-integer orders (the remark after Thm 34): D_λ is non-decreasing in λ (Lemma 33 part 3), so the
+subsampled mechanism is (λ, ρ'(⌈λ⌉))-RDP for every real λ > 1 (``subsampled_rdp`` and
+``at_real_orders``); mechanisms without subsampling are exact at real orders. docs/MATH.md §9.3.
 """
 
 from __future__ import annotations
@@ -23,6 +27,27 @@ from dpviz.pld.law import LossLaw
 
 DEFAULT_ORDERS = (*range(2, 65), 80, 96, 128, 160, 192, 256, 320, 384, 512)
 """Integer orders λ (Thm 34 needs integers); the conversion takes the best one."""
+
+FRACTIONAL_ORDERS = (1.1, 1.25, 1.5, 1.75, 2.25, 2.5, 2.75, 3.5, 4.5, 5.5, 6.5, 7.5, 9.5, 11.5, 15.5)
+"""Real orders between the integers: exact for mechanisms without subsampling, ρ'(⌈λ⌉) for
+subsampled ones (Lemma 33 part 3); they help where parts of a mix are exact at real orders."""
+
+REAL_ORDERS = tuple(sorted({*map(float, DEFAULT_ORDERS), *FRACTIONAL_ORDERS}))
+"""The orders of the RDP route: ``DEFAULT_ORDERS`` and ``FRACTIONAL_ORDERS``."""
+
+
+def ceiling_orders(orders: tuple[float, ...]) -> tuple[int, ...]:
+    """The integer orders ⌈λ⌉ (at least 2) whose values bound every λ of ``orders``, sorted."""
+    return tuple(sorted({max(2, math.ceil(o)) for o in orders}))
+
+
+def at_real_orders(orders: tuple[float, ...], integer_curve: NDArray[np.float64] | list[float]
+                   ) -> NDArray[np.float64]:
+    """ρ(λ) ≤ ρ(⌈λ⌉) (Steinke Lemma 33 part 3: D_λ non-decreasing in λ) at each real order, from a
+    curve given at ``ceiling_orders(orders)``."""
+    ints = ceiling_orders(orders)
+    values = np.asarray(integer_curve, dtype=float)
+    return np.array([values[ints.index(max(2, math.ceil(o)))] for o in orders], dtype=float)
 
 
 def gaussian_rdp(*, order: int, mu: float) -> float:
@@ -48,9 +73,10 @@ def law_rdp(law: LossLaw, *, order: int) -> float:
         return float(logsumexp(np.log(law.p) + (lam - 1) * law.loss)) / (lam - 1)
 
 
-def subsampled_rdp(rho: NDArray[np.float64] | list[float], *, rate: float, order: int) -> float:
-    """Steinke Thm 34 at integer order λ, given base ρ(j) for j = 2..λ (``rho[j-2]``)."""
-    lam = int(order)
+def subsampled_rdp(rho: NDArray[np.float64] | list[float], *, rate: float, order: float) -> float:
+    """Steinke Thm 34 at integer order λ, given base ρ(j) for j = 2..λ (``rho[j-2]``); at a
+    non-integer order the value at ⌈λ⌉ (Lemma 33 part 3), never the one at ⌊λ⌋."""
+    lam = max(2, math.ceil(order))
     if rate >= 1.0:
         return float(rho[lam - 2])
     j = np.arange(lam + 1, dtype=float)

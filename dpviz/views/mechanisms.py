@@ -164,7 +164,7 @@ def _timed(fn: Callable[[], Guarantee | None]) -> Guarantee | None:
     return g
 
 
-QUICK = ("exact", "analytic", "pure", "rdp", "zcdp", "generic")
+QUICK = ("exact", "analytic", "pure", "rdp", "rdp_analytic", "zcdp", "generic")
 """The cheap routes of ``dpviz.mechanisms.routes`` (milliseconds), in table order; the PLD and
 privacy buckets refine."""
 
@@ -178,7 +178,8 @@ def quick(mech: Any, *, k: int, delta: float | None = None,
     for key in QUICK:
         route = getattr(routes, key)
         g = _timed(lambda r=route: r(parts, delta=delta, epsilon=epsilon))  # type: ignore[misc]
-        if g is None or (key in ("exact", "pure", "zcdp") and g.status is Status.NOT_COMPUTED):
+        optional = key in ("exact", "pure", "rdp_analytic", "zcdp")
+        if g is None or (optional and g.status is Status.NOT_COMPUTED):
             continue  # the route does not apply (a continuous or unbounded law, too many atoms)
         out[key] = g
     return out
