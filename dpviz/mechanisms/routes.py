@@ -324,7 +324,7 @@ def rdp_analytic(parts: Sequence[Part], *, delta: float | None = None,
     except NotImplementedError as exc:
         return no(f"no RDP curve: {exc}")
     return _rdp_answer(total, REAL_ORDERS, source=ANALYTIC_RDP_SOURCE, delta=delta, epsilon=epsilon, t0=t0,
-                       what="docs/MATH.md §9.5")
+                       what="docs/MATH.md §11.5")
 
 
 # ---------------------------------------------------------------------- generic

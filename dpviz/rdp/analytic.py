@@ -4,7 +4,7 @@ Steinke (seed 001, §6.6: Lemma 39, Prop. 41, Thm 38) bounds the subsampled dive
 form by Taylor's theorem on f(y) = (1 + qy)^λ with y = P/Q − 1: E_Q[y] = 0 removes the linear term and
 the remainder f''(ξ)y²/2 is bounded by moments of P/Q, i.e. by the base mechanism's Rényi
 divergences. The seed's text lost its formulas, so dpviz states and proves its own constants along
-that route (docs/MATH.md §9.5); for real order λ, rate q < 1 and the base RDP curve ρ(·):
+that route (docs/MATH.md §11.5); for real order λ, rate q < 1 and the base RDP curve ρ(·):
 
 - 1 < λ ≤ 2: ρ'(λ) ≤ ln(1 + C(λ) (1 − q)^{λ−2} q² (e^{ρ(2)} − 1)) / (λ − 1), C(λ) = λ(λ − 1)/2;
 - λ ≥ 3:     ρ'(λ) ≤ ln(1 + C(λ) q² [(e^{ρ(2)} − 1) + q (e^{(λ−1)ρ(λ)} − 2 + m(λ − 2))]) / (λ − 1),

@@ -12,7 +12,7 @@ for j ∈ {0, 1}. Composition adds ρ (Lemma 31). The sum is done in log space.
 
 Non-integer orders (the remark after Thm 34): D_λ is non-decreasing in λ (Lemma 33 part 3), so the
 subsampled mechanism is (λ, ρ'(⌈λ⌉))-RDP for every real λ > 1 (``subsampled_rdp`` and
-``at_real_orders``); mechanisms without subsampling are exact at real orders. docs/MATH.md §9.3.
+``at_real_orders``); mechanisms without subsampling are exact at real orders. docs/MATH.md §11.4.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """RDP at real orders (Steinke's remark after Thm 34: monotonicity, Lemma 33 part 3) and the analytic
-subsampling bound (dpviz.rdp.analytic, in the manner of Steinke Lemma 39 / Prop. 41; docs/MATH.md §9.5),
+subsampling bound (dpviz.rdp.analytic, in the manner of Steinke Lemma 39 / Prop. 41; docs/MATH.md §11.5),
 against the exact subsampled Gaussian (mpmath quadrature), dp-accounting's RDP and Thm 34 (tight)."""
 
 from __future__ import annotations
