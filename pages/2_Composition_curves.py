@@ -11,8 +11,9 @@ ui.page_setup("Composition curves")
 st.title("Composition curves")
 st.markdown(
     "How fast does privacy degrade as releases add up? Basic composition adds the ε's; advanced "
-    "composition (Dwork-Rothblum-Vadhan) grows like √k; Kairouz-Oh-Viswanath give the exact optimum. "
-    "Here are all four, with the gap between a theorem and the truth."
+    "composition (Dwork-Rothblum-Vadhan) grows like √k; concentrated DP (zCDP, Steinke Thm 18/22) adds "
+    "ρ = Σε0²/2 and converts once; Kairouz-Oh-Viswanath give the exact optimum. "
+    "Here are all five, with the gap between a theorem and the truth."
 )
 with st.expander("The theorems (sources in the seeds)"):
     st.markdown("**Basic** (KOV Thm 3.1; Roth lecture 4 Thm 1)")
@@ -25,6 +26,10 @@ with st.expander("The theorems (sources in the seeds)"):
              r"+\varepsilon_0\sqrt{2k\ln\big(e+\sqrt{k\varepsilon_0^2}/\tilde\delta\big)},\ "
              r"\tfrac{k\varepsilon_0(e^{\varepsilon_0}-1)}{e^{\varepsilon_0}+1}"
              r"+\varepsilon_0\sqrt{2k\ln(1/\tilde\delta)}\Big\}")
+    st.markdown("**zCDP** (Steinke Prop. 16, Thm 13/18; Thm 22 with δ0 > 0): ρ = kε0²/2, converted by "
+                "Prop. 14 at the best α > 1 (never worse than Remark 15's ρ + 2√(ρ ln(1/δ′)))")
+    st.latex(r"\delta=k\delta_0+\inf_{\alpha>1}\frac{e^{(\alpha-1)(\alpha\rho-\varepsilon)}}{\alpha-1}"
+             r"\Big(1-\frac1\alpha\Big)^{\alpha},\quad \rho=\tfrac12 k\varepsilon_0^2")
     st.markdown("**Optimal** (KOV Thm 3.3, exact for every ε, computed in log space)")
     st.latex(r"\delta(\varepsilon)=1-(1-\delta_0)^k\Big(1-\sum_{l=0}^{k}\binom{k}{l}"
              r"\frac{\max\{0,\,e^{(k-l)\varepsilon_0}-e^{\varepsilon+l\varepsilon_0}\}}"
@@ -36,7 +41,10 @@ with st.expander("How to read these plots"):
         "- Lower is better: a curve below another proves more privacy for the same releases.\n"
         "- Gaps in a curve mean the method proves nothing for that target (for instance basic "
         "composition needs total δ ≥ kδ0).\n"
-        "- The advanced and KOV values are the raw theorems; the table also shows the best of them.\n"
+        "- The advanced, KOV and zCDP values are the raw theorems; the table also shows the best of them.\n"
+        "- zCDP (Steinke Thm 18/22, Prop. 14) is never above advanced composition (DRV): its ½kε0² "
+        "replaces kε0(e^ε0 − 1) ≥ kε0². It stays above the optimal curve: it bounds the privacy loss's "
+        "moments, not its exact law.\n"
         "- The optimal curve is the truth for the worst (ε0, δ0)-DP mechanisms; real mechanisms "
         "(see *Mechanisms*) can do better."
     )

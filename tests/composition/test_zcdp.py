@@ -211,3 +211,14 @@ def test_slack_interface_is_monotone(levels) -> None:
     for s, e in zip(slacks[1::97], eps[1::97], strict=False):
         g = zcdp.delta_for_epsilon(levels, epsilon=e)
         assert g.delta is not None and g.delta <= min(1.0, sum_delta(levels) + s) * (1 + 1e-9)
+
+
+@SETTINGS
+@given(levels=st.lists(SMALL, min_size=1, max_size=3), delta=st.floats(min_value=1e-300, max_value=0.9))
+def test_never_above_advanced_composition(levels, delta: float) -> None:
+    """½Σε_l² ≤ Σε_l(e^{ε_l} − 1) and Prop. 14 ≤ Remark 15: zCDP is never above DRV (same Σδ_l + δ′)."""
+    lv = as_levels(levels)
+    z, drv = zcdp.epsilon_for_delta(lv, delta=delta), advanced.epsilon_for_delta(lv, delta=delta)
+    assert z.status is drv.status
+    if z.feasible:
+        assert z.epsilon <= drv.epsilon * (1 + 1e-12)  # type: ignore[operator]
