@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 
+from dpviz.composition import optimal
 from dpviz.gce import hypotheses as H
 from dpviz.gce import paper_bounds as PB
 from dpviz.gce import summary
@@ -132,3 +133,26 @@ def test_best_split_holds_against_the_exact_worst_case(k, eps0, delta0, delta, m
 def test_the_counterexample_split_is_labelled_forward() -> None:
     best = PB.theorem3_best(k=2, eps0=0.5, delta0=0.0, method="optimal", delta=0.1)
     assert best.epsilon == pytest.approx(0.329, abs=5e-4) and best.directions == "forward"
+
+
+@pytest.mark.parametrize(("k", "eps0", "delta0", "delta"), [(10, 0.3, 1e-6, 1e-4), (30, 0.1, 1e-8, 1e-6),
+                                                           (200, 0.05, 1e-9, 1e-5)])
+def test_optimal_split_equalises_the_tail_probability_under_the_reference(k, eps0, delta0, delta) -> None:
+    """docs/MATH.md §12: at the optimum one λ has Q_i(L_i > ε̂_i) ≤ λ ≤ Q_i(L_i ≥ ε̂_i) for every term
+    (the KKT certificate, sufficient for this convex problem). Q-masses from the terms' own atoms."""
+    n = min(k, PB.TERMS)
+    levels = [PB._term_levels(k=k, i=i, eps0=eps0, delta0=delta0, with_first=True) for i in range(1, n + 1)]
+    atoms = [optimal.loss_atoms.__wrapped__(lv) for lv in levels]
+    curves = [PB._optimal_curve(a) for a in atoms]
+    found = PB._allocate(curves, np.exp(PB._weights(k, n)), delta * (1 - PB.SPLIT_MARGIN))
+    assert found is not None
+    split, taken, inside = found
+    above, at_or_above, chosen = [], [], []
+    for i, a in enumerate(atoms):
+        eps = a.epsilon(float(split[i])) if i == inside else float(np.log(curves[i][0][taken[i]]))
+        chosen.append(eps)
+        q = np.exp(a.log_p - a.loss)
+        above.append(q[a.loss > eps * (1 + 1e-12) + 1e-15].sum())
+        at_or_above.append(q[a.loss >= eps * (1 - 1e-12) - 1e-15].sum())
+    assert max(above) <= min(at_or_above) * (1 + 1e-9)
+    assert max(chosen) > min(chosen) * (1 + 1e-6)  # the terms really sit at different ε̂_i
