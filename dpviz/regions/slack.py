@@ -32,7 +32,7 @@ from dpviz.regions.boundary import EPS_CAP, Boundary, intersection_boundary
 
 TOLERANCE = 1e-4
 """Largest error, in P_FA at every P_MD (equivalently in P_MD at every P_FA), of a drawn region."""
-REFINE_SHARE = 0.9
+REFINE_SHARE = 0.95
 """Share of the tolerance the refinement may use; thinning uses the rest."""
 SMALLEST_SLACK = 1e-300
 """The sweep's first positive slack; the interval [0, SMALLEST_SLACK] is bounded like any other."""
@@ -146,7 +146,7 @@ def slack_region(epsilons: Family, deltas: Family, *, tolerance: float = TOLERAN
         bad = np.flatnonzero(bounds > budget)
         if bad.size == 0 or s.size >= MAX_SLACKS:
             break
-        pieces = np.minimum(np.ceil(1.25 * bounds[bad] / budget), MAX_SPLIT).astype(np.int64)
+        pieces = np.minimum(np.ceil(1.02 * bounds[bad] / budget), MAX_SPLIT).astype(np.int64)
         mid = _split(s[bad], s[bad + 1], np.maximum(pieces, 2))
         mid = np.setdiff1d(mid, s)[: MAX_SLACKS - s.size]  # float resolution reached: nothing new
         if mid.size == 0:

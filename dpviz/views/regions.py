@@ -4,15 +4,21 @@ from __future__ import annotations
 
 from dpviz import budget as budgets
 from dpviz.budget import Budget
+from dpviz.composition import METHODS as COMPOSITION_METHODS
 from dpviz.composition.levels import homogeneous
 from dpviz.figures.regions import nested_region_figure, region_figure, region_values
-from dpviz.figures.style import style
+from dpviz.figures.style import STYLES, style
 from dpviz.params import DELTA0, EPS0, K, Param
 from dpviz.regions import intersection_boundary, method_region
+from dpviz.regions.methods import method_slack_region, region_methods, slack_module
+from dpviz.regions.slack import TOLERANCE
 from dpviz.validation import ParameterError, check_count
 from dpviz.views import View, ViewSpec
 
-METHODS = ("basic", "advanced", "kov", "optimal")
+METHODS = region_methods()
+"""basic, every method stated per slack (advanced, KOV, zCDP, …), optimal."""
+LABELS = {m: style(m).label if m in STYLES else COMPOSITION_METHODS[m].label for m in METHODS}
+"""Legend names: the figure style's, or the composition method's own for a method without one."""
 MAX_OVERLAID = 8
 """Most k values drawn nested in one figure (more would not be told apart)."""
 
@@ -44,19 +50,23 @@ KS = Param("ks", "k values overlaid (nested regions)", "1,3,10,30,100", check_ks
 
 def build(*, eps0: float, delta0: float, k: int, ks: tuple[int, ...] = (1, 3, 10, 30, 100),
           budget: Budget = budgets.PAGE) -> View:
-    """R(ε0, δ0) with its optimal k-fold region, the four methods' regions, and the optimal regions
-    for each k in ``ks`` nested (KOV Fig. 2). The optimal region keeps O(√k) atoms
+    """R(ε0, δ0) with its optimal k-fold region, every method's region (``METHODS``; the slack methods'
+    within ``TOLERANCE`` of the theorems', docs/MATH.md §13), and the optimal regions for each k in
+    ``ks`` nested (KOV Fig. 2). The optimal region keeps O(√k) atoms
     (``composition/atoms.py``), far inside ``budget`` (default: the page's) for every k the page
     accepts; beyond it the view is refused with the reason (``OverBudget``)."""
     levels = homogeneous(k=k, eps0=eps0, delta0=delta0)
-    regions = {m: method_region(m, levels, budget=budget) for m in METHODS}
+    swept = {m: method_slack_region(m, levels) for m in METHODS if slack_module(m) is not None}
+    regions = {m: swept[m].boundary if m in swept else method_region(m, levels, budget=budget)
+               for m in METHODS}
     single = region_figure(
         {"single": intersection_boundary([eps0], [delta0]), "optimal": regions["optimal"]},
         title=f"R({eps0:g}, {delta0:g}) and the optimal {k}-fold region",
         labels={"single": f"One ({eps0:g}, {delta0:g})-DP mechanism",
                 "optimal": f"{k}-fold composition, optimal (KOV Thm 3.3)"})
     methods = region_figure(
-        regions, title=f"Regions proved for k = {k} mechanisms, each ({eps0:g}, {delta0:g})-DP")
+        regions, title=f"Regions proved for k = {k} mechanisms, each ({eps0:g}, {delta0:g})-DP",
+        labels=LABELS)
     share = budget.share(1.0 / len(ks))
     nested_regions = {n: regions["optimal"] if n == k else
                       method_region("optimal", homogeneous(k=n, eps0=eps0, delta0=delta0), budget=share)
@@ -69,7 +79,12 @@ def build(*, eps0: float, delta0: float, k: int, ks: tuple[int, ...] = (1, 3, 10
                                            for m in METHODS},
                "nested_optimal_vertices": {str(n): {"P_FA": b.p_fa, "P_MD": b.p_md}
                                            for n, b in nested_regions.items()},
-               "legend": {m: style(m).label for m in METHODS}}
+               "legend": {m: LABELS[m] for m in METHODS},
+               "region_error_bound": {
+                   "tolerance": TOLERANCE,
+                   "note": "each slack method's drawn region contains the theorem's (the intersection over "
+                           "every slack) and is larger by at most this much, in P_FA at every P_MD",
+                   **{m: r.error_bound for m, r in swept.items()}}}
     return View(figures={"single": single, "methods": methods, "nested": nested}, csv={"regions": columns},
                 payload=payload)
 

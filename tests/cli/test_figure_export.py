@@ -348,3 +348,38 @@ def test_an_idle_browser_is_closed_and_reopened_when_needed():
     r.render({}, {})
     assert r.browsers_started == 2
     r.close()
+
+
+def test_regions_json_round_trip(tmp_path):
+    """``figure regions … --out x.json`` (issue 12): per method the region's lower-boundary vertices,
+    equal to the page's payload; read back, the slack methods' regions are the theorems' own within
+    1e-4 and contain the optimal region."""
+    import numpy as np
+
+    from dpviz.composition.levels import homogeneous
+    from dpviz.regions import method_region
+    from dpviz.regions.methods import region_methods, slack_module
+    from dpviz.views.regions import SPEC
+    from tests.regions.test_slack_regions import XS, oracle, theorem
+
+    out = tmp_path / "x.json"
+    args = ["figure", "regions", "--eps0", "0.1", "--delta0", "0.001", "--k", "30"]
+    assert main([*args, "--out", str(out)]) == 0
+    back = json.loads(out.read_text())
+    page = json.loads(export.payload_json(SPEC.build(eps0=0.1, delta0=0.001, k=30).payload))
+    assert back == page
+    vertices = back["lower_boundary_vertices"]
+    assert list(vertices) == list(region_methods())
+    assert set(vertices) >= {"basic", "advanced", "kov", "optimal"}
+    levels = homogeneous(k=30, eps0=0.1, delta0=0.001)
+    optimal = method_region("optimal", levels)(XS)
+
+    def drawn(m: str) -> np.ndarray:
+        return np.interp(XS, vertices[m]["P_FA"], vertices[m]["P_MD"])
+    for m in vertices:
+        assert np.all(drawn(m) <= optimal + 1e-12), m  # every method's region contains the optimal one
+        if slack_module(m) is not None:
+            assert back["region_error_bound"][m] <= back["region_error_bound"]["tolerance"] == 1e-4
+    for m in ("advanced", "kov"):  # the theorems typed in again, supremum over 10^5 slacks
+        gap = oracle(*theorem(m, levels), XS) - drawn(m)
+        assert gap.min() >= -1e-9 and gap.max() <= 1e-4, m
