@@ -35,14 +35,13 @@ def intersection_boundary(epsilons: ArrayLike, deltas: ArrayLike) -> Boundary:
     envelope of all of them on [0, 1]. It is built from the steep lines only and completed by
     its mirror image past the diagonal, so it is symmetric exactly, at every scale: computed
     directly, a flat line of height e^{−700} is lost in the rounding of the steep ones.
-    ε ≥ 0 is assumed; ε above ``EPS_CAP`` is drawn as ``EPS_CAP`` (a difference below
-    P_FA, P_MD ≈ 1e-304).
+    ε above ``EPS_CAP`` is drawn as ``EPS_CAP`` (a difference below P_FA, P_MD ≈ 1e-304).
     """
     eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
     dlt = np.atleast_1d(np.asarray(deltas, dtype=float))
     if eps.shape != dlt.shape:
         raise ValueError("epsilons and deltas must have the same length")
-    eps = np.minimum(eps, EPS_CAP)
+    eps = np.clip(eps, 0.0, EPS_CAP)  # ε < 0 would ask more than ε = 0: drawn as 0, a superset
     steep = _upper_envelope(np.append(-np.exp(eps), 0.0), np.append(1.0 - dlt, 0.0))
     return _mirror_completed(steep)
 

@@ -123,3 +123,17 @@ def test_region_from_several_points_is_monotone():
     for eps0, d0 in itertools.product([0.0, 0.01, 3.0, 50.0], [0.0, 1e-300, 0.2]):
         b = intersection_boundary([eps0], [d0])
         assert np.all(np.diff(b.p_md) <= 0) and b.p_md[-1] == 0.0
+
+
+@pytest.mark.parametrize("eps", [40.0, 300.0, 600.0])
+def test_flat_line_survives_next_to_a_steep_one(eps):
+    """R(ε, 0) at large ε: the line P_MD = e^{−ε}(1 − P_FA) is tiny but real — at P_MD = e^{−ε}/2 the
+    best test has P_FA = 1/2. Built directly, the envelope lost it to the rounding of the steep
+    line (P_FA ≈ 0 there: the region looked larger in P_FA by 1/2); now the boundary is its own
+    mirror image exactly."""
+    b = intersection_boundary([eps], [0.0])
+    y = 0.5 * np.exp(-eps)
+    p_fa = np.interp(-y, -b.p_md, b.p_fa)
+    assert p_fa == pytest.approx(0.5, rel=1e-9)
+    mirrored = sorted(zip(b.p_md.tolist(), b.p_fa.tolist(), strict=True))
+    assert sorted(zip(b.p_fa.tolist(), b.p_md.tolist(), strict=True)) == mirrored
