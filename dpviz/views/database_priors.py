@@ -72,7 +72,7 @@ def _null_text(value: Any) -> str:
     return PAPER_NULL if text in ("", PAPER_NULL) else check_prior_text(text, field="null")
 
 
-PRIOR = Param("prior", "prior p1 (what the adversary believes if you are in)", DEFAULT_PRIOR,
+PRIOR = Param("prior", "prior p1 (weights over |b| or b)", DEFAULT_PRIOR,
               partial(check_prior_text, field="prior"),
               "The membership prior, as `gce --prior` and more: " + PRIOR_FORM + ". Weights are scaled to "
               "sum to 1; an entry without ':w' has weight 1.")
@@ -98,7 +98,10 @@ PRESET_K2 = replace(K2, default="preset", check=partial(_or_preset, check=K2.che
 def describe(q: Question) -> str:
     """A short phrase for titles: which constraint or prior is applied."""
     if q.kind == "typed":
-        null = "0⃗ or the paper's null" if q.null == PAPER_NULL else f"p0 = {_short(q.null)}"
+        if q.null != PAPER_NULL:
+            null = f"p0 = {_short(q.null)}"
+        else:
+            null = "U{|b| < K2}" if q.prior.strip().lower().startswith("at-least") else "0⃗"
         return f"{null} vs p1 = {_short(q.prior)}"
     if q.kind == "allowed":
         return f"allowed b ∈ {{{_short(q.allowed)}}} ({q.neighbouring})"
