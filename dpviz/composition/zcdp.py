@@ -150,6 +150,40 @@ def epsilon_at_slack(levels: Levels, *, slack: float) -> float:
     return convert_epsilon(rho(levels), min(slack, 1.0))[0]
 
 
+def epsilon_at_slacks(levels: Levels, slacks: ArrayLike) -> np.ndarray:
+    """:func:`epsilon_at_slack` at many slacks at once (the regions page: thousands per drawing).
+    The root of ρu² + ln(1 + u) = ln(1/δ′) (u = α − 1) by Newton's method from u = √(L/ρ), above the
+    root (the function is convex and increasing, so the steps decrease monotonically to it); Prop. 14's
+    ε at that α — any α > 1 is valid — with four times the scalar's rounding allowance (numpy's
+    logarithms are within an ulp or two), then the min with Remark 15. Never below the scalar value."""
+    s = np.asarray(slacks, dtype=float)
+    out = np.full(s.shape, math.inf)
+    pos = s > 0
+    r = rho(levels)
+    if r == 0.0:
+        out[pos] = 0.0
+        return out
+    big_l = -np.log(np.minimum(s[pos], 1.0))
+    u = np.sqrt(big_l / r)
+    for _ in range(80):
+        f = r * u * u + np.log1p(u) - big_l
+        nxt = np.maximum(u - f / (2.0 * r * u + 1.0 / (1.0 + u)), 1e-300)
+        done = bool(np.all(np.abs(nxt - u) <= 1e-15 * u))
+        u = nxt
+        if done:
+            break
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_ratio = np.where(u > 1.0, -np.log1p(1.0 / u), np.log(u) - np.log1p(u))
+        t1, t3 = (1.0 + u) * r, (big_l - np.log1p(u)) / u
+        sizes = t1 + np.abs(log_ratio) + (big_l + np.log1p(u)) / u
+        e14 = np.maximum(t1 + log_ratio + t3 + 4.0 * _ROUND * sizes, 0.0)
+    e15 = r + 2.0 * np.sqrt(r * big_l)
+    v = np.minimum(e14, e15 + _ROUND * e15)
+    v[big_l == 0] = 0.0
+    out[pos] = v
+    return out
+
+
 def total_delta(levels: Levels, slack: float) -> float:
     """δ = Σ δ_l + δ′ (Thm 22; Σ δ_l = 0 for Thm 18)."""
     return sum_delta(levels) + slack

@@ -222,3 +222,20 @@ def test_never_above_advanced_composition(levels, delta: float) -> None:
     assert z.status is drv.status
     if z.feasible:
         assert z.epsilon <= drv.epsilon * (1 + 1e-12)  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("levels", [homogeneous(k=30, eps0=0.1, delta0=1e-3),
+                                    homogeneous(k=1, eps0=1e-3, delta0=0.0),
+                                    homogeneous(k=10**6, eps0=50.0, delta0=0.0),
+                                    parse_levels("0.1:1e-6:30,0.5:0:10")])
+def test_vectorised_slacks_never_below_the_scalar(levels) -> None:
+    """epsilon_at_slacks (the regions page's fast path) is sound wherever the scalar is: never below
+    it, within 1e-10 of it, non-increasing in δ′, ∞ at δ′ = 0 and 0 at δ′ ≥ 1."""
+    slacks = np.concatenate([[0.0], np.logspace(-300, 0, 3000), [1.0, 2.0]])
+    vec = zcdp.epsilon_at_slacks(levels, slacks)
+    one = np.array([zcdp.epsilon_at_slack(levels, slack=float(s)) for s in slacks])
+    fin = np.isfinite(one)
+    assert np.array_equal(fin, np.isfinite(vec)) and vec[0] == math.inf and vec[-1] == 0.0
+    assert np.all(vec[fin] >= one[fin])
+    np.testing.assert_allclose(vec[fin], one[fin], rtol=1e-10, atol=1e-300)
+    assert np.all(np.diff(vec[1:]) <= 0)
