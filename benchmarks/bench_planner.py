@@ -4,6 +4,9 @@ calibration at 10^4 steps against dp-accounting's ``mechanism_calibration`` in t
 Composition: for each method of ``dpviz.composition.METHODS`` and each case, the largest ε0
 (``max_eps0``), the largest common factor of a two-level mix (``max_factor``) and the largest k
 (``max_k``), median of ``--repeats`` runs with the optimum's atom cache cleared before each.
+The exact optimum's largest k around issue 9's slow settings (answers in the millions): the
+planner (``optimal_k``: two exact evaluations) against the generic search it replaces (ten), in
+paired runs, with the answers compared.
 DP-SGD: the smallest σ for q = 0.01, 10^4 steps, (ε, δ) = (1, 1e-5) by ``noise.smallest_noise``
 (PLD route, certified upper ε ≤ 1 at the answer) and by dp-accounting's
 ``calibrate_dp_mechanism`` with its PLD accountant (default discretisation 1e-4, tol 1e-4).
@@ -77,6 +80,34 @@ def composition_rows(repeats: int) -> list[str]:
     return rows
 
 
+K_GRID = [(eps0, eps, delta) for eps0 in (3e-5, 1e-4, 3e-4) for eps in (1.0, 3.0, 10.0)
+          for delta in (1e-5, 1e-10)]
+
+
+def optimum_k_rows(repeats: int) -> list[str]:
+    """Largest k of the exact optimum: the planner against the generic search (paired runs)."""
+    rows = ["| ε0 | total (ε, δ) | largest k | planner | generic search | same plan |",
+            "|---:|---|---:|---:|---:|---|"]
+    for eps0, eps, delta in K_GRID:
+        def ask(eps0: float = eps0, eps: float = eps, delta: float = delta) -> dict:
+            plans = composition.max_k(eps0=eps0, epsilon=eps, delta=delta, methods=["optimal"])
+            return plans["optimal"].to_json()
+
+        fast, ms_fast = timed(ask, repeats)
+        saved = composition.optimal  # the generic search: the module no longer recognises the optimum
+        composition.optimal = None  # type: ignore[assignment]
+        try:
+            slow, ms_slow = timed(ask, repeats)
+        finally:
+            composition.optimal = saved
+        k = fast["k"]  # type: ignore[index]
+        flag = "" if ms_fast < LIMIT_MS else " **>50**"
+        same = "yes" if fast == slow else "**no**"
+        rows.append(f"| {eps0:g} | ({eps:g}, {delta:g}) | {k:,} | {ms_fast:.1f} ms{flag} | "
+                    f"{ms_slow:.1f} ms | {same} |")
+    return rows
+
+
 def dp_accounting_sigma() -> float:
     import dp_accounting
     from dp_accounting import mechanism_calibration as mc
@@ -97,13 +128,16 @@ def main() -> None:
     args = ap.parse_args()
     load = os.getloadavg()
     rows = composition_rows(args.repeats)
+    k_rows = optimum_k_rows(args.repeats)
     load_after = os.getloadavg()
     lines = ["# Planner benchmark (issue 9)", "",
              f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores (shared), "
              f"Python {platform.python_version()}; median of {args.repeats} runs, cold atom and window "
              f"caches; load average (1, 5, 15 min) {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f} before the "
              f"composition rows, {load_after[0]:.2f}, {load_after[1]:.2f}, {load_after[2]:.2f} after.", "",
-             "## Composition inverses (value, time per method; limit 50 ms)", "", *rows, ""]
+             "## Composition inverses (value, time per method; limit 50 ms)", "", *rows, "",
+             "## The exact optimum's largest k: planner against the generic search (paired runs)", "",
+             *k_rows, ""]
     t0 = time.perf_counter()
     plan = noise.smallest_noise("gaussian", k=STEPS, epsilon=EPS, delta=DELTA, sampling_rate=RATE)
     ours = time.perf_counter() - t0
