@@ -61,7 +61,8 @@ def run_with_progress(attack: av.Attack) -> av.AttackResult:
 # --- the lab: every key is a flag of `python -m dpviz attack` ------------------------------------
 kind = ui.choice_input("Mechanism", list(av.KINDS), key="mechanism", default=av.MECHANISM.default,
                        help=av.MECHANISM.help)
-own = [p for p in av.MECH_PARAMS if p.key in av.own_keys(kind)]
+by_key = {p.key: p for p in av.MECH_PARAMS}
+own = [by_key[key] for key in av.own_keys(kind)]  # registry order: σ before Δ, Δ in the same slot
 settings = {p.key: p for p in av.ATTACK_PARAMS}
 slots = (*own, *(None,) * max(0, 2 - len(own)), settings["k"], settings["trials"], settings["seed"],
          settings["delta"], settings["confidence"], settings["sampling_rate"], settings["prior"])
@@ -116,7 +117,7 @@ except ParameterError as exc:
     st.stop()
 left, right = st.columns([3, 2])
 with left:
-    st.markdown("**The first trials** (six with Alice in, six with her out)")
+    st.markdown(f"**The first trials** ({av.ALICE_SHOWN} with Alice in, {av.ALICE_SHOWN} with her out)")
     ui.table(alice.tables["trials"], key="alice_trials")
     st.markdown("**The attacker's two error rates** over all trials")
     ui.table(alice.tables["rates"], key="alice_rates")

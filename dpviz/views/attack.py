@@ -137,6 +137,8 @@ ALICE_T = Param("alice_t", "guess “in” from this many “yes”", 3,
 ALICE_TRIALS = 2000
 """Trials per hypothesis of the worked example (small: it is read, not certified to many digits)."""
 ALICE_PARAMS = (ALICE_EPS0, ALICE_K, ALICE_T)
+ALICE_SHOWN = 5
+"""Trials shown per hypothesis in the example's table (ten rows fit without scrolling)."""
 
 
 def alice_attack(*, alice_eps0: float, alice_k: int, seed: int) -> Attack:
@@ -162,7 +164,7 @@ def alice(result: AttackResult, *, t: int) -> View:
         raise ParameterError("guess “in” from this many “yes”", t, f"at most k + 1 = {k + 1}")
     rows: list[dict[str, str]] = []
     for truth, stats in (("in", result.preview_in), ("out", result.preview_out)):
-        for i, yes in enumerate(yes_counts(stats[:6], eps0=eps0, k=k)):
+        for i, yes in enumerate(yes_counts(stats[:ALICE_SHOWN], eps0=eps0, k=k)):
             guess = "in" if yes >= t else "out"
             rows.append({"trial": f"{truth} #{i + 1}", "Alice is": truth, "“yes” answers": f"{yes} of {k}",
                          "attacker guesses": guess, "right?": "✓" if guess == truth else "✗ (error)"})

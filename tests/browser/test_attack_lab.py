@@ -1,0 +1,64 @@
+"""The attack lab in a real browser (issue 13): the headline numbers and the figure, the Alice
+example's rule changed by a person and kept in the URL, the mechanism switched, the CSV download
+is the view's bytes, a fresh phone-width browser opening the shared URL sees the same numbers;
+screenshots at 1280 and 390 px (test-artifacts/screenshots/attack_*.png)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.sync_api import Browser, Page
+
+from dpviz import export
+from dpviz.views import attack as av
+from tests.browser.conftest import ARTIFACTS
+from tests.browser.test_app_in_browser import TIMEOUT_MS
+from tests.browser.test_levels_editor import open_ready
+from tests.browser.test_share_links import query, radio, text
+
+METRICS = "() => Array.from(document.querySelectorAll('[data-testid=stMetricValue]'), m => m.innerText)"
+TABLES = "() => Array.from(document.querySelectorAll('[data-testid=stDataFrame] table'), t => t.textContent)"
+TOP = "e => e.scrollIntoView({block: 'start'})"
+
+
+def test_attack_lab_alice_share_and_download(page: Page, app_url: str, browser: Browser) -> None:
+    open_ready(page, f"{app_url}/Attack_lab")
+    assert page.locator("h1").first.inner_text().strip() == "Attack lab"
+    assert page.locator("[data-testid=stException]").count() == 0
+    shown, proven, ratio = page.evaluate(METRICS)
+    assert 0 < float(shown) <= float(proven) and ratio.endswith("%")
+    page.screenshot(path=str(ARTIFACTS / "attack_defaults_1280.png"), full_page=True)
+    page.locator(".js-plotly-plot").first.screenshot(path=str(ARTIFACTS / "attack_figure_1280.png"))
+
+    # the worked example: a person makes the attacker stricter; the URL keeps the rule
+    heading = page.get_by_text("Is Alice in the survey?", exact=True)
+    heading.evaluate(TOP)
+    page.screenshot(path=str(ARTIFACTS / "attack_alice_1280.png"))
+    before = page.evaluate(TABLES)
+    assert any("false alarm" in t for t in before) and any("attacker guesses" in t for t in before)
+    text(page, "guess “in” from this many “yes”", "4", "alice_t")
+    assert query(page.url)["alice_t"] == "4"
+    page.wait_for_function(f"() => ({TABLES})().join() !== {before!r}.join()", timeout=TIMEOUT_MS)
+    heading.evaluate(TOP)
+    page.screenshot(path=str(ARTIFACTS / "attack_alice_t4_1280.png"))
+
+    # another mechanism: the URL is the CLI's flags
+    radio(page, "Mechanism", "gaussian", "mechanism")
+    assert query(page.url)["mechanism"] == "gaussian"
+    page.get_by_text("This attack shows ε ≥").first.wait_for(timeout=TIMEOUT_MS)
+    values = {"mechanism": "gaussian", **{p.key: p.check(p.default) for p in av.ALL_PARAMS[1:]}}
+    view = av.build(av.run(av.attack_of(values)))
+    with page.expect_download(timeout=TIMEOUT_MS) as info:
+        page.get_by_role("button", name="Download data (CSV)").first.click()
+    assert Path(info.value.path()).read_bytes() == export.columns_csv(view.csv["curve"])
+
+    # a fresh phone-width browser opening the shared link sees the same numbers
+    sent = page.evaluate(METRICS)
+    context = browser.new_context(viewport={"width": 390, "height": 900})
+    try:
+        other = context.new_page()
+        open_ready(other, page.url)
+        assert other.evaluate(METRICS) == sent
+        other.screenshot(path=str(ARTIFACTS / "attack_shared_390.png"), full_page=True)
+    finally:
+        context.close()
