@@ -155,3 +155,26 @@ def test_uniform_prior_attack_stays_below_the_exact_prior_epsilon():
     classic = canonical_exact(0.5, 0.0, 8, 0.01)
     assert r.proven_epsilon is not None and r.proven_epsilon < classic
     assert 0.5 * r.proven_epsilon < r.empirical_epsilon <= r.proven_epsilon
+
+
+@pytest.mark.parametrize("kind,params", [
+    ("canonical", {"eps0": 0.8, "delta0": 0.02}),
+    ("randomized-response", {"eps0": 0.5, "categories": 4}),
+    ("laplace", {"scale": 1.5}),
+    ("gaussian", {"sigma": 1.5}),
+    ("gaussian", {"sigma": 1.0, "sampling_rate": 0.3}),
+], ids=["canonical-d0", "rr-m4", "laplace", "gaussian", "subsampled-gaussian"])
+def test_boxes_reach_the_theoretical_region(kind, params):
+    # no test beats the trade-off curve: a box lying wholly below it (its best corner
+    # (P_FA upper, P_MD upper) under the curve) is a miss, allowed at rate ≤ 1 − c per box
+    r = run_attack(make_attack(kind, k=6, trials=20_000, seed=21, delta=1e-3, **params))
+    boundary = r.tradeoff.boundary
+    assert boundary is not None and r.tradeoff.kind in ("exact", "outer")
+    b = r.box_bounds()
+    below = b["p_md_upper"] < boundary(b["p_fa_upper"]) - 1e-12
+    assert below.mean() <= 0.05 + slack(0.05, below.size), below.mean()
+    # and a curve that claims more privacy than the truth (the true curve raised by 0.1) is beaten
+    # by the attack's boxes: the check can fail
+    claimed = np.minimum(boundary(b["p_fa_upper"]) + 0.1, 1.0)
+    inside = (b["p_fa_upper"] > 0.05) & (b["p_fa_upper"] < 0.6)
+    assert np.any(b["p_md_upper"][inside] < claimed[inside])
