@@ -473,6 +473,8 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
     def tilted(c: Composed) -> Composed:
         """``c`` recomputed with the round-off tilted towards the target, if that is narrower."""
         nonlocal tilt
+        if _round_off_minor(c, delta=delta, epsilon=epsilon, accuracy=accuracy):
+            return c
         tilt = _tilt(parts, c, delta=delta, epsilon=epsilon, accuracy=accuracy)
         if tilt == 0.0:
             return c
@@ -529,6 +531,21 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
             return c if ratio < best_ratio else best
         best, best_ratio = c, ratio
     return best
+
+
+def _round_off_minor(c: Composed, *, delta: float | None, epsilon: float | None, accuracy: float) -> bool:
+    """True when the round-off bound widens the interval by less than a fifth of the width aimed for
+    (the same grids read without it): the refinements that follow shrink only the discretisation
+    part, so a tilted rerun is not needed (q = 0.01, σ = 1, 10^5 steps: a 0.2 s rerun no narrower).
+    Only decides whether to recompute; the grids returned keep their bound."""
+    grids = c.upper + c.lower
+    if all(g.err == 0.0 for g in grids) or not all(g.informative for g in grids):
+        return all(g.err == 0.0 for g in grids)
+    bare = replace(c, upper=tuple(replace(g, err=0.0, _cache={}) for g in c.upper),
+                   lower=tuple(replace(g, err=0.0, _cache={}) for g in c.lower))
+    with_err = _width_ratio(c, delta=delta, epsilon=epsilon, accuracy=accuracy)
+    without = _width_ratio(bare, delta=delta, epsilon=epsilon, accuracy=accuracy)
+    return math.isfinite(with_err) and with_err - without <= 0.2
 
 
 def _on_lattice(h: float, lattice: float | None) -> float:
