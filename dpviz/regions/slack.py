@@ -106,14 +106,15 @@ def _split(lo: NDArray[np.float64], hi: NDArray[np.float64],
            pieces: NDArray[np.int64]) -> NDArray[np.float64]:
     """Interior points cutting each [lo, hi] into ``pieces`` geometrically equal parts; below the
     first positive slack (lo = 0), one point at 1e-10 of it."""
-    out = []
-    for a, b, n in zip(lo.tolist(), hi.tolist(), pieces.tolist(), strict=True):
-        if a <= 0.0:
-            out.append(b * 1e-10)
-        else:
-            la, lb = math.log(a), math.log(b)
-            out.extend(math.exp(la + (lb - la) * j / n) for j in range(1, n))
-    return np.asarray(out, dtype=float)
+    zero = lo <= 0.0
+    n = np.where(zero, 2, pieces)
+    inner = n - 1  # points per interval
+    owner = np.repeat(np.arange(lo.size), inner)
+    j = np.arange(owner.size) - np.repeat(np.cumsum(inner) - inner, inner) + 1  # 1 … n − 1
+    la = np.log(np.where(zero, 1.0, lo))[owner]
+    lb = np.log(hi)[owner]
+    points = np.exp(la + (lb - la) * j / n[owner])
+    return np.where(zero[owner], hi[owner] * 1e-10, points)
 
 
 def _drawn(s: NDArray[np.float64], eps: NDArray[np.float64], dlt: NDArray[np.float64]) -> Boundary:
@@ -202,13 +203,17 @@ def thin(boundary: Boundary, tolerance: float) -> tuple[Boundary, float]:
         return c is not None and c[2] <= tolerance
 
     xs, ys, worst = [x[0]], [y[0]], 0.0
-    i = 0
+    i, skip = 0, 1
     while i < n - 1:
-        step, good = 1, i + 1
-        while good + step <= n - 1 and fits(i, good + step):
-            good += step
-            step *= 2
-        lo, hi = good, min(good + step, n)  # fits(i, lo); hi does not (or is past the end)
+        guess = min(i + skip, n - 1)  # the last skip first: neighbouring skips are alike
+        if guess > i + 1 and not fits(i, guess):
+            lo, hi = i + 1, guess
+        else:
+            step, good = max(skip, 1), max(guess, i + 1)
+            while good + step <= n - 1 and fits(i, good + step):
+                good += step
+                step *= 2
+            lo, hi = good, min(good + step, n)  # fits(i, lo); hi does not (or is past the end)
         while hi - lo > 1:
             mid = (lo + hi) // 2
             if fits(i, mid):
@@ -224,6 +229,7 @@ def thin(boundary: Boundary, tolerance: float) -> tuple[Boundary, float]:
         xs.append(c[0])
         ys.append(c[1])
         worst = max(worst, c[2])
+        skip = lo - i
         i = lo
     xs.append(x[n])
     ys.append(y[n])
