@@ -3,10 +3,10 @@ compositions of concrete mechanisms, as JSON.
 
 One subcommand per registered mechanism (``dpviz.mechanisms.registry``), its flags generated from
 the mechanism's ``Param`` specs. The answer is the best sound upper bound over the accounting
-routes (``dpviz.mechanisms.routes``: exact, analytic, PLD, RDP, generic, pure) with the best
-certified lower bound: ``{"epsilon": upper, "epsilon_lower", "epsilon_upper", "method": the
-route of the upper, "width", "seconds", "detail"}`` (with ``--epsilon E``: ``delta``,
-``delta_lower``, ``delta_upper``). ``--compare`` adds every route under ``routes``.
+routes (``dpviz.mechanisms.routes``, listed below) with the best certified lower bound:
+``{"epsilon": upper, "epsilon_lower", "epsilon_upper", "method": the route of the upper,
+"width", "seconds", "detail"}`` (with ``--epsilon E``: ``delta``, ``delta_lower``,
+``delta_upper``). ``--compare`` adds every route under ``routes``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from dpviz.cli.flags import add_param_flags, values_from_args
+from dpviz.figures.mechanisms import ROUTE_KEYS, ROUTE_LABELS
 from dpviz.guarantee import Guarantee, Solved, Status, finite_or_none
 from dpviz.mechanisms import registry
 from dpviz.mechanisms import routes as R
@@ -32,17 +33,22 @@ H = Param("h", "PLD grid width", None, lambda v: check_positive(v, field="h"),
           "PLD grid width (default: automatic)")
 TARGETS = (TARGET_DELTA, TARGET_EPSILON)
 OPTIONAL = ("sampling_rate", "h", "budget", "delta", "epsilon")
+ROUTES_HELP = "routes (the keys of \"method\" and \"routes\"):\n" + "\n".join(
+    f"  {key}: {ROUTE_LABELS[key]}" for key in ROUTE_KEYS)
+"""The route keys of the JSON (``method``, ``routes``) with their names, generated from ``ROUTE_KEYS``."""
 
 def _common(q: argparse.ArgumentParser) -> None:
     add_param_flags(q.add_mutually_exclusive_group(required=True), TARGETS, optional=OPTIONAL)
     add_param_flags(q, (H, BUDGET), optional=OPTIONAL)
     q.add_argument("--compare", action="store_true",
-                   help="also report every other route (exact, PLD, RDP, buckets, generic, pure)")
+                   help=f"also report every other route under \"routes\" ({', '.join(ROUTE_KEYS)}; "
+                        "buckets for one mechanism at a δ > 0)")
 
 
 def register(subs: argparse._SubParsersAction) -> None:
-    p = subs.add_parser("mechanism", help="compositions of concrete mechanisms (exact, PLD, RDP, …)",
-                        description=__doc__)
+    p = subs.add_parser("mechanism", help="compositions of concrete mechanisms (exact, PLD, RDP, zCDP, …)",
+                        description=f"{__doc__}\n{ROUTES_HELP}",
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
     kinds = p.add_subparsers(dest="kind", required=True, parser_class=type(p))
     for key, cls in MECHANISMS.items():
         q = kinds.add_parser(key, help=f"{cls.title} mechanism")

@@ -16,6 +16,8 @@ LABELS = {
     "pld": "PLD (certified interval)",
     "analytic": "Analytic (Steinke Cor. 8/10)",
     "rdp": "Rényi DP (Steinke Thm 34)",
+    "rdp_analytic": "Rényi DP, analytic subsampling bound (docs/MATH.md §11.5)",
+    "zcdp": "zCDP (Steinke Lemma 12 / Prop. 16, Thm 13, Prop. 14)",
     "buckets": "Privacy buckets (Meiser-Mohammadi)",
     "generic": "Generic optimal (KOV Thm 3.3, same per-step ε0, δ0)",
     "optimal": "Generic optimal (KOV Thm 3.3, same per-step ε0, δ0)",
@@ -24,8 +26,12 @@ LABELS = {
     "pure": "Pure DP, basic composition (kε0)",
 }
 
+ROUTE_KEYS = ("exact", "analytic", "pld", "rdp", "rdp_analytic", "zcdp", "generic", "pure", "buckets")
+"""Every key ``dpviz.mechanisms.routes.routes`` can return, in its order (the CLI's help lists them;
+tests/figures/test_labels_complete.py fails when a route is added without a label here)."""
+
 ROUTE_LABELS = {**LABELS, "exact": "Exact (finite atoms, Steinke Prop. 7)"}
-"""Names of the mechanism routes (``dpviz.mechanisms.routes``); "exact" there composes the atoms."""
+"""Names of the mechanism routes (``ROUTE_KEYS``); "exact" there composes the atoms."""
 
 
 MAX_BARS = 2000

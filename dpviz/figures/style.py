@@ -1,8 +1,8 @@
 """One colour and line style per method on every page.
 
-Colours are from the Okabe-Ito palette (colour-blind safe) plus two of Paul Tol's
-muted colours; every method also has its own dash pattern, so the figures read in
-greyscale, on a projector and in both Streamlit themes.
+Colours are from the Okabe-Ito palette (colour-blind safe) plus four of Paul Tol's
+muted colours (wine, olive, teal, indigo); the methods of one figure also differ in dash
+pattern, so the figures read in greyscale, on a projector and in both Streamlit themes.
 """
 
 from __future__ import annotations
@@ -33,7 +33,10 @@ STYLES: dict[str, Style] = {
     "rdp": Style("Rényi DP", "#999933", "dash"),
     "analytic": Style("Analytic", "#44AA99", "dot", 3.0),
     "single": Style("One mechanism", "#7F7F7F", "solid", 1.5),
+    "zcdp": Style("zCDP (Steinke Thm 18/22)", "#332288", "longdash"),
 }
+"""Method keys (``dpviz.composition.METHODS``) and mechanism routes. New keys go at the end: the
+template's colorway follows this order, so earlier traces keep their colours."""
 
 FONT_SIZE = 16
 """Large enough to read on a projector."""
