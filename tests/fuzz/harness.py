@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dpviz.cli import main
+from dpviz.composition import METHODS
+from dpviz.composition.optimal import CLOSED_FORMS
 
 REL_TOL = 1e-9
 """Relative tolerance of the consistency checks (bisection stopping rules are ≤ 1e-9)."""
@@ -201,6 +203,8 @@ def consistency(argv: Sequence[str], data: Any) -> list[str]:
 
 
 _KINDS = {"exact", "upper", "lower", "infeasible"}
+FALLBACK = {key for key, m in METHODS.items() if m.module in CLOSED_FORMS}
+"""The methods whose best value ``optimal`` shows when its exact sum is over budget."""
 
 
 def _guarantee_shape(key: str, g: Any) -> list[str]:
@@ -227,7 +231,7 @@ def _guarantee_shape(key: str, g: Any) -> list[str]:
 
 def _compose(data: dict[str, Any], *, delta: float | None, epsilon: float | None) -> list[str]:
     out = []
-    if set(data) != {"basic", "advanced", "kov", "optimal"}:
+    if set(data) != set(METHODS):
         return [f"keys {sorted(data)}"]
     for key, g in data.items():
         out += _guarantee_shape(key, g)
@@ -246,6 +250,8 @@ def _compose(data: dict[str, Any], *, delta: float | None, epsilon: float | None
         if "below" in opt.get("reason", "") and feasible:
             out.append(f"optimal infeasible ({opt['reason']}) but {sorted(feasible)} give a value")
         return out
+    if opt["kind"] != "exact":  # over budget optimal is the best of CLOSED_FORMS only (zCDP may be below)
+        feasible = {k: g for k, g in feasible.items() if k in FALLBACK}
     for key, g in feasible.items():
         if delta is not None:  # every sound (ε, δ ≤ target) has ε ≥ the optimal ε at the target
             if g["delta"] > delta * (1 + REL_TOL):
