@@ -32,6 +32,7 @@ from dpviz.numerics import logsumexp as fast_logsumexp
 from dpviz.numerics import logsumexp_rows
 from dpviz.regions import method_region
 from dpviz.validation import ParameterError
+from tests.composition.test_cli_compose import assert_sound_and_tight, mp_zcdp_epsilon
 
 TINY = Budget(seconds=1e-9, max_bytes=1e18)
 """Below every estimate: forces the cheap route."""
@@ -189,12 +190,25 @@ README = {  # python -m dpviz compose …, printed by the code before the budget
 }
 
 
+README_ZCDP = {  # zCDP came after README's numbers: (ρ = Σ count·ε_l²/2, Σδ_l), Steinke Thm 18/22
+    ("--eps0", "0.1", "--delta0", "1e-6", "--k", "2000", "--delta", "1e-2"): (2000 * 0.1**2 / 2, 2000e-6),
+    ("--levels", "0.1:1e-6:30,0.5:0:10", "--delta", "1e-4"): (30 * 0.1**2 / 2 + 10 * 0.5**2 / 2, 30e-6),
+}
+
+
 @pytest.mark.parametrize("argv", list(README))
 def test_readme_examples_print_the_same_numbers(capsys, argv: tuple[str, ...]) -> None:
     assert main(["compose", *argv]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert {key: (g["epsilon"], g["delta"]) for key, g in out.items()} == README[argv]
+    assert set(out) == set(METHODS)
+    assert {key: (g["epsilon"], g["delta"]) for key, g in out.items() if key in README[argv]} == README[argv]
     assert out["optimal"]["kind"] == "exact"
+    # zCDP: Prop. 14's infimum at δ′ = δ − Σδ_l, from 50-digit mpmath (never below it, within 1e-9)
+    rho, sum_delta = README_ZCDP[argv]
+    target = float(argv[-1])
+    assert out["zcdp"]["kind"] == "upper" and out["zcdp"]["delta"] == pytest.approx(target, rel=1e-12)
+    assert_sound_and_tight(out["zcdp"]["epsilon"], mp_zcdp_epsilon(rho, target - sum_delta))
+    assert out["optimal"]["epsilon"] <= out["zcdp"]["epsilon"] <= out["advanced"]["epsilon"]
 
 
 @pytest.mark.parametrize("levels", [homogeneous(k=100_000, eps0=0.05, delta0=0.0), HETERO,
