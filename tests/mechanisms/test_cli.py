@@ -7,7 +7,9 @@ import json
 import pytest
 
 from dpviz.cli import main
+from dpviz.figures.mechanisms import ROUTE_KEYS
 from dpviz.mechanisms import gaussian
+from tests.composition.test_cli_compose import assert_sound_and_tight, mp_zcdp_epsilon
 
 
 def _run(capsys, *argv):
@@ -44,7 +46,12 @@ def test_compare_lists_routes(capsys):
     code, out, _ = _run(capsys, "randomized-response", "--eps0", "0.5", "--k", "10", "--delta", "1e-5",
                         "--compare")
     routes = json.loads(out)["routes"]
-    assert code == 0 and set(routes) == {"exact", "pld", "rdp", "buckets", "generic", "pure"}
+    assert code == 0 and list(routes) == [key for key in ROUTE_KEYS if key != "analytic"]  # Gaussian only
+    no_sampling = routes["rdp_analytic"]  # a comparison row about subsampling: said, not computed
+    assert no_sampling["status"] == "not_computed" and "subsampling" in no_sampling["reason"]
+    # zCDP: ε0-DP is ε0²/2-zCDP (Steinke Prop. 16), 10 steps add (Thm 13), Prop. 14 converts
+    assert_sound_and_tight(routes["zcdp"]["upper"], mp_zcdp_epsilon(10 * 0.5**2 / 2, 1e-5))
+    assert routes["zcdp"]["upper"] >= routes["exact"]["upper"]
     # RR is the worst case among ε0-DP mechanisms: generic composition is exact here
     slack = 1e-12 * routes["generic"]["upper"]  # the grid is exact here too: equal up to rounding
     assert routes["pld"]["lower"] - slack <= routes["generic"]["upper"] <= routes["pld"]["upper"] + slack
