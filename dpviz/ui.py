@@ -437,6 +437,7 @@ VIEWS: tuple[tuple[str, str, str], ...] = (
     ("pages/3_Database_priors.py", "Database priors", ":material/database:"),
     ("pages/4_Mechanisms.py", "Mechanisms", ":material/tune:"),
     ("pages/5_Plan_a_budget.py", "Plan a budget", ":material/calculate:"),
+    ("pages/6_Attack_lab.py", "Attack lab", ":material/target:"),
 )
 """Every view (file, title, icon), in sidebar order: the one list the navigation is drawn from."""
 
