@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from tests.app.helpers import assert_clean, editors, errors, figures, run_page, tables, trace_names
+from tests.composition.test_cli_compose import assert_sound_and_tight, mp_zcdp_epsilon
 
 PAGES = ["app.py", "pages/1_Privacy_regions.py", "pages/2_Composition_curves.py",
          "pages/3_Database_priors.py", "pages/4_Mechanisms.py", "pages/6_Attack_lab.py"]
@@ -30,12 +31,12 @@ def test_home_links_and_describes_each_view():
     assert "hypothesis test" in text and "exact optimum" in text
 
 
-def test_regions_page_draws_the_four_methods():
+def test_regions_page_draws_every_method():
     at = run_page("pages/1_Privacy_regions.py")
     figs = figures(at)
     assert len(figs) == 3  # one mechanism and k-fold, the methods, nested k
     names = " ".join(trace_names(figs[1]))
-    for label in ("Basic", "Advanced", "KOV Thm 3.4", "Optimal"):
+    for label in ("Basic", "Advanced", "KOV Thm 3.4", "zCDP", "Optimal"):
         assert label in names
 
 
@@ -76,18 +77,23 @@ def test_curves_page_table_and_figures():
     assert "Optimal" in " ".join(trace_names(figs[0]))
     table = tables(at)[0]
     assert list(table["method"]) == ["Basic (KOV Thm 3.1)", "Advanced (DRV, KOV Thm 3.2)", "KOV Thm 3.4",
-                                     "Optimal (KOV Thm 3.3)"]
+                                     "zCDP (Steinke Thm 18/22)", "Optimal (KOV Thm 3.3)"]
     eps = {m: float(v) for m, v in zip(table["method"], table["ε"], strict=True)}
-    # sound theorems: optimal is the smallest
+    # sound theorems: optimal is the smallest; zCDP's ½kε0² never loses to DRV's kε0(e^ε0 − 1)
     assert eps["Optimal (KOV Thm 3.3)"] == min(eps.values())
+    assert eps["zCDP (Steinke Thm 18/22)"] <= eps["Advanced (DRV, KOV Thm 3.2)"]
+
+
+def _optimal_y(at) -> list:
+    return next(t["y"] for t in figures(at)[0]["data"] if t.get("name", "").startswith("Optimal"))
 
 
 def test_curves_page_widget_changes_the_curve():
     at = run_page("pages/2_Composition_curves.py")
-    optimal_before = figures(at)[0]["data"][3]["y"]
+    optimal_before = _optimal_y(at)
     at.text_input(key="eps0").set_value("0.5").run()
     assert_clean(at)
-    optimal_after = figures(at)[0]["data"][3]["y"]
+    optimal_after = _optimal_y(at)
     assert optimal_before != optimal_after
 
 
@@ -139,13 +145,16 @@ def test_curves_page_csv_download_contents():
     s = epsilon_vs_k(eps0=0.1, delta0=0.001, delta=0.05, ks=ks)
     text = columns_csv({"k": s.x, **{f"epsilon_{m}": s.y[m] for m in s.y}}).decode()
     header, first = text.splitlines()[:2]
-    assert header == "k,epsilon_basic,epsilon_advanced,epsilon_kov,epsilon_optimal"
-    cells = first.split(",")
-    assert cells[0] == "1.0" and float(cells[1]) == 0.1  # k = 1, basic: ε = ε0
+    assert header == "k,epsilon_basic,epsilon_advanced,epsilon_kov,epsilon_zcdp,epsilon_optimal"
+    cells = dict(zip(header.split(","), first.split(","), strict=True))
+    assert cells["k"] == "1.0" and float(cells["epsilon_basic"]) == 0.1  # k = 1, basic: ε = ε0
     # k = 1, exact: δ0 + (1 − δ0)(p_B − e^ε p_C) = δ for the canonical pair, solved for ε
     p_b, p_c = math.exp(0.1) / (1 + math.exp(0.1)), 1 / (1 + math.exp(0.1))
     expected = math.log((p_b - (0.05 - 0.001) / (1 - 0.001)) / p_c)
-    assert math.isclose(float(cells[4]), expected, rel_tol=1e-9)  # 1e-9: closed form vs log-space solve
+    # 1e-9: closed form vs log-space solve
+    assert math.isclose(float(cells["epsilon_optimal"]), expected, rel_tol=1e-9)
+    # k = 1, zCDP: ρ = ε0²/2 (Prop. 16), δ′ = δ − δ0 (Thm 22), Prop. 14's 50-digit infimum
+    assert_sound_and_tight(float(cells["epsilon_zcdp"]), mp_zcdp_epsilon(0.1**2 / 2, 0.05 - 0.001))
 
 
 @pytest.mark.parametrize("params,expected", [
