@@ -46,7 +46,7 @@ class ViewSpec:
 
 def registry() -> dict[str, ViewSpec]:
     """All views by CLI name (imported lazily: each view pulls in its core)."""
-    from dpviz.views import curves, database_priors, mechanisms, planner, regions
+    from dpviz.views import attack, curves, database_priors, mechanisms, planner, regions
 
     return {s.name: s for s in (regions.SPEC, curves.SPEC, database_priors.SPEC, mechanisms.SPEC,
-                                planner.SPEC)}
+                                planner.SPEC, attack.SPEC)}

@@ -15,12 +15,13 @@ import numpy as np
 from dpviz import budget as budgets
 from dpviz.attack import KINDS, PARAMS, Attack, AttackResult, make_attack, run_attack
 from dpviz.attack import curve as C
+from dpviz.budget import Budget
 from dpviz.figures.attack import attack_figure
 from dpviz.mechanisms.registry import mechanism_class
 from dpviz.params import Param
 from dpviz.regions.boundary import Boundary, intersection_boundary
 from dpviz.validation import ParameterError, check_count, check_positive
-from dpviz.views import View
+from dpviz.views import View, ViewSpec
 
 ALICE_K_MAX = 50
 """Most answers in the worked example (its table shows counts out of k)."""
@@ -115,12 +116,21 @@ def build(result: AttackResult) -> View:
                         confidence=a.confidence, regions=regs, labels=labels, title=title,
                         point=(cert.p_fa_upper, cert.p_md_upper),
                         point_label=f"Certified test: ε ≥ {cert.epsilon:.3g}")
-    payload = {"view": "attack", **result.to_json(),
+    payload = {"view": "attack", "parameters": a.describe(), **result.to_json(),
                "curve": {"threshold": result.curve.thresholds, "P_FA": result.curve.p_fa,
                          "P_MD": result.curve.p_md}}
     summary = {"empirical_epsilon": result.empirical_epsilon, "proven_epsilon": result.proven_epsilon,
                "ratio": result.ratio, "headline": headline(result)}
     return View(figures={"attack": fig}, csv={"curve": result.columns()}, payload=payload, summary=summary)
+
+
+def build_values(*, budget: Budget = budgets.PAGE, **values: Any) -> View:
+    """The view of the page's values (``python -m dpviz figure attack``): the same ``Attack`` the
+    page runs (``attack_of``), run within ``budget``, then ``build``."""
+    return build(run_attack(attack_of(values), budget=budget))
+
+
+SPEC = ViewSpec(name="attack", title="Attack lab", params=ALL_PARAMS, build=build_values)
 
 
 # ---------------------------------------------------------------------- Alice
