@@ -1,10 +1,13 @@
-"""``python -m dpviz gce``: hypothesis DP under a database prior or membership cap, as JSON.
+"""``python -m dpviz gce``: hypothesis DP under a database prior, a membership cap or an allowed set, as JSON.
 
-One of ``--prior uniform-nonzero`` (0⃗ against U(B∖{0⃗})), ``--prior at-least:K2``
-(U{|b| < K2} against U{|b| ≥ K2}) or ``--cap C --neighbouring unbounded|bounded``.
-Every value is ε at total δ ≤ --delta with its kind, source and proved directions. For the
-uniform prior, ``theorem3_basic|advanced|optimal`` are HBW Thm 3 with the best split of δ over its
-terms and ``theorem3_*_common`` the same theorem with one common δ̂ for every term.
+One of ``--prior`` (a prior typed as on the Database priors page: ``uniform-nonzero`` for 0⃗
+against U(B∖{0⃗}), ``at-least:K2`` for U{|b| < K2} against U{|b| ≥ K2}, ``zero``, ``one``,
+``below:K2``, weights over |b| such as ``'1:0.5, 2-4:0.5'`` or over b such as ``'0110:0.5, 1001:0.5'``;
+``--null`` the null hypothesis, ``paper`` by default), ``--cap C --neighbouring unbounded|bounded``
+or ``--allowed '1100, 0011, 0000'`` (the b a person may have; k is their length). The flags are the
+page's URL keys. Every value is ε at total δ ≤ --delta with its kind, source and proved directions.
+For the uniform prior, ``theorem3_basic|advanced|optimal`` are HBW Thm 3 with the best split of δ
+over its terms and ``theorem3_*_common`` the same theorem with one common δ̂ for every term.
 """
 
 from __future__ import annotations
@@ -15,35 +18,50 @@ from typing import Any
 
 from dpviz.cli.flags import add_param_flags, values_from_args
 from dpviz.gce import summary
-from dpviz.params import BUDGET, CLI_CAP, CLI_DELTA0, CLI_EPS0, CLI_K, PRIOR, TARGET_DELTA
-from dpviz.validation import ParameterError, check_count
-from dpviz.views.database_priors import NEIGHBOURING
+from dpviz.params import BUDGET, CLI_CAP, CLI_DELTA0, CLI_EPS0, CLI_K, TARGET_DELTA
+from dpviz.validation import ParameterError
+from dpviz.views.database_priors import ALLOWED, NEIGHBOURING, NULL, PRIOR
+from dpviz.views.gce_questions import PAPER_NULL, Question, typed_bounds
+from dpviz.views.typed_priors import parse_allowed
 
-CLI_NEIGHBOURING = replace(NEIGHBOURING, help="unbounded or bounded (with --cap).")
+CLI_NEIGHBOURING = replace(NEIGHBOURING, help="unbounded or bounded (with --cap or --allowed).")
+CLI_PRIOR = replace(PRIOR, default=None, help=PRIOR.help.replace("as `gce --prior` and more: ", ""))
+CLI_NULL = replace(NULL, help=NULL.help + " With --prior only.")
+CLI_ALLOWED = replace(ALLOWED, default=None)
 
-PARAMS = (CLI_EPS0, CLI_DELTA0, CLI_K, TARGET_DELTA, PRIOR, CLI_CAP, CLI_NEIGHBOURING, BUDGET)
-REQUIRED = ("eps0", "k", "delta")
-OPTIONAL = ("prior", "cap", "budget")
+PARAMS = (CLI_EPS0, CLI_DELTA0, CLI_K, TARGET_DELTA, CLI_PRIOR, CLI_NULL, CLI_CAP, CLI_NEIGHBOURING,
+          CLI_ALLOWED, BUDGET)
+REQUIRED = ("eps0", "delta")
+OPTIONAL = ("k", "prior", "cap", "allowed", "budget")
+CHOICES = "exactly one of --prior, --cap or --allowed"
 
 
 def register(subs: argparse._SubParsersAction) -> None:
-    p = subs.add_parser("gce", help="generalized composition experiment: priors and membership caps",
-                        description=__doc__)
+    p = subs.add_parser("gce", description=__doc__,
+                        help="generalized composition experiment: priors, membership caps, allowed sets")
     add_param_flags(p, PARAMS, required=REQUIRED, optional=OPTIONAL)
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     v = values_from_args(args, PARAMS, optional=OPTIONAL)
-    if ("prior" in v) == ("cap" in v):
-        raise ParameterError("prior/cap", None, "exactly one of --prior or --cap")
+    given = [key for key in ("prior", "cap", "allowed") if key in v]
+    if len(given) != 1:
+        raise ParameterError("prior/cap/allowed", None, CHOICES)
+    if v["null"] != PAPER_NULL and "prior" not in v:
+        raise ParameterError("null", v["null"], "a null hypothesis only with --prior")
     common = {"eps0": v["eps0"], "delta0": v["delta0"], "delta": v["delta"], "budget": v.get("budget")}
-    k = v["k"]
-    if "cap" in v:
-        result = summary.capped(k=k, cap=v["cap"], neighbouring=v["neighbouring"], **common)
-    elif v["prior"] == "uniform-nonzero":
-        result = summary.uniform_nonzero(k=k, **common)
-    else:
-        k2 = check_count(v["prior"].split(":", 1)[1], field="prior at-least:K2", maximum=k)
-        result = summary.at_least(k=k, k2=k2, **common)
+    if "allowed" in v:
+        allowed = parse_allowed(v["allowed"])
+        if "k" in v and v["k"] != len(allowed[0]):
+            raise ParameterError("k", v["k"], f"the allowed vectors' length {len(allowed[0])} (or no --k)")
+        result = summary.allowed_set(allowed, neighbouring=v["neighbouring"], **common)
+    elif "k" not in v:
+        raise ParameterError("k", None, "a whole number ≥ 1, given with --prior or --cap")
+    elif "cap" in v:
+        result = summary.capped(k=v["k"], cap=v["cap"], neighbouring=v["neighbouring"], **common)
+    else:  # the page's typed priors; the paper's own pairs get every row of the paper
+        budget = common.pop("budget")
+        q = Question(kind="typed", k=v["k"], prior=v["prior"], null=v["null"], **common)
+        result = typed_bounds(q, budget=budget)
     return {key: bound.to_json() for key, bound in result.items()}
