@@ -374,7 +374,7 @@ def split_convolve(a: NDArray[np.float64], b: NDArray[np.float64], *, same: bool
     of non-negative products (relative error ≤ γ_w, absorbed by scaling with (1 ± ε), ε = 2(w + 3)u,
     towards the sound side), the last by FFT, whose bound now has ‖a_r‖, ‖b_r‖: orders smaller.
     Scaling the FFT part and adding the three parts moves it by ≤ (ε + 4u)(‖a_r‖₁‖b_r‖₁ + its bound).
-    Used when it lowers the bound at least 4-fold; else one plain FFT."""
+    Used when it lowers the bound at least 4-fold; else one plain FFT (docs/MATH.md §16)."""
     n = a.size + b.size - 1
     plain = fft.l1_error(n, a, b)
     w = SPLIT_WIDTH

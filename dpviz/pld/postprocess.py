@@ -171,7 +171,7 @@ def windowed_masses(cells: HalfCells, margin: float = MARGIN, *,
     The symbols are formed in one scan over the lattice, from the top down (``_downward``) or from the
     bottom up (``_upward``); a scan ends where pieces may be left unbalanced, so it runs towards the
     lighter end of the law (``upward`` None: chosen by ``scan_upward``). Both are sound; they differ
-    only in where the last, unbalanced symbol falls."""
+    only in where the last, unbalanced symbol falls (docs/MATH.md §16)."""
     if upward is None:
         upward = scan_upward(cells)
     return _upward(cells, margin) if upward else _downward(cells, margin)
