@@ -127,10 +127,18 @@ class Certificate:
     """The same threshold's point estimate (no confidence bound), for comparison."""
 
 
+def widened(b: dict[str, NDArray[np.float64]], slack: float) -> dict[str, NDArray[np.float64]]:
+    """Boxes widened by ``slack`` on every side (a sampled law within ``slack`` of the true one)."""
+    if slack <= 0:
+        return b
+    return {key: np.clip(v - slack if key.endswith("lower") else v + slack, 0.0, 1.0) for key, v in b.items()}
+
+
 def certify(s_in: NDArray[np.float64], s_out: NDArray[np.float64], *, delta: float,
-            confidence: float) -> Certificate:
+            confidence: float, slack: float = 0.0) -> Certificate:
     """Empirical ε lower bound (module docstring): threshold chosen on the first half of each
-    sample, Clopper–Pearson upper bounds at level 1 − (1 − c)/2 on the second half."""
+    sample, Clopper–Pearson upper bounds at level 1 − (1 − c)/2 on the second half, plus ``slack``
+    when the samples come from a law within ``slack`` of the true one (any event's probability)."""
     half = s_in.size // 2
     level = 1.0 - (1.0 - confidence) / 2.0
     sel_in, sel_out = s_in[:half], s_out[:half]
@@ -145,8 +153,8 @@ def certify(s_in: NDArray[np.float64], s_out: NDArray[np.float64], *, delta: flo
     test_in, test_out = s_in[half:], s_out[half:]
     n = int(test_in.size)
     fa_b, md_b = error_counts(test_in, test_out, np.array([t]))
-    a_up = float(cp_upper(fa_b, n, level)[0])
-    b_up = float(cp_upper(md_b, n, level)[0])
+    a_up = min(1.0, float(cp_upper(fa_b, n, level)[0]) + slack)
+    b_up = min(1.0, float(cp_upper(md_b, n, level)[0]) + slack)
     eps = float(epsilon_shown(a_up, b_up, delta))
     est = float(epsilon_shown(fa_b[0] / n, md_b[0] / n, delta))
     return Certificate(epsilon=eps, threshold=t, p_fa_upper=a_up, p_md_upper=b_up,

@@ -16,12 +16,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from dpviz.attack import binned as B
 from dpviz.attack import curve as C
 from dpviz.attack import sampling as S
 from dpviz.attack import theory
 from dpviz.attack.setting import Attack
 from dpviz.budget import Budget
 from dpviz.guarantee import Guarantee, finite_or_none
+from dpviz.mechanisms.subsampling import subsample_remove
+from dpviz.pld.law import LossLaw
 
 CURVE_POINTS = 2000
 """Most thresholds kept for the drawn and exported curve."""
@@ -36,8 +39,13 @@ CHUNK_TRIALS = 1 << 18
 """Trials per progress step for samplers whose cost does not grow with k."""
 
 
-def sampler_for(a: Attack) -> S.Sampler:
-    """The cheapest exact sampler of the statistic (``dpviz.attack.sampling``)."""
+def sampler_for(a: Attack, *, per_step: bool = False) -> S.Sampler:
+    """The cheapest sampler of a valid statistic (``dpviz.attack.sampling``): the exact loss sum
+    where one draw per trial does it; for Laplace and subsampled mechanisms the binned
+    post-processing's composed law (docs/MATH.md §14.5), or with ``per_step`` every step drawn."""
+    if not per_step and binned_law(a) is not None:
+        law, lattice = binned_law(a)  # type: ignore[misc]
+        return S.binned_sum(B.composed_law(law, a.k, lattice), a.k)
     if a.prior == "uniform":
         return S.uniform_prior_count(dict(a.params)["eps0"], a.k)
     mech = a.accountable()
@@ -60,10 +68,27 @@ def sampler_for(a: Attack) -> S.Sampler:
     return S.summed(step, a.k)
 
 
-def sample(a: Attack, progress: Callable[[float], None] | None = None
+def binned_law(a: Attack) -> tuple[LossLaw, float | None] | None:
+    """(one step's loss law, its atoms' lattice) where the binned route is used: Laplace and every
+    Poisson-subsampled mechanism (remove direction, as ``sampling.subsampled_step``) with finite
+    losses; None elsewhere (their exact samplers already cost one draw per trial)."""
+    if a.prior == "uniform":
+        return None
+    mech = a.accountable()
+    if a.sampling_rate is not None:
+        law = subsample_remove(mech.base.law, rate=a.sampling_rate)
+        lattice = None
+    elif mech.key == "laplace":
+        law, lattice = mech.law, mech.eps0
+    else:
+        return None
+    return (law, lattice) if B.usable(law) else None
+
+
+def sample(a: Attack, progress: Callable[[float], None] | None = None, *, per_step: bool = False
            ) -> tuple[NDArray[np.float64], NDArray[np.float64], S.Sampler]:
     """(statistic under H0, statistic under H1, sampler): ``trials`` each, from ``seed``."""
-    sampler = sampler_for(a)
+    sampler = sampler_for(a, per_step=per_step)
     rng = np.random.default_rng(a.seed)
     per_chunk = max(1, int(S.CHUNK_DRAWS // max(1.0, a.k * sampler.step_fraction))) if sampler.per_step \
         else CHUNK_TRIALS
@@ -104,6 +129,8 @@ class AttackResult:
     preview_out: NDArray[np.float64]
     draws: int
     per_step: bool
+    law_error: float
+    """Added to every Clopper–Pearson upper bound and box side (``Sampler.law_error``)."""
     sample_seconds: float
     seconds: float
 
@@ -127,12 +154,13 @@ class AttackResult:
     def box_bounds(self) -> dict[str, NDArray[np.float64]]:
         """Clopper–Pearson boxes at ``boxes``, each holding the truth with probability ≥ confidence."""
         c = self.curve
-        return C.box(c.false_alarms[self.boxes], c.misses[self.boxes], c.trials, self.attack.confidence)
+        return C.widened(C.box(c.false_alarms[self.boxes], c.misses[self.boxes], c.trials,
+                               self.attack.confidence), self.law_error)
 
     def columns(self) -> dict[str, NDArray[np.float64]]:
         """The curve as CSV columns: threshold, P_FA, P_MD and each threshold's confidence box."""
         c = self.curve
-        b = C.box(c.false_alarms, c.misses, c.trials, self.attack.confidence)
+        b = C.widened(C.box(c.false_alarms, c.misses, c.trials, self.attack.confidence), self.law_error)
         return {"threshold": c.thresholds, "P_FA": c.p_fa, "P_MD": c.p_md, "P_FA_lower": b["p_fa_lower"],
                 "P_FA_upper": b["p_fa_upper"], "P_MD_lower": b["p_md_lower"], "P_MD_upper": b["p_md_upper"]}
 
@@ -159,7 +187,9 @@ class AttackResult:
                          **({"reason": self.tradeoff.reason} if self.tradeoff.reason else {})},
             "setting": self.attack.describe(),
             "sampling": {"draws_per_hypothesis": self.draws, "seconds": self.sample_seconds,
-                         "per_step": self.per_step},
+                         "per_step": self.per_step, "law_error": self.law_error,
+                         "statistic": "h·(clipped sum of binned loss windows), docs/MATH.md §14.5"
+                         if self.law_error > 0 else "privacy loss sum (or count)"},
         }
 
 
@@ -169,7 +199,7 @@ def run_attack(a: Attack, *, progress: Callable[[float], None] | None = None,
     t0 = time.perf_counter()
     s_in, s_out, sampler = sample(a, progress)
     t1 = time.perf_counter()
-    cert = C.certify(s_in, s_out, delta=a.delta, confidence=a.confidence)
+    cert = C.certify(s_in, s_out, delta=a.delta, confidence=a.confidence, slack=sampler.law_error)
     t = curve_thresholds(s_in, s_out)
     fa, md = C.error_counts(s_in, s_out, t)
     curve = C.ErrorCurve(thresholds=t, false_alarms=fa, misses=md, trials=a.trials)
@@ -178,5 +208,5 @@ def run_attack(a: Attack, *, progress: Callable[[float], None] | None = None,
     return AttackResult(attack=a, curve=curve, boxes=C.thin_indices(curve, BOXES), certificate=cert,
                         proven=g, tradeoff=trade, preview_in=s_in[:PREVIEW].copy(),
                         preview_out=s_out[:PREVIEW].copy(), draws=sampler.work(a.trials),
-                        per_step=sampler.per_step, sample_seconds=t1 - t0,
+                        per_step=sampler.per_step, law_error=sampler.law_error, sample_seconds=t1 - t0,
                         seconds=time.perf_counter() - t0)

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from dpviz.attack.binned import BinnedPair
 from dpviz.pld.law import LossLaw
 
 CHUNK_DRAWS = 1 << 22
@@ -48,6 +49,9 @@ class Sampler:
     k: int
     step_fraction: float = 1.0
     """Expected fraction of the k steps drawn one by one (``per_step`` samplers)."""
+    law_error: float = 0.0
+    """Bound on |sampled − true| probability of any event of the statistic (``binned_sum``: the
+    floating-point error of its composed law; 0 for the exact samplers)."""
 
     def work(self, trials: int) -> int:
         """Expected draws for ``trials`` trials under one hypothesis."""
@@ -212,3 +216,16 @@ def uniform_prior_count(eps0: float, k: int) -> Sampler:
         return (rng.binomial(j, high) + rng.binomial(k - j, low)).astype(float)
 
     return Sampler(draw=draw, per_step=False, k=k)
+
+
+def binned_sum(pair: BinnedPair, k: int) -> Sampler:
+    """h·T, T the clipped sum of k window indices of a binned post-processing, drawn from its
+    composed laws (``dpviz.attack.binned``; docs/MATH.md §14.5): one draw per trial."""
+    cdfs = {True: np.cumsum(pair.p), False: np.cumsum(pair.q)}
+
+    def draw(rng: np.random.Generator, n: int, under_p: bool) -> NDArray[np.float64]:
+        cdf = cdfs[under_p]
+        idx = np.searchsorted(cdf, rng.random(n) * cdf[-1], side="right")
+        return (pair.lo + np.minimum(idx, cdf.size - 1)) * pair.h
+
+    return Sampler(draw=draw, per_step=False, k=k, law_error=max(pair.err_p, pair.err_q))

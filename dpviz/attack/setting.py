@@ -82,7 +82,12 @@ PARAMS = (K, TRIALS, SEED, DELTA, CONFIDENCE, PRIOR, RATE)
 
 def step_draws(a: Attack) -> float:
     """Expected per-step draws of one trial: 0 for the one-draw samplers (counts, the Gaussian sum),
-    k for subsampled mechanisms, the middle steps k(1 − e^{−ε0})/2 for Laplace (``sampling``)."""
+    k for subsampled mechanisms, the middle steps k(1 − e^{−ε0})/2 for Laplace (``sampling``), and 0
+    for those too where the binned post-processing is sampled instead (docs/MATH.md §14.5)."""
+    from dpviz.attack.run import binned_law
+
+    if binned_law(a) is not None:
+        return 0.0
     if a.sampling_rate is not None:
         return float(a.k)
     if a.mechanism == "laplace":

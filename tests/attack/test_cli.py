@@ -53,16 +53,16 @@ def test_subsampled_gaussian_and_confidence(capsys):
                         *COMMON)
     data = json.loads(out)
     assert code == 0 and data["setting"]["sampling_rate"] == 0.2 and data["confidence"] == 0.99
-    assert data["sampling"]["per_step"] is True
+    # the binned post-processing's composed law, one draw per trial (docs/MATH.md §14.5)
+    assert data["sampling"]["per_step"] is False and 0 < data["sampling"]["law_error"] < 1e-6
 
 
 @pytest.mark.parametrize("argv,field", [
     (["gaussian", "--sigma", "1", "--k", "5", "--trials", str(MAX_TRIALS + 1), "--seed", "1",
       "--delta", "0.1"], "trials"),
-    (["gaussian", "--sigma", "1", "--sampling-rate", "0.1", "--k", "1000", "--trials",
+    # mass at +∞ (δ0 > 0) keeps the per-step sampler, and its cap, for a subsampled canonical pair
+    (["canonical", "--eps0", "1", "--delta0", "0.01", "--sampling-rate", "0.1", "--k", "1000", "--trials",
       str(MAX_STEP_DRAWS // 1000 + 1), "--seed", "1", "--delta", "0.1"], "trials"),
-    (["laplace", "--scale", "1", "--k", "1000", "--trials", str(MAX_STEP_DRAWS // 316 + 1), "--seed", "1",
-      "--delta", "0.1"], "trials"),  # 1000·(1 − e^{−1})/2 ≈ 316 middle steps drawn per trial
     (["gaussian", "--sigma", "-1", *COMMON], "sigma"),
     (["canonical", "--eps0", "0.5", "--k", "0", "--trials", "1000", "--seed", "1", "--delta", "0.1"], "k"),
     (["canonical", "--eps0", "0.5", *COMMON, "--confidence", "1"], "confidence"),

@@ -27,8 +27,9 @@ def mean_within(x: np.ndarray, expected: float, sds: float = 5.0) -> bool:
 ])
 def test_likelihood_ratio_has_mean_one_under_q(kind, params):
     # L = ln P/Q, so E_Q[e^L] = Σ P = 1 (no mass at +∞ here): a sampler of the wrong law fails
-    s_out = sample(make_attack(kind, k=1, trials=200_000, seed=11, delta=0.0, **params))[1]
-    s_in = sample(make_attack(kind, k=1, trials=200_000, seed=12, delta=0.0, **params))[0]
+    # the exact loss samplers (per_step: Laplace and subsampled laws are binned otherwise, §14.5)
+    s_out = sample(make_attack(kind, k=1, trials=200_000, seed=11, delta=0.0, **params), per_step=True)[1]
+    s_in = sample(make_attack(kind, k=1, trials=200_000, seed=12, delta=0.0, **params), per_step=True)[0]
     assert mean_within(np.exp(s_out), 1.0)
     assert mean_within(np.exp(-s_in), 1.0)
 
@@ -51,7 +52,7 @@ def test_laplace_sum_has_mean_k_times_the_kl_divergence():
     # E_P[L] = KL(Lap(0, b) ‖ Lap(Δ, b)) = ε0 + e^{−ε0} − 1 per step, ε0 = Δ/b
     k, e0 = 7, 0.8
     a = make_attack("laplace", scale=1 / e0, k=k, trials=100_000, seed=2, delta=0.0)
-    s_in, s_out, sampler = sample(a)
+    s_in, s_out, sampler = sample(a, per_step=True)  # the exact sampler (the page uses §14.5's)
     kl = e0 + math.exp(-e0) - 1
     assert sampler.per_step
     assert mean_within(s_in, k * kl) and mean_within(s_out, -k * kl)
@@ -112,9 +113,9 @@ def test_chunked_subsampling_keeps_its_law(monkeypatch):
     from scipy.stats import ks_2samp
 
     a = make_attack("gaussian", sigma=1.0, sampling_rate=0.3, k=40, trials=20_000, seed=9, delta=0.0)
-    whole = sample(a)[0]
+    whole = sample(a, per_step=True)[0]
     monkeypatch.setattr(S, "CHUNK_DRAWS", 64)
-    assert ks_2samp(whole, sample(a)[0]).pvalue > 1e-4
+    assert ks_2samp(whole, sample(a, per_step=True)[0]).pvalue > 1e-4
 
 
 def test_same_seed_same_trials_other_seed_other_trials():
