@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -105,7 +106,11 @@ class LossLaw:
         return np.clip(self.p_inf + self.p_above(eps) - e_q, 0.0, 1.0)
 
     def support(self, tail: float) -> tuple[float, float]:
-        """An interval outside which each tail of the finite loss has P- and Q-mass ≤ ``tail``."""
+        """An interval outside which each tail of the finite loss has P- and Q-mass ≤ ``tail``
+        (a few hundred tail evaluations: kept per law and tail, the law being immutable)."""
+        return _support(self, float(tail))
+
+    def _support(self, tail: float) -> tuple[float, float]:
         lo, hi = math.inf, -math.inf
         if self.loss.size:
             lo, hi = float(self.loss.min()), float(self.loss.max())
@@ -151,6 +156,11 @@ class LossLaw:
     def both_directions(self) -> tuple[LossLaw, ...]:
         """(P, Q) and (Q, P): one law when symmetric. ε of a mechanism is the max over both."""
         return (self,) if self.symmetric else (self, self.reversed())
+
+
+@lru_cache(maxsize=256)
+def _support(law: LossLaw, tail: float) -> tuple[float, float]:
+    return law._support(tail)
 
 
 def _bisect_tail(f: Callable[[float], float], tail: float, *, up: bool) -> float:
