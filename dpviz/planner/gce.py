@@ -3,19 +3,24 @@ k databases, one (ε0, δ0)-DP mechanism each, a membership cap C or a database 
 (ε, δ) — for the exact worst case and each paper bound of ``dpviz.gce.summary``.
 
 Every bound of the summary grows with ε0, so each row's largest ε0 is found by the planner's
-search; the summaries are computed once per ε0 and shared by the rows. A row fits when it has a
-value, its δ is within the target and its ε is ≤ the target ε.
+search on that row's own bound. For the uniform-nonzero prior each row is evaluated alone (a cheap
+row is searched fast, HBW Thm 3 with optimal composition at its own cost) and each row's search
+is estimated by counted work before it runs; the other questions' summaries are computed once per
+ε0 and shared by the rows. A row fits when it has a value, its δ is within the target and its ε
+is ≤ the target ε.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 
 from dpviz import budget as budgets
 from dpviz.budget import Budget, Cost
 from dpviz.composition import Level, optimal
-from dpviz.gce import paper_bounds, summary
+from dpviz.gce import hypotheses, paper_bounds, summary
+from dpviz.gce.exact import family_cost as exact_cost
 from dpviz.guarantee import Guarantee
 from dpviz.planner.result import Plan, step_budget
 from dpviz.planner.search import largest
@@ -23,18 +28,23 @@ from dpviz.validation import EPSILON_MAX, ParameterError, check_count, check_del
 
 RTOL = 1e-9
 """ε0 to 1e-9 relative, as the composition planner."""
-SEARCH_EVALUATIONS = 60
-"""Summaries a search over every row evaluates (≈ 62 measured for the uniform-nonzero prior)."""
-PER_TERM_SECONDS = 3.0e-3
-"""Fixed work of one HBW Thm 3 term for its three methods, at the best split of δ and at one common
-δ̂ (measured after the best split landed: whole searches at k = 5 to 40 took 1.0 to 7.7 s, 2.2 to
-3.3 ms per term and evaluation; was 1.5e-3 with the common δ̂ alone), on top of the exact
-optimum's own estimate (``optimal.cost``). Thm 3's terms are not budgeted by the summary, so the
-planner estimates the whole search before it starts."""
+SEARCH_EVALUATIONS = 12
+"""Evaluations of one row's own search (8 to 10 measured per row for the uniform-nonzero prior at
+k = 11 to 100, δ0 = 1e-7: doubling or halving from ε/√k, regula falsi, bisection). A row that has
+no value, or too large a δ, at ε/√k is tried at the smallest ε0 at once, so a row that fits
+nowhere costs 2 evaluations, not 40 halvings."""
+TERM_SECONDS = {"basic": 5.0e-5, "advanced": 8.0e-4, "optimal": 2.0e-3}
+"""Fixed work of one HBW Thm 3 term per evaluation of ``theorem3_pair`` (the best split of δ, and
+the common δ̂ with it), on top of the exact optimum's own estimate (``optimal.cost``) for optimal
+composition. Measured on the loaded development machine in whole searches at k = 11 to 1000:
+about 0.02, 0.4 to 0.7 and 1.2 to 2.1 ms per term and evaluation."""
+COMMON_TERM_SECONDS = {"basic": 5.0e-5, "advanced": 1.0e-4, "optimal": 1.2e-3}
+"""The same for one common δ̂ alone (``theorem3``, no split): the ``*_common`` rows' searches."""
 UNIFORM_NONZERO_ROWS = ("classic", "exact", "cor7",
                         *(f"theorem3_{m}{tail}" for m in paper_bounds.THEOREM3_METHODS
                           for tail in ("", "_common")))
-"""The rows of ``summary.uniform_nonzero``, named when the search is not run."""
+"""The rows of ``summary.uniform_nonzero``, in its order."""
+SOURCE = "HBW, database priors"
 
 
 def question(*, k: int, prior: str | None = None, cap: int | None = None, neighbouring: str = "unbounded",
@@ -53,18 +63,90 @@ def question(*, k: int, prior: str | None = None, cap: int | None = None, neighb
     return lambda e: summary.at_least(k=k, k2=k2, eps0=e, **common)  # type: ignore[arg-type]
 
 
-def search_cost(*, k: int, prior: str | None, eps0: float, delta0: float) -> Cost:
-    """Estimated work of the whole search: only the uniform-nonzero prior has unbudgeted parts
-    (HBW Thm 3: min(k, 40) terms, each an exact optimum of one (ε0, δ0) and k − 1 subsampled steps)."""
-    if prior != "uniform-nonzero":
-        return budgets.ZERO
+def _uniform_rows(*, k: int, delta0: float, delta: float,
+                  budget: Budget | None) -> dict[str, Callable[[float], Guarantee]]:
+    """Each row of ``summary.uniform_nonzero`` as its own function of ε0, so that each row's
+    search evaluates only its own bound (the two rows of one Thm 3 method share ``theorem3_pair``)."""
+    pairs: dict[tuple[str, float], tuple[Guarantee, Guarantee]] = {}
+    priors: list[hypotheses.Hypothesis] = []
+
+    def pair(method: str, e: float) -> tuple[Guarantee, Guarantee]:
+        if (method, e) not in pairs:
+            pairs[method, e] = paper_bounds.theorem3_pair(k=k, eps0=e, delta0=delta0, method=method,
+                                                          delta=delta)
+        return pairs[method, e]
+
+    def common(method: str, e: float) -> Guarantee:
+        """One common δ̂ alone (no split), unless the pair is known: ``theorem3_pair``'s second value."""
+        if (method, e) in pairs:
+            return pairs[method, e][1]
+        return paper_bounds.theorem3(k=k, eps0=e, delta0=delta0, method=method, delta=delta)
+
+    def exact(e: float) -> Guarantee:
+        if not priors:  # built once (their size grows with k)
+            priors.extend((hypotheses.point_zero(k=k), hypotheses.uniform_nonzero(k=k)))
+        return summary.exact(priors[0], priors[1], eps0=e, delta0=delta0, delta=delta, budget=budget)
+
+    def cor7(e: float) -> Guarantee:
+        g = paper_bounds.corollary7(k=k, eps0=e, delta0=delta0)
+        return g if g.delta <= delta else replace(g, note=f"its δ exceeds the target δ = {delta:g}")  # type: ignore[operator]
+
+    rows: dict[str, Callable[[float], Guarantee]] = {
+        "classic": lambda e: summary.classic(k=k, eps0=e, delta0=delta0, delta=delta, budget=budget),
+        "exact": exact, "cor7": cor7}
+    for m in paper_bounds.THEOREM3_METHODS:
+        rows[f"theorem3_{m}"] = lambda e, m=m: pair(m, e)[0]  # type: ignore[misc]
+        rows[f"theorem3_{m}_common"] = lambda e, m=m: common(m, e)  # type: ignore[misc]
+    return {key: rows[key] for key in UNIFORM_NONZERO_ROWS}
+
+
+def row_costs(*, k: int, eps0: float, delta0: float) -> dict[str, Cost]:
+    """Estimated work of each row's own search for the uniform-nonzero prior (``SEARCH_EVALUATIONS``
+    evaluations at ε0): classic and exact by their routes' counted work, Cor. 7 a closed form,
+    HBW Thm 3 min(k, 40) terms, each (optimal composition) an exact optimum of one (ε0, δ0) and
+    k − 1 subsampled steps."""
+    n = min(k, paper_bounds.TERMS)
+    classic = optimal.cost((Level(epsilon=eps0, delta=delta0, count=k),))
+    exact = exact_cost(k, ("zero", "uniform-nonzero"), delta0=delta0)
     e_s, d_s = paper_bounds.subsampled(eps0=eps0, delta0=delta0)
     first = Level(epsilon=eps0, delta=delta0, count=1)
-    levels = (first, Level(epsilon=e_s, delta=d_s, count=k - 1)) if k > 1 else (first,)
-    n = min(k, paper_bounds.TERMS)
-    per = n * (PER_TERM_SECONDS + optimal.cost(levels).seconds)
-    return Cost(seconds=SEARCH_EVALUATIONS * per,
-                what=f"{SEARCH_EVALUATIONS} evaluations of HBW Thm 3's {n} terms")
+    term = optimal.cost((first, Level(epsilon=e_s, delta=d_s, count=k - 1)) if k > 1 else (first,))
+    out = {"classic": Cost(SEARCH_EVALUATIONS * classic.seconds, classic.bytes,
+                           f"{SEARCH_EVALUATIONS} evaluations of {classic.what}"),
+           "exact": Cost(SEARCH_EVALUATIONS * exact.seconds, exact.bytes,
+                         f"{SEARCH_EVALUATIONS} evaluations of {exact.what}"),
+           "cor7": budgets.ZERO}
+    for m in paper_bounds.THEOREM3_METHODS:
+        atoms = (term.seconds, term.bytes) if m == "optimal" else (0.0, 0.0)
+        for tail, per in (("", TERM_SECONDS[m]), ("_common", COMMON_TERM_SECONDS[m])):
+            out[f"theorem3_{m}{tail}"] = Cost(SEARCH_EVALUATIONS * n * (per + atoms[0]), atoms[1],
+                                              f"{SEARCH_EVALUATIONS} evaluations of HBW Thm 3's {n} terms")
+    return {key: out[key] for key in UNIFORM_NONZERO_ROWS}
+
+
+def search_cost(*, k: int, prior: str | None, eps0: float, delta0: float) -> Cost:
+    """Estimated work of every row's search: only the uniform-nonzero prior has unbudgeted parts
+    (HBW Thm 3's terms); the other priors' summaries budget their routes themselves."""
+    if prior != "uniform-nonzero":
+        return budgets.ZERO
+    total = budgets.ZERO
+    for c in row_costs(k=k, eps0=eps0, delta0=delta0).values():
+        total = Cost(total.seconds + c.seconds, max(total.bytes, c.bytes), "every row's own search")
+    return total
+
+
+def admitted(costs: dict[str, Cost], budget: Budget) -> dict[str, str]:
+    """Rows searched within ``budget``, cheapest first, each while the work so far fits; the others
+    map to the reason they are not (the row alone, or with the cheaper rows, is over the budget)."""
+    used, out = 0.0, {}
+    for key, c in sorted(costs.items(), key=lambda kc: kc[1].seconds):
+        if budget.allows(used + c.seconds, c.bytes):
+            used += c.seconds
+            continue
+        if budget.admits(c):
+            c = Cost(used + c.seconds, c.bytes, f"{c.what}, after the cheaper rows")
+        out[key] = budget.reason(c)
+    return out
 
 
 def _fits_score(g: Guarantee | None, epsilon: float, delta: float) -> float:
@@ -73,47 +155,71 @@ def _fits_score(g: Guarantee | None, epsilon: float, delta: float) -> float:
     return g.epsilon - epsilon
 
 
+def _not_computed(key: str, reason: str, epsilon: float, delta: float) -> Plan:
+    return Plan(key=key, name="eps0", value=None, target_epsilon=epsilon, target_delta=delta,
+                check=Guarantee.not_computed(source=SOURCE, reason=reason), reason=reason)
+
+
 def max_eps0(*, k: int, epsilon: float, delta: float, delta0: float = 0.0, prior: str | None = None,
              cap: int | None = None, neighbouring: str = "unbounded",
              budget: Budget | None = None) -> dict[str, Plan]:
-    """Per summary row (``classic``, ``exact``, the paper bounds): the largest ε0 that fits."""
+    """Per summary row (``classic``, ``exact``, the paper bounds): the largest ε0 that fits.
+
+    Each row is searched on its own bound (its own monotone search). For the uniform-nonzero prior
+    each row is evaluated alone and its search estimated first (``row_costs``): rows whose work does
+    not fit the budget say why instead of running; the others answer."""
     k = check_count(k, field="k")
     epsilon = check_epsilon(epsilon, field="epsilon")
     delta = check_delta(delta, field="delta")
     delta0 = check_delta(delta0, field="delta0")
-    ask = question(k=k, prior=prior, cap=cap, neighbouring=neighbouring, delta0=delta0, delta=delta,
-                   budget=step_budget(budget))
+    step = step_budget(budget)
     start = max(epsilon, 1e-9) / math.sqrt(k)
-    whole, work = budgets.resolve(budget), search_cost(k=k, prior=prior, eps0=start, delta0=delta0)
-    if not whole.admits(work):
-        reason = whole.reason(work)
-        return {key: Plan(key=key, name="eps0", value=None, target_epsilon=epsilon, target_delta=delta,
-                          check=Guarantee.not_computed(source="HBW, database priors", reason=reason),
-                          reason=reason)
-                for key in UNIFORM_NONZERO_ROWS}
-    cache: dict[float, dict[str, Guarantee]] = {}
+    skipped: dict[str, str] = {}
+    if prior == "uniform-nonzero":
+        rows = _uniform_rows(k=k, delta0=delta0, delta=delta, budget=step)
+        skipped = admitted(row_costs(k=k, eps0=start, delta0=delta0), budgets.resolve(budget))
+    else:
+        ask = question(k=k, prior=prior, cap=cap, neighbouring=neighbouring, delta0=delta0, delta=delta,
+                       budget=step)
+        cache: dict[float, dict[str, Guarantee]] = {}
 
-    def at(e: float) -> dict[str, Guarantee]:
-        if e not in cache:
-            cache[e] = ask(e)
-        return cache[e]
+        def at(e: float) -> dict[str, Guarantee]:
+            if e not in cache:
+                cache[e] = ask(e)
+            return cache[e]
 
-    rows = list(at(start))
+        rows = {key: (lambda e, key=key: at(e).get(key)) for key in at(start)}  # type: ignore[misc]
     out: dict[str, Plan] = {}
-    for key in rows:
-        def score(e: float, key: str = key) -> float:
-            return _fits_score(at(e).get(key), epsilon, delta)
+    for key, row in rows.items():
+        if key in skipped:
+            out[key] = _not_computed(key, skipped[key], epsilon, delta)
+            continue
+        seen: dict[float, Guarantee | None] = {}
 
-        lo, hi = largest(score, start=start, top=EPSILON_MAX, smallest=1e-12 * start, rtol=RTOL)
+        def value(e: float, row: Callable[[float], Guarantee | None] = row,
+                  seen: dict[float, Guarantee | None] = seen) -> Guarantee | None:
+            if e not in seen:
+                seen[e] = row(e)
+            return seen[e]
+
+        g = value(start)
+        hopeless = g is None or not g.feasible or g.delta is None or g.delta > delta
+        if hopeless and _fits_score(value(1e-12 * start), epsilon, delta) > 0:  # monotone: none fits
+            lo, hi = None, 1e-12 * start
+        else:
+            lo, hi = largest(lambda e, value=value: _fits_score(value(e), epsilon, delta),  # type: ignore[misc]
+                             start=start, top=EPSILON_MAX, smallest=1e-12 * start, rtol=RTOL)
         if lo is None:
-            g = at(start)[key]
+            g = value(start)
+            assert g is not None
             out[key] = Plan(key=key, name="eps0", value=None, check=g, target_epsilon=epsilon,
                             target_delta=delta, reason=g.reason if not g.feasible else
                             f"no ε0 > 0 fits (δ = {g.delta:.6g}, ε = {g.epsilon:.6g})")
             continue
         nxt = lo * (1.0 + 1e-9)
-        beyond = at(nxt).get(key) if nxt <= EPSILON_MAX else None
-        g = at(lo)[key]
+        beyond = value(nxt) if nxt <= EPSILON_MAX else None
+        g = value(lo)
+        assert g is not None
         out[key] = Plan(key=key, name="eps0", value=lo, check=g, target_epsilon=epsilon, target_delta=delta,
                         beyond_value=nxt if beyond is not None else None, beyond=beyond,
                         note="" if math.isfinite(hi) else f"every ε0 up to {EPSILON_MAX:g} fits",
