@@ -34,7 +34,12 @@ with st.expander("How the attack's ε is certified"):
         "over the two error rates gives the confidence.\n"
         "- A box holds the true (P_FA, P_MD) of its threshold with the stated confidence.\n"
         "- Only what the test needs is sampled: the sum of privacy losses (a count for the canonical "
-        "pair and randomized response), so 10⁶ trials at k = 10⁴ take about a second."
+        "pair and randomized response), so 10⁶ trials at k = 10⁴ take about a second.\n"
+        "- Laplace and subsampled mechanisms: the attacker first rounds each step's privacy loss to a "
+        "window of width h and tests the sum of the windows. That is a post-processing of what the "
+        "mechanism releases, so any test on it is a real attack on the mechanism and the certified ε "
+        "still holds for it; its law for all k steps is computed once (FFT) and each trial is one draw "
+        "from it (docs/MATH.md §14.5)."
     )
 
 
