@@ -24,7 +24,7 @@ from dpviz.composition.curves import k_grid
 from dpviz.figures.planner import noise_vs_k_figure
 from dpviz.figures.style import STYLES
 from dpviz.figures.tables import NO_VALUE, format_number
-from dpviz.guarantee import Guarantee
+from dpviz.guarantee import Guarantee, Status
 from dpviz.mechanisms.registry import MECHANISMS
 from dpviz.params import PRIOR as CLI_PRIOR
 from dpviz.params import Param, check_prior
@@ -152,11 +152,18 @@ def gce_plans(*, epsilon: float, delta: float, k: int, delta0: float, cap: int, 
                               target_delta=delta, reason=str(exc))}
 
 
+def _directions_cell(p: Plan) -> str:
+    """The directions proved at the plan's value; none for a row not computed."""
+    if p.check.status is Status.NOT_COMPUTED:
+        return NO_VALUE
+    return str(dict(p.extra).get("directions", "both"))
+
+
 def gce_rows(plans: dict[str, Plan], *, prior: str = NO_PRIOR) -> list[dict[str, str]]:
     labels = GCE_LABELS if prior == NO_PRIOR else {**GCE_LABELS, "exact": PRIOR_EXACT}
     return [{"bound": labels.get(key, key),
              "largest ε0": format_number(p.value, 7, down=True) if p.feasible else NO_VALUE,
-             "kind": kind_cell(p), "directions": str(dict(p.extra).get("directions", "both")),
+             "kind": kind_cell(p), "directions": _directions_cell(p),
              "check": _check_cell(p)}
             for key, p in plans.items()]
 

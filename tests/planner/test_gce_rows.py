@@ -115,3 +115,13 @@ def test_a_row_that_fits_nowhere_is_found_at_once(monkeypatch) -> None:
     assert plans["cor7"].value is None and "no ε0 > 0 fits" in plans["cor7"].reason
     assert plans["theorem3_basic"].value is None  # its best split is Cor. 7 too (HBW: each term its Σδ)
     assert len(seen) <= 4  # two rows, two evaluations each (was about 40 each)
+
+
+def test_page_rows_not_computed_claim_no_direction() -> None:
+    from dpviz.views import planner as pv
+
+    plans = pv.gce_plans(epsilon=1.0, delta=1e-5, k=1000, delta0=0.0, cap=1, prior="uniform-nonzero")
+    rows = {r["bound"]: r for r in pv.gce_rows(plans, prior="uniform-nonzero")}
+    skipped = [r for r in rows.values() if r["kind"] == "not computed"]
+    assert skipped and all(r["directions"] == "—" for r in skipped)
+    assert rows["HBW Cor. 7"]["directions"] == "both"
