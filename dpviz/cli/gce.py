@@ -25,7 +25,7 @@ from dpviz.views.gce_questions import PAPER_NULL, Question, typed_bounds
 from dpviz.views.typed_priors import parse_allowed
 
 CLI_NEIGHBOURING = replace(NEIGHBOURING, help="unbounded or bounded (with --cap or --allowed).")
-CLI_PRIOR = replace(PRIOR, default=None, help=PRIOR.help.replace("as `gce --prior` and more: ", ""))
+CLI_PRIOR = replace(PRIOR, default=None, help=PRIOR.help.replace(", as `gce --prior` and more: ", ": "))
 CLI_NULL = replace(NULL, help=NULL.help + " With --prior only.")
 CLI_ALLOWED = replace(ALLOWED, default=None)
 
