@@ -84,3 +84,12 @@ def test_downloads_and_regions_link():
     assert any("CSV" in x for x in labels) and any("JSON" in x for x in labels)
     text = " ".join(x.value for x in at.markdown)
     assert "/Privacy_regions?" in text
+
+
+def test_every_page_lists_the_lab_in_its_sidebar():
+    # the navigation is drawn from dpviz.ui.VIEWS on every page (not only the home page's link);
+    # under AppTest (no navigation) each link is its label in bold (dpviz.ui.page_link)
+    at = run_page("pages/1_Privacy_regions.py")
+    labels = [el.proto.label for el in at.sidebar.get("page_link")] + [m.value for m in at.sidebar.markdown]
+    assert "Plan a budget" in " ".join(labels)
+    assert labels[-1].strip("*") == "Attack lab", labels
