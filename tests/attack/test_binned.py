@@ -97,3 +97,27 @@ def test_a_million_trials_at_k_ten_thousand_stay_below_the_proven_epsilon(kind, 
     assert r.proven_epsilon is not None
     assert 0 < r.empirical_epsilon <= r.proven_epsilon
     assert r.to_json()["sampling"]["per_step"] is False
+
+
+def test_binned_certificate_exceeds_the_proven_epsilon_no_more_than_the_confidence_allows():
+    # the proven ε (PLD upper bound) is ≥ the truth, so a sound certificate exceeds it in at most a
+    # fraction 1 − c of the seeds; c = 0.8 gives the check teeth (150 seeds, 3 binomial sd of slack)
+    from dpviz.attack import theory
+
+    confidence, seeds, delta = 0.8, 150, 0.01
+    proven = theory.proven(make_attack("laplace", scale=1.0, k=4, trials=2000, seed=0, delta=delta))
+    assert proven.upper is not None
+
+    def exceed(scale: float) -> float:
+        over = 0
+        for seed in range(seeds):
+            a = make_attack("laplace", scale=scale, k=4, trials=2000, seed=seed, delta=delta)
+            s_in, s_out, sampler = sample(a)
+            cert = C.certify(s_in, s_out, delta=delta, confidence=confidence, slack=sampler.law_error)
+            over += cert.epsilon > proven.upper
+        return over / seeds
+
+    allowed = (1 - confidence) + 3 * (confidence * (1 - confidence) / seeds) ** 0.5
+    assert exceed(1.0) <= allowed
+    # samples of a leakier law (b = 0.7: ε0 43% larger) fail the same check (measured: 0.43 > 0.30)
+    assert exceed(0.7) > allowed
