@@ -17,6 +17,8 @@ EMPIRICAL_COLOR = "#000000"
 BOX_COLOR = "#D55E00"
 POINT_COLOR = "#CC79A7"
 REGION_COLORS = {"tradeoff": "#0072B2", "proven": "#7F7F7F"}
+MARKED_POINTS = 60
+"""Most thresholds drawn with a marker each (more: the line alone)."""
 
 
 def box_trace(boxes: Mapping[str, np.ndarray], *, confidence: float) -> go.Scatter:
@@ -40,7 +42,10 @@ def attack_figure(*, p_fa: np.ndarray, p_md: np.ndarray, boxes: Mapping[str, np.
     the empirical curve, its boxes and one highlighted test (``point``)."""
     fig = region_figure(regions, title=title, labels=labels, colors=REGION_COLORS, height=height)
     fig.add_trace(box_trace(boxes, confidence=confidence))
-    fig.add_trace(go.Scatter(x=p_fa, y=p_md, mode="lines+markers", name="Attack: likelihood-ratio test, "
+    # a marker per threshold only where they are few: 2,000 of them made a thick black band that hid
+    # the trade-off curve the attack runs along (looking at a subsampled Gaussian, k = 100)
+    mode = "lines+markers" if np.size(p_fa) <= MARKED_POINTS else "lines"
+    fig.add_trace(go.Scatter(x=p_fa, y=p_md, mode=mode, name="Attack: likelihood-ratio test, "
                              "every threshold", line={"color": EMPIRICAL_COLOR, "width": 1.5},
                              marker={"size": 4, "color": EMPIRICAL_COLOR},
                              hovertemplate=hover("P_FA = %{x:.4g}", "P_MD = %{y:.4g}")))

@@ -93,3 +93,14 @@ def test_every_page_lists_the_lab_in_its_sidebar():
     labels = [el.proto.label for el in at.sidebar.get("page_link")] + [m.value for m in at.sidebar.markdown]
     assert "Plan a budget" in " ".join(labels)
     assert labels[-1].strip("*") == "Attack lab", labels
+
+
+def test_many_thresholds_draw_a_line_that_leaves_the_curve_visible():
+    # looking at a subsampled Gaussian (k = 100) showed 2,000 markers hiding the trade-off curve
+    at = run_page(PAGE, mechanism="gaussian", sigma="1", sampling_rate="0.01", k="100", trials="20000",
+                  seed="1", delta="1e-5")
+    attack = next(t for t in figures(at)[0]["data"] if t.get("name", "").startswith("Attack"))
+    assert attack["mode"] == "lines"
+    few = run_page(PAGE, k="3")  # the canonical pair at k = 3: four thresholds, each marked
+    attack = next(t for t in figures(few)[0]["data"] if t.get("name", "").startswith("Attack"))
+    assert attack["mode"] == "lines+markers"
