@@ -138,7 +138,7 @@ def check(argv: Sequence[str], *, timeout: float | None = 30.0) -> Outcome:
             o.problems.append(f"exit 2 with {len(lines)} stderr lines: {o.stderr[:400]!r}")
         elif not (_FIELD_MESSAGE.match(lines[0]) or _ARGPARSE_MESSAGE.match(lines[0])):
             o.problems.append(f"exit 2 message names no field: {lines[0][:300]!r}")
-        elif (m := _FIELD_MESSAGE.match(lines[0])) and not _given(m.group("field"), argv):
+        elif (m := _FIELD_MESSAGE.match(lines[0])) and not _given(m.group("field"), argv, lines[0]):
             o.problems.append(f"exit 2 names {m.group('field')!r}, which the user did not give: "
                               f"{lines[0][:300]!r}")
         if o.stdout:
@@ -158,14 +158,16 @@ def check(argv: Sequence[str], *, timeout: float | None = 30.0) -> Outcome:
     return o
 
 
-def _given(field: str, argv: Sequence[str]) -> bool:
+def _given(field: str, argv: Sequence[str], line: str = "") -> bool:
     """Whether a ParameterError's field names something the user typed (or left out when it was
-    required: "eps0/k", "prior/cap"). Rows of --levels are checked as eps0, delta0 and k."""
+    required: "eps0/k", "prior/cap", or "got k=None": gce's k needed with --prior or --cap). Rows
+    of --levels are checked as eps0, delta0 and k."""
     flags = {a[2:].split("=")[0].replace("-", "_") for a in argv if a.startswith("--")}
     if "levels" in flags:
         flags |= {"eps0", "delta0", "k"}
     names = {t.replace("-", "_") for t in re.split(r"[/ ]", field) if t}
-    return bool(names & flags) or "/" in field  # "a/b": one of two alternatives was missing
+    missing = line.endswith(f"got {field}=None")  # the CLI says the field is missing, by name
+    return bool(names & flags) or "/" in field or missing  # "a/b": one of two alternatives was missing
 
 
 # ---------------------------------------------------------------------- logical consistency

@@ -68,12 +68,23 @@ def test_harness_catches_what_it_should() -> None:
     assert harness.strict_json('{"a": 1.5}') == {"a": 1.5}
     with pytest.raises(ValueError):
         harness.strict_json('{"a": NaN}')
-    assert harness.consistency(["compose", "--delta", "0.1"], {
+    compose = {
         "basic": {"epsilon": 1.0, "delta": 0.1, "kind": "upper", "source": "s"},
         "advanced": {"epsilon": 2.0, "delta": 0.1, "kind": "upper", "source": "s"},
         "kov": {"epsilon": 2.0, "delta": 0.1, "kind": "upper", "source": "s"},
+        "zcdp": {"epsilon": 1.8, "delta": 0.1, "kind": "upper", "source": "s"},
         "optimal": {"epsilon": 1.5, "delta": 0.1, "kind": "exact", "source": "s"},
-    }) == ["optimal ε 1.5 > basic ε 1.0"]
+    }
+    assert harness.consistency(["compose", "--delta", "0.1"], compose) == ["optimal ε 1.5 > basic ε 1.0"]
+    four = {key: g for key, g in compose.items() if key != "zcdp"}  # a method missing from the JSON
+    assert harness.consistency(["compose", "--delta", "0.1"], four) == [f"keys {sorted(four)}"]
+    # over budget optimal is the best closed form (basic, advanced, KOV), which zCDP may beat
+    over_budget = {**compose, "basic": {**compose["basic"], "epsilon": 3.0},
+                   "zcdp": {**compose["zcdp"], "epsilon": 1.2},
+                   "optimal": {**compose["optimal"], "kind": "upper", "reason": "over budget"}}
+    assert harness.consistency(["compose", "--delta", "0.1"], over_budget) == []
+    over_budget["optimal"]["kind"] = "exact"  # the true optimum above a sound bound is a bug
+    assert harness.consistency(["compose", "--delta", "0.1"], over_budget) == ["optimal ε 1.5 > zcdp ε 1.2"]
     assert harness.consistency(["mechanism"], {
         "epsilon": 1.0, "epsilon_lower": 1.2, "epsilon_upper": 1.0,
     }) == ["result: lower 1.2 > upper 1.0", "result lower 1.2 > result upper 1.0"]
@@ -84,6 +95,9 @@ def test_harness_catches_what_it_should() -> None:
     }) == ["exact ε 2.0 > cor7 ε 1.0 (δ 0.05)"]
     o = check(["compose", "--eps0", "1", "--k", "3", "--delta", "0.1", "--no-such-flag"])
     assert o.code == 2 and o.category == "ok"  # argparse's one-line usage error is fine
+    o = check(["gce", "--eps0", "1", "--delta", "0.1", "--prior", "uniform-nonzero"])  # no --k
+    assert o.code == 2 and o.category == "ok"  # "k must be …, got k=None" names the missing field
+    assert not harness._given("k", ["gce", "--eps0", "1"], "… error: k must be ≥ 1, got k=3")
     o = harness.run_cli(["compose", "--eps0", "1", "--k", "3", "--delta", "0.1"], timeout=30)
     assert o.code == 0 and o.error is None
 
