@@ -10,6 +10,7 @@ import numpy as np
 import plotly.io as pio
 import pytest
 
+from dpviz.composition import METHODS
 from dpviz.figures.regions import region_figure
 from dpviz.figures.style import FONT_FAMILY, TEMPLATE_NAME
 from dpviz.regions import intersection_boundary
@@ -119,14 +120,14 @@ def test_overlapping_regions_each_show_their_own_tint_and_every_outline():
     """Issue 10: translucent fills of four nested regions stacked into one muddy colour and hid the
     outlines beneath. Fills are now opaque light tints, drawn before every outline."""
     fig = view("regions").figures["methods"]
-    methods = {"basic", "advanced", "kov", "optimal"}
+    methods = set(METHODS)  # every composition method, zCDP too (Thm 22's intersection over δ′)
     kinds = ["fill" if t.mode == "none" else "line" for t in fig.data if t.legendgroup in methods]
-    assert kinds == ["fill"] * 4 + ["line"] * 4
+    assert kinds == ["fill"] * len(methods) + ["line"] * len(methods)
     for t in fig.data:
         if t.fill == "toself":
             assert t.fillcolor.startswith("rgb(") and not t.fillcolor.startswith("rgba("), t.fillcolor
     tints = {t.legendgroup: t.fillcolor for t in fig.data if t.fill == "toself"}
-    assert len(set(tints.values())) == 4  # one tint per method
+    assert set(tints) == methods and len(set(tints.values())) == len(methods)  # one tint per method
 
 
 def test_an_informative_region_has_no_vacuous_note():
