@@ -128,8 +128,9 @@ def test_prior_url_round_trip_and_rows_equal_the_planner() -> None:
 
 
 def test_prior_over_the_page_budget_shows_the_reason() -> None:
-    """Uniform-nonzero at k = 10^6: HBW Thm 3's terms would take about a minute; every row says
-    why it is not computed, and the page finishes."""
+    """Uniform-nonzero at k = 10^6: each row is searched on its own bound (GCEFIX); the rows whose
+    search would take too long (the exact worst case, Thm 3 with optimal composition) say why they
+    are not computed, the cheap ones answer, and the page finishes."""
     at = run_page(PAGE, k="1000000", prior="uniform-nonzero", k_max="10")
     assert_clean(at)
     assert not errors(at)
@@ -137,8 +138,9 @@ def test_prior_over_the_page_budget_shows_the_reason() -> None:
     assert len(priors) == len(pg.UNIFORM_NONZERO_ROWS)  # every row of the summary, best split and common δ̂
     labels = {**pv.GCE_LABELS, "exact": pv.PRIOR_EXACT}
     assert list(priors["bound"]) == [labels[key] for key in pg.UNIFORM_NONZERO_ROWS]
-    assert all("budget" in c and "command line" in c for c in priors["check"])
-    assert priors["largest ε0"].isna().all()  # "—" in the table: no value
+    skipped = [c for c in priors["check"] if "not computed" in c]
+    assert skipped and all("budget" in c and "command line" in c for c in skipped)
+    assert priors["largest ε0"].isna().sum() == len(skipped) < len(priors)  # "—": no value
 
 
 def test_prior_that_does_not_fit_k_is_one_named_message() -> None:
