@@ -82,3 +82,15 @@ def test_missing_flag_exits_2_in_a_real_process():
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "--trials" in proc.stderr
+
+
+def test_no_false_alarm_seen_is_valid_json(capsys):
+    """Randomized response ε0 = 1, k = 10: the best threshold on the first half sees no false alarm,
+    so its point estimate is unbounded; the CLI printed a traceback (``inf`` is not JSON) and now
+    prints null there, the certified ε stays finite."""
+    code, out, err = _run(capsys, "randomized-response", "--eps0", "1", "--k", "10", "--trials", "100000",
+                          "--seed", "1", "--delta", "1e-5")
+    data = json.loads(out)
+    assert code == 0 and not err
+    assert data["certificate"]["false_alarms"] == 0 and data["certificate"]["point_estimate_epsilon"] is None
+    assert 0 < data["empirical_epsilon"] <= data["proven_epsilon"]
