@@ -201,6 +201,19 @@ def consistency(argv: Sequence[str], data: Any) -> list[str]:
         return _gce(data, delta=_target(argv, "--delta"))
     if command == "mechanism":
         return _mechanism(data)
+    if command == "attack":
+        return _attack(data)
+    return []
+
+
+def _attack(data: dict[str, Any]) -> list[str]:
+    """The certified ε is a number in [0, proven ε] (an attack cannot beat a proof beyond its
+    confidence, and the proof holds for every outcome), and the trials are those asked for."""
+    emp, proven = data.get("empirical_epsilon"), data.get("proven_epsilon")
+    if not isinstance(emp, (int, float)) or emp < 0:
+        return [f"empirical_epsilon {emp!r}"]
+    if isinstance(proven, (int, float)) and emp > proven * (1 + 1e-9) + 1e-12:
+        return [f"empirical ε {emp} > proven ε {proven}"]
     return []
 
 

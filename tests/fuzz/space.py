@@ -170,3 +170,25 @@ def mechanism(draw, kind: str | None = None, *, wide: bool = False, fast: bool =
     if draw(st.integers(0, 12 if fast else 6 if not wide else 3)) == 1:
         args.append("--compare")
     return args + draw(budget())
+
+
+_ATTACK_PARAM = {
+    "canonical": ("--eps0", (1e-3, 20.0)),
+    "randomized-response": ("--eps0", (1e-3, 20.0)),
+    "laplace": ("--scale", (1e-2, 1e3)),
+    "gaussian": ("--sigma", (1e-2, 1e3)),
+}
+
+
+@st.composite
+def attack(draw, kind: str | None = None) -> list[str]:
+    """``attack KIND``: small k and trials (a call takes well under a second), the mechanism's main
+    flag, δ anywhere, the confidence and Poisson rate sometimes; rarely trials beyond the maximum."""
+    kind = kind or draw(st.sampled_from(sorted(_ATTACK_PARAM)))
+    flag, (lo, hi) = _ATTACK_PARAM[kind]
+    trials = st.one_of(st.integers(100, 3_000).map(str), st.integers(100, 3_000).map(str),
+                       count(3_000, rare=True), st.sampled_from(("50", "20000000", "1e3", "0")))
+    pairs = [(flag, number(lo, hi)), ("--k", count(30)), ("--trials", trials),
+             ("--seed", count(10**6)), ("--delta", probability()),
+             ("--confidence", number(0.4, 0.9999999, log=False)), ("--sampling-rate", number(1e-4, 1.0))]
+    return ["attack", kind, *draw(_flags(pairs, optional=("--confidence", "--sampling-rate")))]

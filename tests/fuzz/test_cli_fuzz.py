@@ -61,6 +61,12 @@ def test_mechanism(kind: str) -> None:
     run()
 
 
+@_fuzz(60)
+@given(argv=space.attack())
+def test_attack(argv: list[str]) -> None:
+    _assert_contract(argv)
+
+
 def test_harness_catches_what_it_should() -> None:
     """The properties can fail: a traceback, a warning, NaN in JSON and a wrong order are caught."""
     from tests.fuzz import harness
@@ -93,6 +99,8 @@ def test_harness_catches_what_it_should() -> None:
         "cor7": {"epsilon": 1.0, "delta": 0.05, "kind": "upper", "source": "s", "directions": "both"},
         "fwd": {"epsilon": 1.0, "delta": 0.05, "kind": "upper", "source": "s", "directions": "forward"},
     }) == ["exact ε 2.0 > cor7 ε 1.0 (δ 0.05)"]
+    assert harness.consistency(["attack"], {"empirical_epsilon": 2.0, "proven_epsilon": 1.5}) == [
+        "empirical ε 2.0 > proven ε 1.5"]
     o = check(["compose", "--eps0", "1", "--k", "3", "--delta", "0.1", "--no-such-flag"])
     assert o.code == 2 and o.category == "ok"  # argparse's one-line usage error is fine
     o = check(["gce", "--eps0", "1", "--delta", "0.1", "--prior", "uniform-nonzero"])  # no --k
