@@ -262,11 +262,15 @@ def _advanced_curve(levels: Levels, top: float, around: float | None = None) -> 
     smax = min(1.0, top - floor, convex)
     if not smax > 0:
         return None
+    # the sampled range is clamped to positive floats (smax * 1e-30 underflows to 0 for δ ≲ 1e-278):
+    # any slack > 0 gives a valid point, so a shorter range only offers fewer splits
+    tiny = min(smax, float(np.finfo(float).tiny))
     if around is None:
-        slack = np.geomspace(smax, smax * 1e-30, SPLIT_SAMPLES)
+        slack = np.geomspace(smax, max(smax * 1e-30, tiny), SPLIT_SAMPLES)
     else:
-        mid = max(around - floor, smax * 1e-300)
-        slack = np.geomspace(min(smax, mid * math.exp(0.3)), mid * math.exp(-0.3), SPLIT_SAMPLES // 2)
+        mid = max(around - floor, smax * 1e-300, tiny)
+        slack = np.geomspace(min(smax, mid * math.exp(0.3)), max(mid * math.exp(-0.3), tiny),
+                             SPLIT_SAMPLES // 2)
     eps = np.sqrt(2.0 * var * -np.log(slack)) + shift
     keep = eps <= EPS_CAP
     t, d = np.exp(eps[keep]), floor + slack[keep]

@@ -156,3 +156,15 @@ def test_optimal_split_equalises_the_tail_probability_under_the_reference(k, eps
         at_or_above.append(q[a.loss >= eps * (1 - 1e-12) - 1e-15].sum())
     assert max(above) <= min(at_or_above) * (1 + 1e-9)
     assert max(chosen) > min(chosen) * (1 + 1e-6)  # the terms really sit at different ε̂_i
+
+
+@pytest.mark.parametrize("delta", [1e-280, 1e-300, 1e-320])
+@pytest.mark.parametrize(("k", "eps0", "delta0"), [(1, 0.0, 0.0), (3, 0.5, 0.0)])
+def test_best_split_at_a_delta_near_underflow(k, eps0, delta0, delta) -> None:
+    """The advanced curve samples slacks 30 decades below δ: at δ = 1e-300 that range ended at 0
+    (numpy's geomspace raised); now it is clamped to positive floats and the answer still holds δ."""
+    best, common = PB.theorem3_pair(k=k, eps0=eps0, delta0=delta0, method="advanced", delta=delta)
+    for g in (best, common):
+        assert not g.feasible or (g.delta <= delta and np.isfinite(g.epsilon) and g.epsilon >= 0)
+    rows = summary.uniform_nonzero(k=k, eps0=eps0, delta0=delta0, delta=delta)
+    assert all(not r.feasible or r.delta <= delta for r in rows.values())
