@@ -188,7 +188,9 @@ def typed_bounds(q: Question, *, budget: Budget | None = None) -> dict[str, Guar
     d = support_distance(p0, p1)
     per = constraints.composed_bounds(d=d, context=f"Support of the priors, HBW §V-A ({d:,} of {q.k:,} "
                                       "databases can differ)", **common)
-    support = {f"support_{m}": g for m, g in per.items()}
+    # exact for the d mechanisms composed, but only an upper bound on this pair of priors' worst case
+    support = {f"support_{m}": replace(g, kind=Kind.UPPER) if g.kind is Kind.EXACT else g
+               for m, g in per.items()}
     out["exact"] = summary.exact(p0, p1, fallback={**support, **out}, **common)
     return out | support
 
