@@ -109,8 +109,10 @@ st.subheader("Is Alice in the survey?")
 st.markdown(
     "A survey publishes k answers to *“is Alice in the survey?”*, each through randomized response: "
     "the truth with probability e^ε0/(1 + e^ε0), the opposite otherwise. The attacker counts the "
-    "“yes” answers and guesses *in* from a threshold on. Two errors are possible: a **false alarm** "
-    "(she is in, the guess says out) and a **missed detection** (she is out, the guess says in)."
+    "“yes” answers and guesses *in* from a threshold on. The test's null hypothesis H0 is *Alice is in* "
+    "(KOV §2 names the errors from H0's side), so two errors are possible: a **false alarm** rejects H0 "
+    "wrongly (she is in, the guess says out) and a **missed detection** keeps it wrongly (she is out, the "
+    "guess says in). DP bounds both in the same way: swapping the two names leaves the region unchanged."
 )
 alice_values = ui.param_inputs(av.ALICE_PARAMS, per_row=3)
 try:
