@@ -181,7 +181,8 @@ class AttackResult:
             "certificate": {"threshold": finite_or_none(cert.threshold), "p_fa_upper": cert.p_fa_upper,
                             "p_md_upper": cert.p_md_upper, "false_alarms": cert.false_alarms,
                             "misses": cert.misses, "trials": cert.trials,
-                            "point_estimate_epsilon": finite_or_none(cert.estimate)},  # null: no false alarm seen
+                            # null when no false alarm was seen (the estimate is unbounded)
+                            "point_estimate_epsilon": finite_or_none(cert.estimate)},
             "proven": g.to_json(),
             "tradeoff": {"kind": self.tradeoff.kind, "source": self.tradeoff.source,
                          **({"reason": self.tradeoff.reason} if self.tradeoff.reason else {})},
