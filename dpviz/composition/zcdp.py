@@ -124,22 +124,22 @@ def epsilon_remark15(r: float, delta: float) -> float:
     return v + _ROUND * v
 
 
+def _smaller(prop14: tuple[float, float], remark15: float) -> tuple[float, str]:
+    """The smaller of Prop. 14's value (with its α) and Remark 15's (both sound), and its name."""
+    v14, alpha = prop14
+    if remark15 < v14:
+        return remark15, REMARK15
+    return v14, PROP14 if not math.isfinite(alpha) else f"{PROP14}, α = {alpha:.4g}"
+
+
 def convert_epsilon(r: float, delta: float) -> tuple[float, str]:
-    """The smaller of Prop. 14 and Remark 15 at δ′ (both sound), and the conversion's name."""
-    e14, alpha = epsilon_prop14(r, delta)
-    e15 = epsilon_remark15(r, delta)
-    if e15 < e14:
-        return e15, REMARK15
-    return e14, PROP14 if not math.isfinite(alpha) else f"{PROP14}, α = {alpha:.4g}"
+    """ε at δ′ by the better of Prop. 14 and Remark 15, and the conversion's name."""
+    return _smaller(epsilon_prop14(r, delta), epsilon_remark15(r, delta))
 
 
 def convert_delta(r: float, epsilon: float) -> tuple[float, str]:
-    """The smaller of Prop. 14 and Remark 15 at ε (both sound), and the conversion's name."""
-    d14, alpha = delta_prop14(r, epsilon)
-    d15 = delta_remark15(r, epsilon)
-    if d15 < d14:
-        return d15, REMARK15
-    return d14, PROP14 if not math.isfinite(alpha) else f"{PROP14}, α = {alpha:.4g}"
+    """δ at ε by the better of Prop. 14 and Remark 15, and the conversion's name."""
+    return _smaller(delta_prop14(r, epsilon), delta_remark15(r, epsilon))
 
 
 # ------------------------------------------------------------------ the method
