@@ -25,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.calibrate_budget import best  # noqa: E402  (best-of-n wall time, one definition)
 from dpviz.attack import MAX_STEP_DRAWS, make_attack, run_attack  # noqa: E402
 from dpviz.attack.run import binned_law, sample  # noqa: E402
 from dpviz.attack.sampling import laplace_middle  # noqa: E402
@@ -43,15 +44,6 @@ CASES = (
 )
 
 
-def best_of(repeats: int, fn) -> float:  # type: ignore[no-untyped-def]
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=2)
@@ -66,7 +58,7 @@ def main() -> None:
             n = min(1_000_000, int(MAX_STEP_DRAWS // per_trial)) if per_step else 1_000_000
             a = make_attack(kind, k=k, trials=n, seed=1, delta=1e-5, **params)
             name = "per step" if per_step else ("binned law (§14.5)" if binned_law(a) else "counts / sum")
-            s = best_of(args.repeats, lambda a=a: sample(a))
+            s = best(lambda a=a: sample(a), args.repeats)
             rows.append(f"| {label} | {k:,} | {n:,} | {name} | {s:.2f} | {2 * n / s:,.0f} |")
             print(rows[-1], flush=True)
             if binned_law(a) and k == KS[-1]:  # the per-step sampler it replaced, at its cap, once
@@ -74,7 +66,7 @@ def main() -> None:
                 per = k * (laplace_middle(1.0 / params["scale"]) if laplace else 1.0)  # Δ = 1
                 m = min(1_000_000, int(MAX_STEP_DRAWS // per))
                 b = make_attack(kind, k=k, trials=m, seed=1, delta=1e-5, **params)
-                s = best_of(1, lambda b=b: sample(b, per_step=True))
+                s = best(lambda b=b: sample(b, per_step=True), 1)
                 rows.append(f"| {label} | {k:,} | {m:,} | per step (before; best of 1) | {s:.2f} | "
                             f"{2 * m / s:,.0f} |")
                 print(rows[-1], flush=True)
