@@ -8,9 +8,10 @@ import math
 import os
 import re
 import shutil
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -350,13 +351,22 @@ def table(rows: Sequence[Mapping[str, str]], *, key: str | None = None, containe
     frame = table_frame(rows)
     config: dict[str, Any] = {}
     for c in frame.columns:
+        # every width fixed from this run's longest cell: a grid keeps the widths it first drew, and a
+        # width the browser measures depends on whether the web font has loaded yet (a shared link
+        # then showed other columns than the sender's screen)
+        longest = max([len(str(c)), *(len(str(r.get(c, ""))) for r in rows)])
         if str(frame[c].dtype) == "Float64":
-            # a fixed width from this run's longest cell: a grid keeps the widths it first drew
-            longest = max([len(str(c)), *(len(str(r.get(c, ""))) for r in rows)])
             config[c] = st.column_config.NumberColumn(c, format=NUMBER_FORMAT,
                                                       width=min(140, max(64, 8 * longest + 24)))
         else:
-            config[c] = st.column_config.TextColumn(c, width="large" if c in NOTE_COLUMNS else None)
+            first = c == frame.columns[0]  # the row's name: wide enough to read, kept in view on scrolling
+            width: Literal["large"] | int = ("large" if c in NOTE_COLUMNS
+                                             else min(440 if first else 360, max(64, 7 * longest + 30)))
+            config[c] = st.column_config.TextColumn(c, width=width, pinned=first)
+    if key is not None:  # a grid keeps the column widths it first drew: a new layout, a new grid, so
+        # the sender's screen and a shared link's show the same columns (not the widths of an earlier run)
+        layout = repr([(str(c), config[c].get("width")) for c in frame.columns])
+        key = f"{key}_{zlib.crc32(layout.encode()):08x}"
     box.dataframe(frame, hide_index=True, column_config=config, key=key, width="stretch",
                   placeholder=NO_VALUE)
     notes = [(str(r[frame.columns[0]]), str(r[c])) for r in rows for c in NOTE_COLUMNS if r.get(c)]
