@@ -151,6 +151,24 @@ class AttackResult:
             return None
         return self.empirical_epsilon / p
 
+    @property
+    def exceeds_proven(self) -> bool:
+        """The certified ε is above the proven ε. Both can hold only by chance: the certificate is
+        a confidence bound, wrong with probability at most 1 − confidence, while the proof holds
+        for every outcome (docs/MATH.md §14.3)."""
+        p = self.proven_epsilon
+        return p is not None and self.empirical_epsilon > p
+
+    @property
+    def chance_note(self) -> str | None:
+        """What to tell the reader when ``exceeds_proven``: a chance event, and how likely it was."""
+        if not self.exceeds_proven:
+            return None
+        miss = 1 - self.attack.confidence
+        return (f"The certified ε is above the proven ε. The proof holds for every outcome; the "
+                f"certificate is wrong with probability at most 1 − confidence = {miss:.3g}, and this "
+                f"run is such a case. Rerun with another seed, or raise the confidence.")
+
     def box_bounds(self) -> dict[str, NDArray[np.float64]]:
         """Clopper–Pearson boxes at ``boxes``, each holding the truth with probability ≥ confidence."""
         c = self.curve
@@ -172,6 +190,8 @@ class AttackResult:
             "empirical_epsilon": cert.epsilon,
             "proven_epsilon": finite_or_none(self.proven_epsilon),
             "ratio": finite_or_none(self.ratio),
+            "exceeds_proven": self.exceeds_proven,
+            **({"note": self.chance_note} if self.chance_note else {}),
             "trials": self.attack.trials,
             "seconds": self.seconds,
             "delta": self.attack.delta,

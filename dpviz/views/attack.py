@@ -86,7 +86,8 @@ def headline(result: AttackResult) -> str:
         return f"{shown}; no finite ε is proven at δ = {a.delta:g} ({result.proven.reason or 'no route'})."
     ratio = result.ratio
     tail = f" — the attack reaches {ratio:.0%} of it" if ratio is not None else ""
-    return f"{shown}; the guarantee proves ε ≤ {proven:.3g} at δ = {a.delta:g}{tail}."
+    out = f"{shown}; the guarantee proves ε ≤ {proven:.3g} at δ = {a.delta:g}{tail}."
+    return f"{out} {result.chance_note}" if result.chance_note else out
 
 
 def regions(result: AttackResult) -> tuple[dict[str, Boundary], dict[str, str]]:

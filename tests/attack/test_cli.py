@@ -94,3 +94,20 @@ def test_no_false_alarm_seen_is_valid_json(capsys):
     assert code == 0 and not err
     assert data["certificate"]["false_alarms"] == 0 and data["certificate"]["point_estimate_epsilon"] is None
     assert 0 < data["empirical_epsilon"] <= data["proven_epsilon"]
+
+
+def test_certified_above_proven_is_flagged_as_chance(capsys):
+    """At confidence 0.5 the certificate may be wrong half the time: seed 3 here certifies more
+    than the exact ε (found by the CLI fuzzer). The answer says so instead of hiding it."""
+    argv = ["canonical", "--eps0", "1", "--k", "2", "--trials", "171", "--seed", "3", "--delta", "0.1",
+            "--confidence", "0.5"]
+    data = json.loads(_run(capsys, *argv)[1])
+    assert data["proven"]["kind"] == "exact"
+    assert data["empirical_epsilon"] > data["proven_epsilon"] and data["exceeds_proven"] is True
+    assert "1 − confidence = 0.5" in data["note"]
+
+
+@pytest.mark.parametrize("kind", sorted(FLAGS))
+def test_no_flag_when_below_proven(capsys, kind):
+    data = json.loads(_run(capsys, kind, *FLAGS[kind], *COMMON)[1])
+    assert data["exceeds_proven"] is False and "note" not in data

@@ -104,3 +104,15 @@ def test_many_thresholds_draw_a_line_that_leaves_the_curve_visible():
     few = run_page(PAGE, k="3")  # the canonical pair at k = 3: four thresholds, each marked
     attack = next(t for t in figures(few)[0]["data"] if t.get("name", "").startswith("Attack"))
     assert attack["mode"] == "lines+markers"
+
+
+def test_certified_above_proven_says_it_is_chance():
+    """The fuzzer's case (tests/attack/test_cli.py): the headline explains it, the numbers stay."""
+    at = run_page(PAGE, mechanism="canonical", eps0="1", k="2", trials="171", seed="3", delta="0.1",
+                  confidence="0.5")
+    assert_clean(at)
+    assert not errors(at)
+    m = metrics(at)
+    assert float(m["The attack shows ε ≥"]) > float(m["The guarantee proves ε ≤"])
+    text = " ".join(x.value for x in at.markdown)
+    assert "wrong with probability at most 1 − confidence = 0.5" in text

@@ -207,13 +207,17 @@ def consistency(argv: Sequence[str], data: Any) -> list[str]:
 
 
 def _attack(data: dict[str, Any]) -> list[str]:
-    """The certified ε is a number in [0, proven ε] (an attack cannot beat a proof beyond its
-    confidence, and the proof holds for every outcome), and the trials are those asked for."""
+    """The certified ε is a number ≥ 0; above the proven ε only as a flagged chance event (the
+    certificate is a confidence bound, the proof holds for every outcome), and the flag is set
+    exactly when the certified ε is above the proven one."""
     emp, proven = data.get("empirical_epsilon"), data.get("proven_epsilon")
     if not isinstance(emp, (int, float)) or emp < 0:
         return [f"empirical_epsilon {emp!r}"]
-    if isinstance(proven, (int, float)) and emp > proven * (1 + 1e-9) + 1e-12:
-        return [f"empirical ε {emp} > proven ε {proven}"]
+    above = isinstance(proven, (int, float)) and emp > proven
+    if data.get("exceeds_proven") is not above:
+        return [f"exceeds_proven {data.get('exceeds_proven')!r} with empirical ε {emp}, proven {proven}"]
+    if above and "confidence" not in str(data.get("note", "")):
+        return [f"empirical ε {emp} > proven ε {proven} without a note on the confidence"]
     return []
 
 

@@ -99,8 +99,17 @@ def test_harness_catches_what_it_should() -> None:
         "cor7": {"epsilon": 1.0, "delta": 0.05, "kind": "upper", "source": "s", "directions": "both"},
         "fwd": {"epsilon": 1.0, "delta": 0.05, "kind": "upper", "source": "s", "directions": "forward"},
     }) == ["exact ε 2.0 > cor7 ε 1.0 (δ 0.05)"]
-    assert harness.consistency(["attack"], {"empirical_epsilon": 2.0, "proven_epsilon": 1.5}) == [
-        "empirical ε 2.0 > proven ε 1.5"]
+    # certified above proven: a chance event at confidence c, accepted only when flagged and explained
+    above = {"empirical_epsilon": 2.0, "proven_epsilon": 1.5, "exceeds_proven": False}
+    assert harness.consistency(["attack"], above) == [
+        "exceeds_proven False with empirical ε 2.0, proven 1.5"]
+    above["exceeds_proven"] = True
+    assert harness.consistency(["attack"], above) == [
+        "empirical ε 2.0 > proven ε 1.5 without a note on the confidence"]
+    above["note"] = "wrong with probability at most 1 − confidence = 0.05"
+    assert harness.consistency(["attack"], above) == []
+    assert harness.consistency(["attack"], {**above, "empirical_epsilon": 1.0}) == [
+        "exceeds_proven True with empirical ε 1.0, proven 1.5"]
     o = check(["compose", "--eps0", "1", "--k", "3", "--delta", "0.1", "--no-such-flag"])
     assert o.code == 2 and o.category == "ok"  # argparse's one-line usage error is fine
     o = check(["gce", "--eps0", "1", "--delta", "0.1", "--prior", "uniform-nonzero"])  # no --k
