@@ -12,7 +12,7 @@ Cost. Each binomial keeps ≈ 40√k atoms (negligible tails lumped soundly, ``a
 so one level costs O(√k) even at k = 10^7; a product of levels costs the product of
 those counts (times a log for the sort). ``cost`` estimates this before anything is built;
 above the ``Budget`` the exact sum is not attempted and the row shows the best closed form
-(basic, advanced, KOV Thm 3.4/3.5) as an upper bound, with the reason.
+(basic, advanced, KOV Thm 3.4/3.5, zCDP) as an upper bound, with the reason.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike
 
 from dpviz import budget as budgets
 from dpviz.budget import Budget, Cost, cost_of
-from dpviz.composition import advanced, basic, kov
+from dpviz.composition import advanced, basic, kov, zcdp
 from dpviz.composition.atoms import LossAtoms, binomial_atom_count, binomial_atoms
 from dpviz.composition.levels import Level, Levels, log_no_delta
 from dpviz.guarantee import DeltaCurve, Guarantee, Kind, Solved
@@ -38,7 +38,7 @@ MAX_ATOMS = 4_000_000
 """Largest number of loss atoms for the exact heterogeneous sum (≈500 MB of arrays), whatever
 the budget: ``loss_atoms`` refuses more."""
 
-CLOSED_FORMS = (basic, advanced, kov)
+CLOSED_FORMS = (basic, advanced, kov, zcdp)
 """The cheap sound routes shown in place of the optimum when it is over budget."""
 
 

@@ -151,5 +151,6 @@ def _constrained(*, d: int, k: int, eps0: float, delta0: float, delta: float,
     return {"classic": classic(k=k, eps0=eps0, delta0=delta0, delta=delta, budget=budget),
             "exact": per["optimal"],
             "cap_basic": per["basic"], "cap_advanced": per["advanced"], "cap_kov": per["kov"],
+            "cap_zcdp": per["zcdp"],
             "parallel": constraints.parallel_composition(d=d, eps0=eps0, delta0=delta0)}
 

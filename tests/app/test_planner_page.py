@@ -40,7 +40,7 @@ def test_defaults_tables_figure_and_buttons() -> None:
     k_plans = composition.max_k(eps0=0.01, epsilon=1.0, delta=1e-5)
     assert k_shown == {m: int(p.value) for m, p in k_plans.items()}  # type: ignore[arg-type]
     assert list(noise["route"]) == ["analytic", "pld", "pld", "exact", "exact"]
-    assert priors["bound"][0].startswith("Classic") and len(priors) == 6
+    assert priors["bound"][0].startswith("Classic") and len(priors) == 7
     (fig,) = figures(at)
     names = trace_names(fig)
     assert len(names) == len(pv.METHODS) + 1 and any("Gaussian" in n for n in names)
@@ -155,4 +155,4 @@ def test_bad_prior_is_named_and_the_cap_applies() -> None:
     assert_clean(at)
     msgs = errors(at)
     assert len(msgs) == 1 and msgs[0].startswith("prior must be"), msgs
-    assert tables(at)[3]["bound"][0].startswith("Classic") and len(tables(at)[3]) == 6
+    assert tables(at)[3]["bound"][0].startswith("Classic") and len(tables(at)[3]) == 7

@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from dpviz.budget import Budget
-from dpviz.composition import METHODS, homogeneous, parse_levels
+from dpviz.composition import METHODS, advanced, basic, homogeneous, kov, optimal, parse_levels
 from dpviz.composition.levels import log_no_delta
 from dpviz.gce import constraints, paper_bounds, summary
 from dpviz.gce.hypotheses import at_least, below
@@ -155,12 +155,17 @@ def test_below_the_floor_is_impossible_not_uncomputed(method: str) -> None:
     assert g.status is Status.IMPOSSIBLE and g.kind is Kind.INFEASIBLE, g
 
 
-def test_over_budget_is_not_computed_or_a_closed_form() -> None:
+def test_over_budget_is_not_computed_or_a_closed_form(monkeypatch: pytest.MonkeyPatch) -> None:
     """The optimum over its budget is never reported as impossible: either a closed form stands
     in (kind UPPER, with the reason) or, when none applies, NOT_COMPUTED."""
     levels = LEVELS["approx"]
     stand_in = METHODS["optimal"].epsilon_for_delta(levels, delta=1e-3, budget=TINY)
     assert stand_in.status is Status.OK and stand_in.kind is Kind.UPPER and stand_in.reason
+    # zCDP gives a δ at every ε (0.998 at ε = 0.01, where basic, advanced and KOV give none) ...
+    zcdp_only = METHODS["optimal"].delta_for_epsilon(levels, epsilon=0.01, budget=TINY)
+    assert zcdp_only.status is Status.OK and zcdp_only.source.startswith("zCDP"), zcdp_only
+    # ... so "none applies" needs the other closed forms alone
+    monkeypatch.setattr(optimal, "CLOSED_FORMS", (basic, advanced, kov))
     none_applies = METHODS["optimal"].delta_for_epsilon(levels, epsilon=0.01, budget=TINY)
     assert none_applies.status is Status.NOT_COMPUTED, none_applies
     curve = METHODS["optimal"].delta_curve(levels, np.array([0.01, 40.0]), budget=TINY)

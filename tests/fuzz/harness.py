@@ -269,7 +269,7 @@ def _compose(data: dict[str, Any], *, delta: float | None, epsilon: float | None
         if "below" in opt.get("reason", "") and feasible:
             out.append(f"optimal infeasible ({opt['reason']}) but {sorted(feasible)} give a value")
         return out
-    if opt["kind"] != "exact":  # over budget optimal is the best of CLOSED_FORMS only (zCDP may be below)
+    if opt["kind"] != "exact":  # over budget optimal is the best of CLOSED_FORMS (it may not beat the rest)
         feasible = {k: g for k, g in feasible.items() if k in FALLBACK}
     for key, g in feasible.items():
         if delta is not None:  # every sound (ε, δ ≤ target) has ε ≥ the optimal ε at the target

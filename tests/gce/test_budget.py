@@ -87,7 +87,8 @@ def test_capped_stand_in_is_the_best_closed_form_for_the_remaining_mechanisms() 
                            budget=TINY)
     full = summary.capped(k=500, cap=50, neighbouring="unbounded", eps0=0.2, delta0=1e-8, delta=1e-5)
     assert cheap["exact"].kind is Kind.UPPER and "not computed" in cheap["exact"].note
-    assert cheap["exact"].epsilon == min(cheap[k].epsilon for k in ("cap_basic", "cap_advanced", "cap_kov"))
+    rows = ("cap_basic", "cap_advanced", "cap_kov", "cap_zcdp")
+    assert cheap["exact"].epsilon == min(cheap[k].epsilon for k in rows)
     assert cheap["exact"].epsilon >= full["exact"].epsilon
 
 
@@ -98,7 +99,8 @@ README = {  # python -m dpviz gce …, printed by the code before the budget (co
         "classic": (19.94488666148196, 0.009999999999999336),
         "exact": (5.6382207099839095, 0.009999999999999506),
         "cap_basic": (36.5, 0.000365), "cap_advanced": (9.660179631420396, 0.01),
-        "cap_kov": (7.6446886282109725, 0.01), "parallel": (None, None)},
+        "cap_kov": (7.6446886282109725, 0.01), "parallel": (None, None),
+        "cap_zcdp": (6.5300089320503085, 0.01)},  # added with zCDP as a closed form (issue 12)
     ("--eps0", "0.1", "--k", "1000", "--prior", "uniform-nonzero", "--delta", "1e-6"): {
         "classic": (19.3446714479931, 9.999999999999117e-07),
         "exact": (8.296028775337318, 9.999999999999347e-07),
