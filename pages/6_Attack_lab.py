@@ -92,7 +92,7 @@ def lab() -> int:
     tag = ui.export.file_stem("attack", attack.describe())
     ui.show_figure(view.figures["attack"], filename=tag, key="fig_attack")
     st.caption(
-        f"Black: the likelihood-ratio test at every threshold ({attack.trials:,} trials per hypothesis, "
+        f"Black: the {result.test_name} at every threshold ({attack.trials:,} trials per hypothesis, "
         f"seed {attack.seed}); orange: {attack.confidence:.0%} Clopper–Pearson boxes; blue: the trade-off "
         f"curve of the pair tested ({result.tradeoff.source}); grey: the region R(ε, δ) the proven ε "
         f"allows. Sampling took {result.sample_seconds:.2f} s."

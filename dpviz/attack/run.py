@@ -152,6 +152,12 @@ class AttackResult:
         return self.empirical_epsilon / p
 
     @property
+    def test_name(self) -> str:
+        """What the curve's thresholds test: the privacy loss itself (the likelihood-ratio test), or
+        the sum of binned loss windows, a post-processing of it (docs/MATH.md §14.5)."""
+        return "likelihood-ratio test" if self.law_error == 0 else "test on the binned privacy loss"
+
+    @property
     def exceeds_proven(self) -> bool:
         """The certified ε is above the proven ε. Both can hold only by chance: the certificate is
         a confidence bound, wrong with probability at most 1 − confidence, while the proof holds

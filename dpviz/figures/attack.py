@@ -37,7 +37,7 @@ def box_trace(boxes: Mapping[str, np.ndarray], *, confidence: float) -> go.Scatt
 def attack_figure(*, p_fa: np.ndarray, p_md: np.ndarray, boxes: Mapping[str, np.ndarray], confidence: float,
                   regions: Mapping[str, Boundary], labels: Mapping[str, str], title: str,
                   point: tuple[float, float] | None = None, point_label: str = "",
-                  height: int = 620) -> go.Figure:
+                  test_name: str = "likelihood-ratio test", height: int = 620) -> go.Figure:
     """The regions (``"tradeoff"``: the tested pair's curve, ``"proven"``: R(ε, δ) of the proven ε),
     the empirical curve, its boxes and one highlighted test (``point``)."""
     fig = region_figure(regions, title=title, labels=labels, colors=REGION_COLORS, height=height)
@@ -45,8 +45,8 @@ def attack_figure(*, p_fa: np.ndarray, p_md: np.ndarray, boxes: Mapping[str, np.
     # a marker per threshold only where they are few: 2,000 of them made a thick black band that hid
     # the trade-off curve the attack runs along (looking at a subsampled Gaussian, k = 100)
     mode = "lines+markers" if np.size(p_fa) <= MARKED_POINTS else "lines"
-    fig.add_trace(go.Scatter(x=p_fa, y=p_md, mode=mode, name="Attack: likelihood-ratio test, "
-                             "every threshold", line={"color": EMPIRICAL_COLOR, "width": 1.5},
+    fig.add_trace(go.Scatter(x=p_fa, y=p_md, mode=mode, name=f"Attack: {test_name}, every threshold",
+                             line={"color": EMPIRICAL_COLOR, "width": 1.5},
                              marker={"size": 4, "color": EMPIRICAL_COLOR},
                              hovertemplate=hover("P_FA = %{x:.4g}", "P_MD = %{y:.4g}")))
     if point is not None:

@@ -116,7 +116,7 @@ def build(result: AttackResult) -> View:
     fig = attack_figure(p_fa=result.curve.p_fa, p_md=result.curve.p_md, boxes=result.box_bounds(),
                         confidence=a.confidence, regions=regs, labels=labels, title=title,
                         point=(cert.p_fa_upper, cert.p_md_upper),
-                        point_label=f"Certified test: ε ≥ {cert.epsilon:.3g}")
+                        point_label=f"Certified test: ε ≥ {cert.epsilon:.3g}", test_name=result.test_name)
     payload = {"view": "attack", "parameters": a.describe(), **result.to_json(),
                "curve": {"threshold": result.curve.thresholds, "P_FA": result.curve.p_fa,
                          "P_MD": result.curve.p_md}}

@@ -116,3 +116,16 @@ def test_certified_above_proven_says_it_is_chance():
     assert float(m["The attack shows ε ≥"]) > float(m["The guarantee proves ε ≤"])
     text = " ".join(x.value for x in at.markdown)
     assert "wrong with probability at most 1 − confidence = 0.5" in text
+
+
+def test_legend_names_the_test_that_was_run():
+    """Laplace is attacked through binned loss windows (MATH §14.5): the legend and caption say so,
+    and do not call it the likelihood-ratio test, which the canonical pair's curve is."""
+    at = run_page(PAGE, mechanism="laplace", scale="2", k="20", trials="5000", seed="1", delta="0.01")
+    assert_clean(at)
+    assert not errors(at)
+    names = " ".join(trace_names(figures(at)[0]))
+    assert "test on the binned privacy loss" in names and "likelihood-ratio" not in names
+    assert any("Black: the test on the binned privacy loss" in c.value for c in at.caption)
+    canonical = " ".join(trace_names(figures(run_page(PAGE, mechanism="canonical"))[0]))
+    assert "likelihood-ratio test" in canonical and "binned" not in canonical
