@@ -224,3 +224,45 @@ def kov_epsilon(mechs: Sequence[tuple[float, float, int]], delta: float) -> floa
         second = t + mpmath.sqrt(2 * var * mpmath.log(mpmath.e + mpmath.sqrt(var) / slack))
         third = t + mpmath.sqrt(2 * var * mpmath.log(1 / slack))
         return float(min(total, second, third))
+
+
+# ---------------------------------------------------------------------------
+# zCDP conversion at 50 digits (Steinke Prop. 14)
+# ---------------------------------------------------------------------------
+
+
+def _ternary_min(f, lo: mpmath.mpf, hi: mpmath.mpf, steps: int = 300) -> mpmath.mpf:
+    """min of a unimodal ``f`` on [lo, hi] by ternary search (no derivative, no root finder)."""
+    for _ in range(steps):
+        a, b = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+        lo, hi = (lo, b) if f(a) < f(b) else (a, hi)
+    return f((lo + hi) / 2)
+
+
+def mp_zcdp_epsilon(rho: float, delta_prime: float) -> mpmath.mpf:
+    """Steinke Prop. 14 at 50 digits: inf over α > 1 of αρ + ln(1 − 1/α) + (ln(1/δ′) − ln α)/(α − 1),
+    a convex function of α, searched over t = ln(α − 1) ∈ [−30, 30]."""
+    with mpmath.workdps(50):
+        r, big_l = mpmath.mpf(rho), -mpmath.log(mpmath.mpf(delta_prime))
+
+        def f(t: mpmath.mpf) -> mpmath.mpf:
+            a = 1 + mpmath.exp(t)
+            return a * r + mpmath.log(1 - 1 / a) + (big_l - mpmath.log(a)) / (a - 1)
+        return _ternary_min(f, mpmath.mpf(-30), mpmath.mpf(30))
+
+
+def mp_zcdp_delta(rho: float, eps: float) -> mpmath.mpf:
+    """Steinke Prop. 14 at 50 digits: inf over α > 1 of e^{(α−1)(αρ−ε)} (1 − 1/α)^α / (α − 1)."""
+    with mpmath.workdps(50):
+        r, e = mpmath.mpf(rho), mpmath.mpf(eps)
+
+        def log_delta(t: mpmath.mpf) -> mpmath.mpf:
+            a = 1 + mpmath.exp(t)
+            return (a - 1) * (a * r - e) + a * mpmath.log(1 - 1 / a) - mpmath.log(a - 1)
+        return min(mpmath.mpf(1), mpmath.exp(_ternary_min(log_delta, mpmath.mpf(-30), mpmath.mpf(30))))
+
+
+def assert_sound_and_tight(value: float, oracle: mpmath.mpf, rel: float = 1e-9) -> None:
+    """An upper bound: never below the 50-digit infimum, and within ``rel`` of it."""
+    assert value >= oracle * (1 - 1e-15), (value, oracle)
+    assert value <= oracle * (1 + rel), (value, oracle)

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from tests.app.helpers import assert_clean, editors, errors, figures, run_page, tables, trace_names
-from tests.composition.test_cli_compose import assert_sound_and_tight, mp_zcdp_epsilon
+from tests.oracles import assert_sound_and_tight, mp_zcdp_epsilon
 
 PAGES = ["app.py", "pages/1_Privacy_regions.py", "pages/2_Composition_curves.py",
          "pages/3_Database_priors.py", "pages/4_Mechanisms.py", "pages/6_Attack_lab.py"]

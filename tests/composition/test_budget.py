@@ -32,7 +32,7 @@ from dpviz.numerics import logsumexp as fast_logsumexp
 from dpviz.numerics import logsumexp_rows
 from dpviz.regions import method_region
 from dpviz.validation import ParameterError
-from tests.composition.test_cli_compose import assert_sound_and_tight, mp_zcdp_epsilon
+from tests.oracles import assert_sound_and_tight, mp_zcdp_epsilon
 
 TINY = Budget(seconds=1e-9, max_bytes=1e18)
 """Below every estimate: forces the cheap route."""

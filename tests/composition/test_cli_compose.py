@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import mpmath
 import pytest
 
 from dpviz.cli import main
@@ -17,43 +16,6 @@ from tests import oracles as ref
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYS = set(METHODS)
-
-
-def _ternary_min(f, lo: mpmath.mpf, hi: mpmath.mpf, steps: int = 300) -> mpmath.mpf:
-    """min of a unimodal ``f`` on [lo, hi] by ternary search (no derivative, no root finder)."""
-    for _ in range(steps):
-        a, b = lo + (hi - lo) / 3, hi - (hi - lo) / 3
-        lo, hi = (lo, b) if f(a) < f(b) else (a, hi)
-    return f((lo + hi) / 2)
-
-
-def mp_zcdp_epsilon(rho: float, delta_prime: float) -> mpmath.mpf:
-    """Steinke Prop. 14 at 50 digits: inf over α > 1 of αρ + ln(1 − 1/α) + (ln(1/δ′) − ln α)/(α − 1),
-    a convex function of α, searched over t = ln(α − 1) ∈ [−30, 30]."""
-    with mpmath.workdps(50):
-        r, big_l = mpmath.mpf(rho), -mpmath.log(mpmath.mpf(delta_prime))
-
-        def f(t: mpmath.mpf) -> mpmath.mpf:
-            a = 1 + mpmath.exp(t)
-            return a * r + mpmath.log(1 - 1 / a) + (big_l - mpmath.log(a)) / (a - 1)
-        return _ternary_min(f, mpmath.mpf(-30), mpmath.mpf(30))
-
-
-def mp_zcdp_delta(rho: float, eps: float) -> mpmath.mpf:
-    """Steinke Prop. 14 at 50 digits: inf over α > 1 of e^{(α−1)(αρ−ε)} (1 − 1/α)^α / (α − 1)."""
-    with mpmath.workdps(50):
-        r, e = mpmath.mpf(rho), mpmath.mpf(eps)
-
-        def log_delta(t: mpmath.mpf) -> mpmath.mpf:
-            a = 1 + mpmath.exp(t)
-            return (a - 1) * (a * r - e) + a * mpmath.log(1 - 1 / a) - mpmath.log(a - 1)
-        return min(mpmath.mpf(1), mpmath.exp(_ternary_min(log_delta, mpmath.mpf(-30), mpmath.mpf(30))))
-
-
-def assert_sound_and_tight(value: float, oracle: mpmath.mpf, rel: float = 1e-9) -> None:
-    """An upper bound: never below the 50-digit infimum, and within ``rel`` of it."""
-    assert value >= oracle * (1 - 1e-15), (value, oracle)
-    assert value <= oracle * (1 + rel), (value, oracle)
 
 
 def _no_nan(token: str) -> float:
@@ -97,7 +59,7 @@ def test_subprocess_delta_mode_values() -> None:
     assert ref.mp_delta_opt(k=30, eps0=0.1, delta0=1e-6, eps=eps * (1 - 1e-9)) > 1e-3
     # zCDP: ρ = 30·0.1²/2 (Prop. 16, Thm 18), Thm 22 spends Σδ_l = 30·1e-6 of the target
     assert out["zcdp"]["delta"] <= 1e-3
-    assert_sound_and_tight(out["zcdp"]["epsilon"], mp_zcdp_epsilon(30 * 0.1**2 / 2, 1e-3 - 30e-6))
+    ref.assert_sound_and_tight(out["zcdp"]["epsilon"], ref.mp_zcdp_epsilon(30 * 0.1**2 / 2, 1e-3 - 30e-6))
     assert eps <= out["zcdp"]["epsilon"] <= out["advanced"]["epsilon"]
 
 
@@ -119,7 +81,7 @@ def test_subprocess_epsilon_mode() -> None:
     assert out["optimal"]["delta"] == pytest.approx(want, rel=1e-12)  # k = 30: ~1e-15 observed
     for key in ("advanced", "kov", "zcdp"):
         assert out[key]["delta"] >= out["optimal"]["delta"]
-    assert_sound_and_tight(out["zcdp"]["delta"], mp_zcdp_delta(30 * 0.1**2 / 2, 1.0))  # Prop. 16, 14
+    ref.assert_sound_and_tight(out["zcdp"]["delta"], ref.mp_zcdp_delta(30 * 0.1**2 / 2, 1.0))  # Prop. 16, 14
 
 
 def test_subprocess_levels() -> None:
@@ -135,7 +97,7 @@ def test_subprocess_levels() -> None:
     assert out["optimal"]["epsilon"] <= min(out[k]["epsilon"] for k in KEYS - {"optimal"})
     # ρ = 30·0.1²/2 + 10·0.5²/2 (Thm 18), δ′ = 1e-3 − Σδ_l (Thm 22)
     rho = 30 * 0.1**2 / 2 + 10 * 0.5**2 / 2
-    assert_sound_and_tight(out["zcdp"]["epsilon"], mp_zcdp_epsilon(rho, 1e-3 - 30e-6))
+    ref.assert_sound_and_tight(out["zcdp"]["epsilon"], ref.mp_zcdp_epsilon(rho, 1e-3 - 30e-6))
 
 
 def test_subprocess_bad_argument_one_line() -> None:

@@ -9,7 +9,7 @@ import pytest
 from dpviz.cli import main
 from dpviz.figures.mechanisms import ROUTE_KEYS
 from dpviz.mechanisms import gaussian
-from tests.composition.test_cli_compose import assert_sound_and_tight, mp_zcdp_epsilon
+from tests.oracles import assert_sound_and_tight, mp_zcdp_epsilon
 
 
 def _run(capsys, *argv):
