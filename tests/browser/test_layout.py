@@ -87,3 +87,33 @@ def test_every_page_on_desktop_phone_and_dark(browser: Browser, app_url: str, na
             whole_page(page, str(ARTIFACTS / f"layout_{name}_{mode}.png"), options["viewport"])
         finally:
             context.close()
+
+
+HEADERS = """() => Array.from(document.querySelectorAll('[data-testid=stDataFrame]')[0]
+  .querySelectorAll('table tr:first-child th'), (c) => c.innerText.trim())"""
+
+
+def test_phone_scrolls_a_table_to_its_numbers(browser: Browser, app_url: str):
+    """On a 390 px phone the priors table's row names (up to 440 px wide, pinned on a desktop) fill
+    the screen at first; a swipe must bring the ε and δ columns into view (Streamlit unpins a
+    column that leaves no room), as a reader on a phone would expect."""
+    context = browser.new_context(**MODES["phone"])
+    try:
+        page = context.new_page()
+        open_ready(page, f"{app_url}/{PAGES['priors']}")
+        grid = page.locator("[data-testid=stDataFrame]").first
+        grid.scroll_into_view_if_needed()
+        assert "bound" in page.evaluate(HEADERS)
+        box = grid.bounding_box()
+        assert box is not None
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        for _ in range(30):  # swipe right until the name column has gone, as a reader would
+            page.mouse.wheel(60, 0)
+            page.wait_for_timeout(250)
+            shown = page.evaluate(HEADERS)
+            if "bound" not in shown:
+                break
+        assert "bound" not in shown and "ε" in shown, shown
+        grid.screenshot(path=str(ARTIFACTS / "layout_priors_phone_scrolled.png"))
+    finally:
+        context.close()
