@@ -72,7 +72,7 @@ LABELS: dict[str, str] = {
     "cap_basic": "Constraint + basic composition",
     "cap_advanced": "Constraint + advanced composition (DRV)",
     "cap_kov": "Constraint + KOV Thm 3.4",
-    "cap_zcdp": "Constraint + zCDP (Steinke Prop. 16, Thm 13)",
+    "cap_zcdp": "Constraint + zCDP (Steinke Thm 18/22)",
     "parallel": "Parallel composition (McSherry)",
     "cor7": "HBW Cor. 7 (= Eq. 3-4)",
     "theorem3_basic": "HBW Thm 3 + basic composition (best split of δ)",
