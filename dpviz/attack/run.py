@@ -192,12 +192,13 @@ class AttackResult:
         """The CLI's answer (and the page's JSON download)."""
         cert = self.certificate
         g = self.proven
+        note = self.chance_note
         return {
             "empirical_epsilon": cert.epsilon,
             "proven_epsilon": finite_or_none(self.proven_epsilon),
             "ratio": finite_or_none(self.ratio),
-            "exceeds_proven": self.exceeds_proven,
-            **({"note": self.chance_note} if self.chance_note else {}),
+            "exceeds_proven": note is not None,
+            **({"note": note} if note else {}),
             "trials": self.attack.trials,
             "seconds": self.seconds,
             "delta": self.attack.delta,

@@ -30,7 +30,6 @@ from typing import Any
 
 from dpviz.cli import main
 from dpviz.composition import METHODS
-from dpviz.composition.optimal import CLOSED_FORMS
 
 REL_TOL = 1e-9
 """Relative tolerance of the consistency checks (bisection stopping rules are ≤ 1e-9)."""
@@ -222,8 +221,6 @@ def _attack(data: dict[str, Any]) -> list[str]:
 
 
 _KINDS = {"exact", "upper", "lower", "infeasible"}
-FALLBACK = {key for key, m in METHODS.items() if m.module in CLOSED_FORMS}
-"""The methods whose best value ``optimal`` shows when its exact sum is over budget."""
 
 
 def _guarantee_shape(key: str, g: Any) -> list[str]:
@@ -269,8 +266,6 @@ def _compose(data: dict[str, Any], *, delta: float | None, epsilon: float | None
         if "below" in opt.get("reason", "") and feasible:
             out.append(f"optimal infeasible ({opt['reason']}) but {sorted(feasible)} give a value")
         return out
-    if opt["kind"] != "exact":  # over budget optimal is the best of CLOSED_FORMS (it may not beat the rest)
-        feasible = {k: g for k, g in feasible.items() if k in FALLBACK}
     for key, g in feasible.items():
         if delta is not None:  # every sound (ε, δ ≤ target) has ε ≥ the optimal ε at the target
             if g["delta"] > delta * (1 + REL_TOL):
