@@ -10,8 +10,8 @@ from playwright.sync_api import Browser, Page
 
 from dpviz.views import database_priors as dp
 from tests.browser.conftest import ARTIFACTS
-from tests.browser.test_app_in_browser import TIMEOUT_MS
-from tests.browser.test_levels_editor import open_ready
+from tests.browser.test_app_in_browser import TIMEOUT_MS, settle
+from tests.browser.test_levels_editor import READY, open_ready
 from tests.browser.test_share_links import query, text
 
 TABLE_TEXT = ("(col) => Array.from(document.querySelectorAll('[data-testid=stDataFrame]'), "
@@ -55,6 +55,8 @@ def test_typed_prior_round_trip(page: Page, app_url: str, browser: Browser) -> N
     alert = page.locator("[data-testid=stAlert]").filter(has_text="prior must be")
     alert.first.wait_for(timeout=TIMEOUT_MS)
     assert alert.count() == 1 and "positive numbers" in alert.first.inner_text()
+    settle(page)  # the message shows before the rerun ends; the figure is redrawn after it
+    page.wait_for_function(READY, timeout=TIMEOUT_MS)
     page.screenshot(path=str(ARTIFACTS / "typed_prior_bad_1280.png"))
     page.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "typed_prior_plot_1280.png"))
