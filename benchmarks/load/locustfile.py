@@ -72,10 +72,10 @@ class LessonUser(User):
         cls.wait_time = constant_pacing(change_every)
 
     def on_start(self) -> None:
-        number = next(self._numbers)
-        self.rng = random.Random(self.seed * 100_003 + number)
+        self.number = next(self._numbers)
+        self.rng = random.Random(self.seed * 100_003 + self.number)
         self.session = Session(self.host, assets=self.assets)
-        self.lesson_link = self.link or LESSON_LINKS[number % len(LESSON_LINKS)]
+        self.lesson_link = self.link or LESSON_LINKS[self.number % len(LESSON_LINKS)]
         self.opened = False
 
     def on_stop(self) -> None:
@@ -103,6 +103,6 @@ class LessonUser(User):
         self.environment.events.request.fire(
             request_type="WS", name=f"{what} {self.session.page_name or 'home'}",
             response_time=elapsed * 1000, response_length=run.bytes if run else 0, exception=error,
-            context={"kind": what, "first_figure_s": run.first_figure_s if run else None,
+            context={"kind": what, "user": self.number, "first_figure_s": run.first_figure_s if run else None,
                      "http_s": run.http_s if run else None})
         return error is None or run is not None

@@ -58,6 +58,7 @@ CLASS_LINK = "Privacy_regions?eps0=0.1&delta0=0.001&k=10"
 @dataclass
 class Sample:
     kind: str
+    user: int
     page: str
     seconds: float
     done_at: float  # seconds since the scenario started
@@ -105,8 +106,9 @@ def scenario(name: str, base: str, cpu: ServerCPU, *, users: int, spawn_rate: fl
     def on_request(name: str, response_time: float, response_length: int, exception: Any,
                    context: dict[str, Any], **_: Any) -> None:
         result.samples.append(Sample(
-            context["kind"], name.split(" ", 1)[1], response_time / 1000, time.monotonic() - t0,
-            context["first_figure_s"], response_length, None if exception is None else str(exception)[:200]))
+            context["kind"], context["user"], name.split(" ", 1)[1], response_time / 1000,
+            time.monotonic() - t0, context["first_figure_s"], response_length,
+            None if exception is None else str(exception)[:200]))
 
     LessonUser.configure(link=link, change_every=change_every, assets=assets, seed=seed)
     env = Environment(user_classes=[LessonUser], host=base, stop_timeout=60)
@@ -199,9 +201,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 seed=args.seed))
         for n in args.ramp:
             out["scenarios"].append(scenario(
-                "lesson", base, cpu, users=n, spawn_rate=max(1.0, n / args.change_every), link="",
-                change_every=args.change_every, seconds=args.change_every + args.seconds,
-                until_opened=False, assets=args.assets, seed=args.seed))
+                "lesson", base, cpu, users=n, spawn_rate=max(1.0, n / args.change_every),
+                link=args.lesson_link, change_every=args.change_every,
+                seconds=args.change_every + args.seconds, until_opened=False, assets=args.assets,
+                seed=args.seed))
     finally:
         if server:
             server.stop()
@@ -245,6 +248,7 @@ def _q(q: dict[str, float]) -> str:
 
 
 def markdown(s: dict[str, Any], args: argparse.Namespace) -> str:
+    lessons = f"`{args.lesson_link}`" if args.lesson_link else "one of `locustfile.py`'s LESSON_LINKS"
     lines = [
         "# Load test without browsers (`python benchmarks/load/run.py`)",
         "",
@@ -272,8 +276,8 @@ def markdown(s: dict[str, Any], args: argparse.Namespace) -> str:
         "",
         f"Sustained with p95 rerun < {TARGET_S:g} s: **{s['sustained_sessions']} sessions** "
         f"(of the ramp {', '.join(map(str, args.ramp))}), {s['sessions_per_core']} per server core. "
-        f"Class link: `{args.link}`; lesson links: one of `benchmarks/load/locustfile.py` "
-        f"LESSON_LINKS per session, a change every {args.change_every:g} s for {args.seconds:g} s "
+        f"Class link: `{args.link}`; lesson links: {lessons} per session, "
+        f"a change every {args.change_every:g} s for {args.seconds:g} s "
         "after the sessions have opened.",
     ]
     errors = [e for r in s["scenarios"] for e in r["errors"]]
@@ -292,6 +296,8 @@ def main() -> None:
                         help="start scripts/serve.sh with this many replicas instead of one server")
     parser.add_argument("--class-size", type=int, default=60)
     parser.add_argument("--link", default=CLASS_LINK)
+    parser.add_argument("--lesson-link", default="", help="every lesson session opens this link "
+                        "(default: the lesson links of locustfile.py, one per session in turn)")
     parser.add_argument("--ramp", type=lambda t: [int(x) for x in t.split(",") if x], default=[10, 30, 60])
     parser.add_argument("--seconds", type=float, default=60.0, help="lesson time after the spawn")
     parser.add_argument("--change-every", type=float, default=10.0)
