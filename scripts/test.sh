@@ -7,17 +7,21 @@ cd "$(dirname "$0")/.."
 
 python3 -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 
-# Browser tests drive Debian's chromium (Playwright must not download a browser).
-if ! command -v chromium >/dev/null 2>&1; then
-  if command -v apt-get >/dev/null 2>&1; then
-    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
-  else
-    echo "chromium is missing and apt-get is not available: install Debian's chromium" >&2
+# Debian packages the tests drive: chromium for the browser tests (Playwright must not download a
+# browser) and nginx for tests/serve (scripts/serve.sh puts it in front of streamlit replicas).
+apt_updated=""
+need_deb() {
+  command -v "$1" >/dev/null 2>&1 && return 0
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "$1 is missing and apt-get is not available: install Debian's $1" >&2
     exit 1
   fi
-fi
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  [ -n "$apt_updated" ] || { $SUDO apt-get update -qq; apt_updated=1; }
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$1" >/dev/null
+}
+need_deb chromium
+need_deb nginx
 
 python3 -m ruff check --no-cache .   # no cache: a warm local cache once passed what a clean clone failed
 python3 -m mypy                  # dpviz/, settings in pyproject.toml [tool.mypy]

@@ -25,17 +25,8 @@ from typing import Any
 from locust import User, constant_pacing, events, task
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lessons import LESSON_LINKS
 from protocol import ProtocolError, Run, Session
-
-LESSON_LINKS = (
-    # what a teacher hands out: a view with the lesson's numbers in the URL
-    "Privacy_regions?eps0=0.1&delta0=0.001&k=10",
-    "Composition_curves?eps0=0.1&delta=1e-5&k_max=1000",
-    "Database_priors?preset=365+hospital+nights&k=2000",
-    "Attack_lab?mechanism=randomized-response&eps0=1&k=10",
-    "Mechanisms?mechanism=gaussian&sigma=1.1&sampling_rate=0.01&k=1000",
-    "Plan_a_budget?epsilon=1&delta=1e-5&k=100",
-)
 
 
 @events.init_command_line_parser.add_listener

@@ -29,14 +29,9 @@ import argparse
 import json
 import os
 import platform
-import signal
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,13 +41,14 @@ import psutil
 from locust.env import Environment
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lessons import CLASS_LINK
 from locustfile import LessonUser
 from protocol import ServerCPU
+from server import Server
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "benchmarks" / "results" / "load.md"
 TARGET_S = 1.0  # p95 rerun a session can live with
-CLASS_LINK = "Privacy_regions?eps0=0.1&delta0=0.001&k=10"
 
 
 @dataclass
@@ -98,8 +94,10 @@ def _own_cpu() -> float:
 
 
 def scenario(name: str, base: str, cpu: ServerCPU, *, users: int, spawn_rate: float, link: str,
-             change_every: float, seconds: float, until_opened: bool, assets: bool, seed: int) -> Scenario:
-    """Run ``users`` Locust users for ``seconds`` (or until every one has opened its page)."""
+             change_every: float, seconds: float, until_opened: bool, assets: bool, seed: int,
+             changes: int = 0) -> Scenario:
+    """Run ``users`` Locust users for ``seconds``, or until every one has opened its page
+    (``until_opened``) or made ``changes`` changes."""
     result = Scenario(name, users)
     t0 = time.monotonic()
 
@@ -122,6 +120,9 @@ def scenario(name: str, base: str, cpu: ServerCPU, *, users: int, spawn_rate: fl
     while time.monotonic() < deadline:
         if until_opened and len(result.of("open")) >= users:
             break
+        if changes and all(sum(1 for s in result.of("change") if s.user == u) >= changes
+                           for u in {s.user for s in result.of("open")}) and len(result.of("open")) >= users:
+            break
         gevent.sleep(0.2)
     runner.stop()
     runner.quit()
@@ -129,57 +130,6 @@ def scenario(name: str, base: str, cpu: ServerCPU, *, users: int, spawn_rate: fl
     result.server_cpu_s, result.generator_cpu_s = cpu.seconds() - server0, _own_cpu() - own0
     result.load_after = os.getloadavg()
     return result
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_healthy(base: str, timeout: float = 120.0) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        try:
-            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    return
-        except OSError:
-            pass
-        time.sleep(0.3)
-    raise RuntimeError(f"no healthy server at {base} after {timeout:.0f} s")
-
-
-class Server:
-    """``streamlit run app.py`` on a free port, or ``scripts/serve.sh --replicas N``."""
-
-    def __init__(self, replicas: int) -> None:
-        self.replicas = replicas
-        self.run_dir = Path(tempfile.mkdtemp(prefix="dpviz-load-"))
-        port = _free_port()
-        self.base = f"http://127.0.0.1:{port}"
-        log = open(self.run_dir / "server.log", "w")  # noqa: SIM115  (closed in stop)
-        if replicas == 0:
-            cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                   "--server.address", "127.0.0.1", "--server.headless", "true"]
-        else:
-            cmd = ["bash", "scripts/serve.sh", "--replicas", str(replicas), "--port", str(port),
-                   "--run-dir", str(self.run_dir / "serve")]
-        self.log = log
-        self.process = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-        _wait_healthy(self.base)
-        if replicas == 0:
-            self.pids = [self.process.pid]
-        else:
-            self.pids = [int(p) for p in (self.run_dir / "serve" / "replicas.pid").read_text().split()]
-
-    def stop(self) -> None:
-        self.process.send_signal(signal.SIGINT)  # serve.sh stops its replicas and nginx on SIGINT
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-        self.log.close()
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -204,7 +154,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 "lesson", base, cpu, users=n, spawn_rate=max(1.0, n / args.change_every),
                 link=args.lesson_link, change_every=args.change_every,
                 seconds=args.change_every + args.seconds, until_opened=False, assets=args.assets,
-                seed=args.seed))
+                seed=args.seed, changes=args.changes))
     finally:
         if server:
             server.stop()
@@ -301,6 +251,8 @@ def main() -> None:
     parser.add_argument("--ramp", type=lambda t: [int(x) for x in t.split(",") if x], default=[10, 30, 60])
     parser.add_argument("--seconds", type=float, default=60.0, help="lesson time after the spawn")
     parser.add_argument("--change-every", type=float, default=10.0)
+    parser.add_argument("--changes", type=int, default=0,
+                        help="end a lesson early once every session has made this many changes")
     parser.add_argument("--timeout", type=float, default=180.0, help="longest wait for a class to open")
     parser.add_argument("--no-assets", dest="assets", action="store_false")
     parser.add_argument("--seed", type=int, default=1)

@@ -1,0 +1,66 @@
+"""The server a load run measures: ``streamlit run app.py`` on a free 127.0.0.1 port, or
+``scripts/serve.sh --replicas N`` (N servers behind nginx), started and stopped by the run."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_healthy(base: str, timeout: float = 120.0) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as r:
+                if r.read().strip() == b"ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.3)
+    raise RuntimeError(f"no healthy server at {base} after {timeout:.0f} s")
+
+
+class Server:
+    """``streamlit run app.py`` on a free port, or ``scripts/serve.sh --replicas N``."""
+
+    def __init__(self, replicas: int) -> None:
+        self.replicas = replicas
+        self.run_dir = Path(tempfile.mkdtemp(prefix="dpviz-load-"))
+        port = _free_port()
+        self.base = f"http://127.0.0.1:{port}"
+        log = open(self.run_dir / "server.log", "w")  # noqa: SIM115  (closed in stop)
+        if replicas == 0:
+            cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+                   "--server.address", "127.0.0.1", "--server.headless", "true"]
+        else:
+            cmd = ["bash", "scripts/serve.sh", "--replicas", str(replicas), "--port", str(port),
+                   "--run-dir", str(self.run_dir / "serve")]
+        self.log = log
+        self.process = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        _wait_healthy(self.base)
+        if replicas == 0:
+            self.pids = [self.process.pid]
+        else:
+            self.pids = [int(p) for p in (self.run_dir / "serve" / "replicas.pid").read_text().split()]
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGINT)  # serve.sh stops its replicas and nginx on SIGINT
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        self.log.close()
