@@ -23,6 +23,7 @@
 # cookie secret, so Streamlit's XSRF cookie is valid on each of them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+PATH="$PATH:/usr/sbin"  # where Debian puts nginx, also for users whose PATH lacks it
 
 usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
