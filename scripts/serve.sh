@@ -19,8 +19,9 @@
 # browser (its websocket /_stcore/stream, its downloads /media/…) goes to the named replica. A
 # cookie rather than the client address: a lecture hall behind one NAT shares one address and
 # would all land on one replica. A replica that stops answering hands its browsers to the others
-# (the Streamlit page reconnects by itself; the session starts anew). The replicas share one
-# cookie secret, so Streamlit's XSRF cookie is valid on each of them.
+# (the Streamlit page reconnects by itself; the session starts anew). The local replicas share
+# one cookie secret (Streamlit signs its login cookies with it; set STREAMLIT_SERVER_COOKIE_SECRET
+# to give replicas on other hosts the same one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PATH="$PATH:/usr/sbin"  # where Debian puts nginx, also for users whose PATH lacks it
@@ -80,7 +81,7 @@ NGINX="$(command -v nginx)"
 
 mkdir -p "$run_dir"
 chmod 755 "$run_dir"  # nginx's workers (user nobody when started as root) create their temp files here
-secret="$(python3 -c 'import secrets; print(secrets.token_hex(32))')"
+secret="${STREAMLIT_SERVER_COOKIE_SECRET:-$(python3 -c 'import secrets; print(secrets.token_hex(32))')}"
 pids=()
 nginx_pid=""
 
