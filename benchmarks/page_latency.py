@@ -8,7 +8,7 @@ figures as ``streamlit run``, without the browser and the network). A change set
 to a nearby value (numbers scaled by 0.5–2, integers kept whole, a random option for radios,
 sliders and toggles) and times ``run()``: the server's part of what a user waits for, as wall time
 and as CPU time (which other jobs on the machine do not inflate). The
-browser's part is measured by ``benchmarks/load_app.py``.
+round trip over the websocket, many sessions at once, is measured by ``benchmarks/load/run.py``.
 """
 
 from __future__ import annotations

@@ -114,12 +114,11 @@ def _url_text(w: Widget) -> str | None:
 class Session:
     """One browser tab: an HTTP session and one websocket, opened by ``open``."""
 
-    def __init__(self, base: str, *, timeout: float = 180.0, assets: bool = True,
-                 http: requests.Session | None = None) -> None:
+    def __init__(self, base: str, *, timeout: float = 180.0, assets: bool = True) -> None:
         self.base = base.rstrip("/")
         self.timeout = timeout
         self.assets = assets
-        self.http = http or requests.Session()
+        self.http = requests.Session()
         self.ws: websocket.WebSocket | None = None
         self.page_name = ""
         self.page_hash = ""
@@ -161,7 +160,7 @@ class Session:
         self._connect(link)
         self.page_name, self.page_hash = parts.path.strip("/"), ""
         self.query = dict(parse_qsl(parts.query, keep_blank_values=True))
-        self.widgets = {}
+        self.widgets, self.cached = {}, set()  # a new page has no widgets and no cached messages
         return self._run(f"open {self.page_name or 'home'}", (), t0)
 
     def change(self, rng: random.Random) -> Run:

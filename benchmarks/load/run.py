@@ -169,7 +169,7 @@ def summary(out: dict[str, Any]) -> dict[str, Any]:
         ok_opens = [s for s in opens if not s.error]
         rows.append({
             "name": sc.name, "users": sc.users, "wall_s": round(sc.wall_s, 1),
-            "opens": len(opens), "opened_ok": len(ok_opens), "changes": len(changes),
+            "opens": len(opens), "opened_ok": len({s.user for s in ok_opens}), "changes": len(changes),
             "changes_ok": sum(1 for s in changes if not s.error),
             "errors": sc.errors()[:20],
             "last_open_done_s": max((s.done_at for s in ok_opens), default=None),
@@ -209,7 +209,7 @@ def markdown(s: dict[str, Any], args: argparse.Namespace) -> str:
         "(`benchmarks/load/protocol.py`): it loads the page's HTML and script files, opens "
         "`/_stcore/stream`, and sends the rerun messages a browser sends.",
         "",
-        "| scenario | sessions | opened | open s p50 / p95 / max | last page complete s "
+        "| scenario | sessions | pages complete | open s p50 / p95 / max | last page complete s "
         "| last first figure s | changes | change s p50 / p95 / max | errors | server CPU s per run "
         "| server cores busy | generator cores busy | load avg before → after |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
@@ -218,7 +218,7 @@ def markdown(s: dict[str, Any], args: argparse.Namespace) -> str:
         last = "—" if r["last_open_done_s"] is None else f"{r['last_open_done_s']:.1f}"
         fig = "—" if r["last_first_figure_s"] is None else f"{r['last_first_figure_s']:.1f}"
         lines.append(
-            f"| {r['name']} | {r['users']} | {r['opened_ok']}/{r['opens']} | {_q(r['open_s'])} | {last} "
+            f"| {r['name']} | {r['users']} | {r['opened_ok']} | {_q(r['open_s'])} | {last} "
             f"| {fig} | {r['changes']} | {_q(r['change_s'])} | {len(r['errors'])} "
             f"| {r['server_cpu_per_run_s']} | {r['server_cores_busy']} | {r['generator_cores_busy']} "
             f"| {r['load_before'][0]:.1f} → {r['load_after'][0]:.1f} |")
