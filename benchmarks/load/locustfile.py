@@ -1,7 +1,8 @@
 """Locust users that are students in a lesson, speaking Streamlit's own protocol (no browser).
 
     locust -f benchmarks/load/locustfile.py --headless --host http://127.0.0.1:8501 \\
-        --users 20 --spawn-rate 2 --run-time 60s [--link 'Privacy_regions?k=30'] [--change-every 10]
+        --users 20 --spawn-rate 2 --run-time 60s --stop-timeout 60 \\
+        [--link 'Privacy_regions?k=30'] [--change-every 10]
 
 Each user opens a lesson's link (a page with query parameters, as a teacher hands it out) in a new
 session, then changes one of the page's inputs every ``--change-every`` seconds (the next change
