@@ -32,6 +32,7 @@ import platform
 import statistics
 import sys
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -116,13 +117,16 @@ def scenario(name: str, base: str, cpu: ServerCPU, *, users: int, spawn_rate: fl
     server0, own0 = cpu.seconds(), _own_cpu()
     t0 = time.monotonic()
     runner.start(users, spawn_rate=spawn_rate)
+
+    def finished() -> bool:
+        tried = {s.user for s in result.of("open")}
+        if len(tried) < users:
+            return False
+        made = Counter(s.user for s in result.of("change") if not s.error)
+        return until_opened or (changes > 0 and all(made[u] >= changes for u in tried))
+
     deadline = t0 + seconds
-    while time.monotonic() < deadline:
-        if until_opened and len(result.of("open")) >= users:
-            break
-        if changes and all(sum(1 for s in result.of("change") if s.user == u) >= changes
-                           for u in {s.user for s in result.of("open")}) and len(result.of("open")) >= users:
-            break
+    while time.monotonic() < deadline and not finished():
         gevent.sleep(0.2)
     runner.stop()
     runner.quit()
