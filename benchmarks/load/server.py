@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shutil
 import signal
 import socket
 import subprocess
@@ -21,7 +22,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _wait_healthy(base: str, timeout: float = 120.0) -> None:
+def _wait_healthy(base: str, timeout: float = 240.0) -> None:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         try:
@@ -38,7 +39,6 @@ class Server:
     """``streamlit run app.py`` on a free port, or ``scripts/serve.sh --replicas N``."""
 
     def __init__(self, replicas: int) -> None:
-        self.replicas = replicas
         self.run_dir = Path(tempfile.mkdtemp(prefix="dpviz-load-"))
         port = _free_port()
         self.base = f"http://127.0.0.1:{port}"
@@ -51,16 +51,22 @@ class Server:
                    "--run-dir", str(self.run_dir / "serve")]
         self.log = log
         self.process = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-        _wait_healthy(self.base)
+        try:
+            _wait_healthy(self.base)
+        except RuntimeError:
+            self.stop(keep_log=True)
+            raise
         if replicas == 0:
             self.pids = [self.process.pid]
         else:
             self.pids = [int(p) for p in (self.run_dir / "serve" / "replicas.pid").read_text().split()]
 
-    def stop(self) -> None:
+    def stop(self, keep_log: bool = False) -> None:
         self.process.send_signal(signal.SIGINT)  # serve.sh stops its replicas and nginx on SIGINT
         try:
             self.process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             self.process.kill()
         self.log.close()
+        if not keep_log:
+            shutil.rmtree(self.run_dir, ignore_errors=True)
