@@ -53,9 +53,9 @@ class Server:
         self.process = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
         try:
             _wait_healthy(self.base)
-        except RuntimeError:
+        except RuntimeError as exc:
             self.stop(keep_log=True)
-            raise
+            raise RuntimeError(f"{exc}; its log: {self.run_dir / 'server.log'}") from exc
         if replicas == 0:
             self.pids = [self.process.pid]
         else:
