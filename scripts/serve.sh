@@ -54,7 +54,8 @@ if [ "$command_" = start ] && [ "$replicas" -eq 0 ] && [ ${#upstreams[@]} -eq 0 
 fi
 
 if [ "$command_" = stop ]; then
-  if [ ! -f "$run_dir/serve.pid" ]; then
+  if [ ! -f "$run_dir/serve.pid" ] || ! kill -0 "$(cat "$run_dir/serve.pid")" 2>/dev/null; then
+    rm -f "$run_dir/serve.pid" "$run_dir/replicas.pid"
     echo "serve.sh: no server running from $run_dir" >&2; exit 1
   fi
   kill -TERM "$(cat "$run_dir/serve.pid")"
