@@ -110,6 +110,13 @@ def check_prior(value: object) -> str:
     text = str(value)
     if text != "uniform-nonzero" and not text.startswith("at-least:"):
         raise ParameterError("prior", value, '"uniform-nonzero" or "at-least:K2"')
+    if text.startswith("at-least:"):
+        try:
+            k2 = check_count(text.removeprefix("at-least:"), field="prior")
+        except ParameterError:
+            raise ParameterError("prior", value, '"uniform-nonzero" or "at-least:K2", K2 a whole number '
+                                 "from 1 to k") from None
+        text = f"at-least:{k2}"
     return text
 
 

@@ -112,6 +112,19 @@ def shown_value(value: object) -> str:
     return f"{code(text[:SHOWN_CHARS] + '…')} ({len(text):,} characters)"
 
 
+_FIELD = re.compile(r"(?:[^\W_]|[ .,()/'≤≥+-]|\[\d+\]|(?<=[^\W_])_(?=[^\W_])|:(?=K2\b))+")
+"""A field name as this repository writes them (``ε0``, ``spec[2].sigma``, ``count (row 3)``,
+``prior at-least:K2``): letters, digits, spaces and brackets, none of which Markdown formats."""
+
+
+def field_text(field: str) -> str:
+    """A field's name as Markdown: as written when it reads as a field name of this repository,
+    else (a key from a visitor's JSON, say) as a code span, like any user text."""
+    if _FIELD.fullmatch(field) and "www." not in field.lower():
+        return field
+    return code(field)
+
+
 def notice_text(exc: Exception, *, default: str | None = None) -> str:
     """The one-line message for a rejected input, as Markdown whose user part is inert.
 
@@ -119,7 +132,7 @@ def notice_text(exc: Exception, *, default: str | None = None) -> str:
     the value in a code span; any other error shows its text in a code span.
     """
     if isinstance(exc, ParameterError):
-        text = f"{exc.field} must be {exc.allowed}, got {shown_value(exc.value)}."
+        text = f"{field_text(exc.field)} must be {exc.allowed}, got {shown_value(exc.value)}."
     else:
         text = f"This input cannot be used: {code(str(exc))}."
     if default is not None:

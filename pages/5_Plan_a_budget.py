@@ -76,7 +76,7 @@ if values["prior"] == planner.NO_PRIOR:
     st.markdown("Each release runs on its own database and nobody is in more than C of them (Hartmann, "
                 "Bindschaedler, West §V-A): the largest per-database ε0 for each bound of *Database priors*.")
 else:
-    st.subheader(f"Database priors: prior {values['prior']} over the k = {values['k']:,} databases")
+    st.subheader(f"Database priors: prior {ui.code(values['prior'])} over the k = {values['k']:,} databases")
     st.markdown("The adversary's prior over which databases hold the person (Hartmann, Bindschaedler, West "
                 "§III, §V-B), as `gce --prior`: the largest per-database ε0 for each bound of *Database "
                 "priors*. A row whose search is over the page's budget says so; the command line "

@@ -15,6 +15,7 @@ import numpy as np
 from dpviz import budget as budgets
 from dpviz.attack import KINDS, PARAMS, Attack, AttackResult, make_attack, run_attack
 from dpviz.attack import curve as C
+from dpviz.attack.run import admit
 from dpviz.budget import Budget
 from dpviz.figures.attack import attack_figure
 from dpviz.mechanisms.registry import mechanism_class
@@ -62,13 +63,14 @@ def own_keys(kind: str) -> tuple[str, ...]:
     return tuple(p.key for p in mechanism_class(_kind(kind)).params)
 
 
-def attack_of(values: dict[str, Any]) -> Attack:
-    """The checked ``Attack`` of the page's values (only the chosen mechanism's parameters)."""
+def attack_of(values: dict[str, Any], budget: Budget = budgets.PAGE) -> Attack:
+    """The checked ``Attack`` of the page's values (only the chosen mechanism's parameters), its
+    trials within ``budget`` (``run.admit``)."""
     kind = values["mechanism"]
     own = {p.key for p in mechanism_class(kind).params}
     params = {k: v for k, v in values.items() if k in own}
     setting = {p.key: values[p.key] for p in PARAMS if p.key in values}
-    return make_attack(kind, **setting, **params)
+    return admit(make_attack(kind, **setting, **params), budget)
 
 
 def run(attack: Attack, progress: Callable[[float], None] | None = None) -> AttackResult:
@@ -128,7 +130,7 @@ def build(result: AttackResult) -> View:
 def build_values(*, budget: Budget = budgets.PAGE, **values: Any) -> View:
     """The view of the page's values (``python -m dpviz figure attack``): the same ``Attack`` the
     page runs (``attack_of``), run within ``budget``, then ``build``."""
-    return build(run_attack(attack_of(values), budget=budget))
+    return build(run_attack(attack_of(values, budget), budget=budget))
 
 
 SPEC = ViewSpec(name="attack", title="Attack lab", params=ALL_PARAMS, build=build_values)
