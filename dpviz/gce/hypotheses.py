@@ -171,7 +171,7 @@ def exchangeable(*, k: int, level_weights: Sequence[float] | NDArray[np.float64]
     """A prior given by the distribution of |b| (weights for |b| = 0..k, summing to 1)."""
     k = check_count(k, field="k")
     try:
-        w = np.array(level_weights, dtype=float).reshape(-1)  # an array of 10^7 stays one array
+        w = np.asarray(level_weights, dtype=float).reshape(-1)  # an array of 10^7 is not copied
     except (TypeError, ValueError):
         w = np.full(1, np.nan)
     if w.size != k + 1 or not np.all(np.isfinite(w)) or np.any(w < 0):

@@ -136,7 +136,8 @@ def parse_prior(text: object, *, k: int, field: str = "prior") -> Hypothesis:
     weights = np.zeros(k + 1)
     for (lo, hi), x in _scaled([((lo, hi), w / (hi - lo + 1)) for lo, hi, w in spans], field=field):
         weights[lo:hi + 1] += x  # a range shares its weight evenly among its sizes
-    return hypotheses.exchangeable(k=k, level_weights=weights / math.fsum(weights), label=f"typed: {raw}")
+    weights /= math.fsum(weights)
+    return hypotheses.exchangeable(k=k, level_weights=weights, label=f"typed: {raw}")
 
 
 def _scaled(items: list[tuple[T, float]], *, field: str) -> list[tuple[T, float]]:
