@@ -8,9 +8,9 @@ from concurrent.futures import ThreadPoolExecutor
 import streamlit as st
 
 from dpviz import ui
-from dpviz.params import K_SLIDER
 from dpviz.validation import ParameterError
 from dpviz.views import attack as av
+from dpviz.views.regions import K_PAGE_MAX
 
 ui.page_setup("Attack lab")
 st.title("Attack lab")
@@ -135,11 +135,11 @@ with right:
 st.markdown("**The attacker's two error rates** over all trials")  # full width: no cell is cut
 ui.table(alice.tables["rates"], key="alice_rates")
 st.markdown(ui.plain(alice.summary["verdict"]))
-st.markdown(f"This example has its own ε0 and k (a survey of at most {av.ALICE_K_MAX} answers). To attack the "
-            f"same survey in the lab above, with its trials and confidence: [the lab with randomized response, "
-            f"ε0 = {alice_values['alice_eps0']:g}, k = {alice_values['alice_k']}](/Attack_lab?"
+st.markdown(f"This example has its own ε0 and k (a survey of at most {av.ALICE_K_MAX} answers). To attack "
+            f"the same survey in the lab above, with its trials and confidence: [the lab with randomized "
+            f"response, ε0 = {alice_values['alice_eps0']:g}, k = {alice_values['alice_k']}](/Attack_lab?"
             f"{av.alice_lab_query(**alice_values)}).")
-k_link = alice_attack.k if alice_attack.k in K_SLIDER else None
+k_link = alice_attack.k if alice_attack.k <= K_PAGE_MAX else None
 query = f"eps0={alice_values['alice_eps0']:g}&delta0=0" + (f"&k={k_link}" if k_link else "")
 st.markdown(f"The grey region is R(kε0, 0), what k answers of ε0-randomized response allow: see how it is "
             f"built and how it grows with k on [Privacy regions](/Privacy_regions?{query}).")
