@@ -43,7 +43,6 @@ __all__ = [
     "param_input",
     "param_inputs",
     "show_figure",
-    "slider_input",
     "spec_inputs",
     "table",
     "url_aliases",
@@ -179,19 +178,6 @@ def toggle_input(p: Param, container: Any = None) -> bool:
     if raw is not None and raw.lower() not in TOGGLE_VALUES:
         notice(ParameterError(p.label, raw, " or ".join(TOGGLE_VALUES)),
                default=f"{p.label} = {str(p.default).lower()}", container=box)
-    return value
-
-
-def slider_input(p: Param, options: Sequence[Any], container: Any = None) -> Any:
-    """A URL-bound slider over ``options``. Streamlit silently drops a URL value that is not
-    an option; the raw value is still readable on that run, so say so and name the field."""
-    box = container if container is not None else st
-    raw = url_value(p.key, lambda text: {str(o): o for o in options}[text])
-    value = box.select_slider(p.label, options=list(options), value=p.default, key=p.key,
-                              help=p.help or None, bind="query-params")
-    if raw is not None and raw not in {str(o) for o in options}:
-        allowed = f"one of the slider's values {options[0]}, {options[1]}, …, {options[-1]}"
-        notice(ParameterError(p.key, raw, allowed), default=f"{p.label} = {p.default}", container=box)
     return value
 
 
@@ -351,6 +337,10 @@ def table_frame(rows: Sequence[Mapping[str, str]]) -> pd.DataFrame:
     return frame
 
 
+NAME_WIDTH = 230
+"""Widest first (name) column, in px: a 390 px phone's table is about 358 px wide, and a wider
+pinned name left room for nothing else (issue 21); long names are listed in full below the table."""
+
 NOTE_COLUMNS = ("source / note", "note")
 """Text columns too long for a grid cell: shown in full below the table as well."""
 
@@ -372,9 +362,11 @@ def table(rows: Sequence[Mapping[str, str]], *, key: str | None = None, containe
             config[c] = st.column_config.NumberColumn(c, format=NUMBER_FORMAT,
                                                       width=min(140, max(64, 8 * longest + 24)))
         else:
-            first = c == frame.columns[0]  # the row's name: wide enough to read, kept in view on scrolling
+            first = c == frame.columns[0]  # the row's name: kept in view on scrolling, and narrow
+            # enough that a 390 px phone still shows a number beside it (its full text is listed below)
             width: Literal["large"] | int = ("large" if c in NOTE_COLUMNS
-                                             else min(440 if first else 360, max(64, 7 * longest + 30)))
+                                             else min(NAME_WIDTH if first else 360,
+                                                      max(64, 7 * longest + 30)))
             config[c] = st.column_config.TextColumn(c, width=width, pinned=first)
     if key is not None:  # a grid keeps the column widths it first drew: a new layout, a new grid, so
         # the sender's screen and a shared link's show the same columns (not the widths of an earlier run)
