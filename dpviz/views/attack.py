@@ -177,7 +177,8 @@ def rule_verdict(*, fa: int, md: int, n: int, shown: float, headline: str) -> st
     else:
         rule = (f"This rule's observed rates give the point estimate ε ≈ {shown:.3g} (no confidence "
                 f"attached: a guess, not a proof).")
-    return f"{rule} What counts is the certified value, at the best threshold: {headline[0].lower()}{headline[1:]}"
+    certified = headline[0].lower() + headline[1:]
+    return f"{rule} What counts is the certified value, at the best threshold: {certified}"
 
 
 def same_as_canonical(values: dict[str, Any]) -> str | None:
