@@ -341,6 +341,9 @@ NAME_WIDTH = 230
 """Widest first (name) column, in px: a 390 px phone's table is about 358 px wide, and a wider
 pinned name left room for nothing else (issue 21); long names are listed in full below the table."""
 
+NO_VALUE_KINDS = ("impossible", "not computed")
+"""The *kind* of a row without a value (``dpviz.figures.tables.KIND_WORDS``): its reason is shown."""
+
 NOTE_COLUMNS = ("source / note", "note")
 """Text columns too long for a grid cell: shown in full below the table as well."""
 
@@ -374,7 +377,12 @@ def table(rows: Sequence[Mapping[str, str]], *, key: str | None = None, containe
         key = f"{key}_{zlib.crc32(layout.encode()):08x}"
     box.dataframe(frame, hide_index=True, column_config=config, key=key, width="stretch",
                   placeholder=NO_VALUE)
-    notes = [(str(r[frame.columns[0]]), str(r[c])) for r in rows for c in NOTE_COLUMNS if r.get(c)]
+    name = frame.columns[0]
+    for r in rows:  # a row without a value says why in view, not only in the collapsed list
+        if r.get("kind") in NO_VALUE_KINDS:
+            box.markdown(f"**{plain(str(r[name]))}** — {r['kind']}: "
+                         + "; ".join(plain(str(r[c])) for c in NOTE_COLUMNS if r.get(c)))
+    notes = [(str(r[name]), str(r[c])) for r in rows for c in NOTE_COLUMNS if r.get(c)]
     if notes:
         with box.expander("Sources and notes in full"):
             st.markdown("\n".join(f"- {plain(name)}: {plain(note)}" for name, note in notes))
