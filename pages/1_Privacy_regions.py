@@ -58,3 +58,4 @@ with top:
 ui.show_figure(view.figures["nested"], filename=f"{tag}_nested", key="fig_nested")
 ui.download_csv(view.csv["regions"], filename=f"{tag}_regions.csv", key="csv_regions")
 ui.download_json(view.payload, filename=f"{tag}.json", key="json_regions")
+ui.cite_box("regions")

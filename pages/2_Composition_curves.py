@@ -99,3 +99,5 @@ with homogeneous_area:
                     key="csv_delta_eps", label="Download δ against ε (CSV)")
     if hetero is not None:  # the JSON holds the heterogeneous results: only with valid rows
         ui.download_json(view.payload, filename=f"{tag}.json", key="json_curves")
+    ui.download_tables(view.tables, title=SPEC.title, values=values, stem=tag, key="report_curves")
+    ui.cite_box("curves")

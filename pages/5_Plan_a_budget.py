@@ -91,5 +91,7 @@ ui.download_csv(view.csv["k"], filename=f"{tag}_k.csv", key="csv_k",
 ui.download_csv(view.csv["noise_vs_k"], filename=f"{tag}_noise_vs_k.csv", key="csv_noise_k",
                 label="Download noise against k (CSV)")
 ui.download_json(view.payload, filename=f"{tag}.json", key="json_planner")
+ui.download_tables(view.tables, title=SPEC.title, values=values, stem=tag, key="report_planner")
+ui.cite_box("planner")
 st.caption("The same answers from the command line: `python -m dpviz plan eps0 --epsilon 1 --delta 1e-5 "
            "--k 100`, `plan k …`, `plan noise gaussian …`, `plan gce …` (JSON).")

@@ -134,6 +134,9 @@ with right:
         **alice_values, "seed": seed}), key="fig_alice")
 st.markdown("**The attacker's two error rates** over all trials")  # full width: no cell is cut
 ui.table(alice.tables["rates"], key="alice_rates")
+ui.download_tables({"rates": alice.tables["rates"]}, title="Attack lab, is Alice in the survey?",
+                   values={**alice_values, "seed": seed}, stem=ui.export.file_stem("attack_alice", {
+                       **alice_values, "seed": seed}), key="report_alice")
 st.markdown(ui.plain(alice.summary["verdict"]))
 st.markdown(f"This example has its own ε0 and k (a survey of at most {av.ALICE_K_MAX} answers). To attack "
             f"the same survey in the lab above, with its trials and confidence: [the lab with randomized "
@@ -144,3 +147,4 @@ query = f"eps0={alice_values['alice_eps0']:g}&delta0=0" + (f"&k={k_link}" if k_l
 st.markdown(f"The grey region is R(kε0, 0), what k answers of ε0-randomized response allow: see how it is "
             f"built and how it grows with k on [Privacy regions](/Privacy_regions?{query}).")
 ui.page_link("pages/1_Privacy_regions.py", label="Privacy regions", icon=":material/square:")
+ui.cite_box("attack")

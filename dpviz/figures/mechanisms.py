@@ -23,7 +23,7 @@ LABELS = {
     "optimal": "Generic optimal (KOV Thm 3.3, same per-step ε0, δ0)",
     "exact": "Exact optimum (KOV Thm 3.3, product of canonical pairs)",
     "kov": "KOV Thm 3.5",
-    "pure": "Pure DP, basic composition (kε0)",
+    "pure": "Pure DP, basic composition (kε0, KOV Thm 3.1)",
 }
 
 ROUTE_KEYS = ("exact", "analytic", "pld", "rdp", "rdp_analytic", "zcdp", "generic", "pure", "buckets")
