@@ -56,8 +56,10 @@ def _unlatex(text: str) -> str:
     back |= {v: k for k, v in export._LATEX_SPECIAL.items()}
     for spelled in sorted(back, key=len, reverse=True):
         text = text.replace(spelled, back[spelled])
-    greek = lambda m: unicodedata.lookup(  # noqa: E731
-        f"GREEK {'CAPITAL' if m[1][0].isupper() else 'SMALL'} LETTER {m[1].upper().replace('LAMBDA', 'LAMDA')}")
+    def greek(m: re.Match[str]) -> str:
+        case = "CAPITAL" if m[1][0].isupper() else "SMALL"
+        return unicodedata.lookup(f"GREEK {case} LETTER {m[1].upper().replace('LAMBDA', 'LAMDA')}")
+
     return re.sub(r"\$\\([A-Za-z]+)\$", greek, text)
 
 
