@@ -50,8 +50,8 @@ def delta_vs_epsilon_figure(eps: np.ndarray, series: Mapping[str, np.ndarray], *
                             labels: Mapping[str, str] | None = None, of: str = "") -> go.Figure:
     """δ against ε per method; with ``target_delta``, the target δ line and each method's answer ε
     there (``answers``: ε by method, None where the method proves nothing); ``of`` as above."""
-    what = f" {of}" if of else ""
-    fig = series_figure(eps, series, title=f"Total δ against total ε, k = {k:,}{what}",
+    title = f"Total δ against total ε of k = {k:,} {of}" if of else f"Total δ against total ε, k = {k:,}"
+    fig = series_figure(eps, series, title=title,
                         x_title="total ε", y_title="total δ", log_y=True, labels=labels,
                         hover_x="ε = %{x:.4g}", hover_y="δ = %{y:.4g}")
     if target_delta is not None:
