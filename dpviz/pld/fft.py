@@ -72,3 +72,9 @@ def noise_level(n: int, a: NDArray[np.float64], b: NDArray[np.float64]) -> float
 def l1_error(n: int, a: NDArray[np.float64], b: NDArray[np.float64]) -> float:
     """Bound on the L1 norm of the round-off of the n kept entries (√n × the ℓ2 bound)."""
     return entry_error(n, a, b) * math.sqrt(n)
+
+
+def norm_c(z: NDArray[np.complex128]) -> float:
+    """‖z‖₂ of a complex vector."""
+    v = z.view(np.float64)
+    return math.sqrt(float(np.einsum("i,i->", v, v)))

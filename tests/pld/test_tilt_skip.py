@@ -7,18 +7,18 @@ from __future__ import annotations
 
 from dpviz.mechanisms import gaussian, laplace
 from dpviz.mechanisms.subsampling import subsample_remove
-from dpviz.pld import accountant
+from dpviz.pld import accountant, refine
 
 
 def _runs(monkeypatch, parts, delta):
     tilts: list[float] = []
-    orig = accountant.compose
+    orig = refine.compose
 
     def counting(*args, **kw):
         tilts.append(kw.get("tilt", 0.0))
         return orig(*args, **kw)
 
-    monkeypatch.setattr(accountant, "compose", counting)
+    monkeypatch.setattr(refine, "compose", counting)
     return accountant.epsilon_bounds(parts, delta=delta), tilts
 
 
