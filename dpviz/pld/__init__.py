@@ -5,7 +5,7 @@
   one as a post-processing of the mechanism (data-processing inequality).
 - ``grid``: ``GridPLD``, a bound on a uniform grid read off exactly, sound truncation.
 - ``power``: k-fold composition (Steinke Thm 9) by one forward and one inverse transform.
-- ``cost``, ``compose``, ``refine``: the a-priori cost, the composed grids of every direction and
+- ``cost``, ``composed``, ``refine``: the a-priori cost, the composed grids of every direction and
   bound, the choice of width and tilt for a target.
 - ``accountant``: certified intervals for ε(δ) and δ(ε) of heterogeneous compositions.
 """

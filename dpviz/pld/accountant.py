@@ -1,7 +1,7 @@
 """PLD accounting with certified error bars: ε(δ) and δ(ε) as intervals [lower, upper].
 
 A composition is a list of (loss law, count) parts. ``dpviz.pld.refine`` chooses the grid and
-``dpviz.pld.compose`` composes every law's pessimistic and optimistic grids in both directions (one
+``dpviz.pld.composed`` composes every law's pessimistic and optimistic grids in both directions (one
 transform per law, ``dpviz.pld.power``); the answer is read off the composed grids exactly, so
 
     lower = max_dir lower_dir ≤ truth ≤ max_dir upper_dir = upper.
@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from dpviz.budget import Budget, OverBudget
 from dpviz.guarantee import DeltaCurve, Guarantee, Kind, Status
-from dpviz.pld.compose import Composed, compose, compose_many, compose_within_limits
+from dpviz.pld.composed import Composed, compose, compose_many, compose_within_limits
 from dpviz.pld.cost import PLAN_CELLS, Parts, cell_unit, cost, directions, plan
 from dpviz.pld.refine import DEFAULT_ACCURACY, checked_parts, composition
 from dpviz.validation import ParameterError, check_delta, check_epsilon

@@ -43,8 +43,8 @@ from dpviz.validation import ParameterError
 
 U = fft.UNIT_ROUNDOFF
 
-GOLDEN_STEPS = 10
-"""Evaluations of Λ per Chernoff bound: a golden-section search over ln t on [t0/e⁴, t0·e⁴] (t0 from a
+GOLDEN_STEPS = 14
+"""Evaluations of Λ per Chernoff bound: a golden-section search over ln t on [t0/e¹⁰, t0·e⁴] (t0 from a
 Gaussian approximation). Any t gives a valid bound; the search only makes it tight."""
 
 
@@ -84,7 +84,7 @@ def _edge(parts: Sequence[_Part], theta: float, norm: float, log_tau: float, sca
         t = math.exp(u)
         return (log_mgf(parts, theta + sign * t) - norm - log_tau) / t
 
-    a, b = math.log(scale) - 4.0, math.log(scale) + 4.0
+    a, b = math.log(scale) - 10.0, math.log(scale) + 4.0  # heavy tails want t far below the guess
     r = (math.sqrt(5.0) - 1.0) / 2.0
     c, d = b - r * (b - a), a + r * (b - a)
     fc, fd = f(c), f(d)
@@ -205,9 +205,9 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     # the window: untilted mass (moved the sound way) and tilted-normalised mass (its aliased copy)
     # beyond each edge at most ``share``
     edges = {(False, sign): _edge(coarse, 0.0, 0.0, log_tau, scale, sign) for sign in (1.0, -1.0)}
-    for sign in (1.0, -1.0):  # untilted, the normalised measure is c/e^{norm}: the same edges shifted
-        edges[True, sign] = (_edge(coarse, theta, norm, log_tau, scale, sign) if theta > 0 else
-                             _edge(coarse, 0.0, norm, log_tau, scale, sign))
+    for sign in (1.0, -1.0):  # untilted, the normalised measure is c/e^{norm}: the same edges will do
+        edges[True, sign] = (_edge(coarse, theta, norm, log_tau, scale, sign) if theta > 0
+                             else edges[False, sign])
     x_hi = max(edges[False, 1.0][0], edges[True, 1.0][0])
     x_lo = min(edges[False, -1.0][0], edges[True, -1.0][0])
     s_lo = max(s_min, math.floor((x_lo - offset) / h) - 1) if math.isfinite(x_lo) else s_min
@@ -228,7 +228,7 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
                            x_below if sign < 0 else x_above, edges[tilted, sign][1], sign)
 
     below, above = beyond(False, -1.0), beyond(False, 1.0)
-    alias = beyond(True, -1.0) + beyond(True, 1.0)
+    alias = beyond(True, -1.0) + beyond(True, 1.0) if theta > 0 else (below + above) * math.exp(-norm)
 
     # one forward transform per part, the power and product, one inverse transform
     kappa = fft.FFT_C * U * math.log2(max(n_fft, 2))
@@ -253,8 +253,9 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     y = sfft.irfft(spectrum, n_fft, workers=-1)
     entry = (fwd + rounding + (kappa + 2.0 * U) * psi_norm) / math.sqrt(n_fft)  # ℓ2 ⇒ every entry
     out = np.roll(y, -((s_lo - s_min) % n_fft))  # out[m] is the composed bin s_lo + m
-    # entries not above the entrywise bound carry no information: zeroed, their sum charged
-    small = out <= entry
+    # entries below entry/√N carry no information: zeroed, their sum (≤ √N·entry, the L1 bound
+    # itself) charged; a higher threshold would charge up to N·entry
+    small = out <= entry / math.sqrt(n_fft)
     dropped = float(np.maximum(out[small], 0.0).sum())
     out[small] = 0.0
     err_tilted = math.sqrt(n_fft) * entry + dropped + alias

@@ -1,6 +1,6 @@
 """Choosing the grid of a PLD composition: width, tilt and truncation for a target (docs/MATH.md §7.4, §16).
 
-``composition`` returns composed grids (``dpviz.pld.compose``) for a target δ (or ε) whose certified
+``composition`` returns composed grids (``dpviz.pld.composed``) for a target δ (or ε) whose certified
 interval is within ``accuracy``: atoms-only laws on a common lattice use that lattice (exact);
 otherwise a pilot width from the single steps' spread, refined by the second-order error law (width
 ∝ h²) until the interval is narrow enough or the next grid is over the budget. Where the round-off
@@ -17,7 +17,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from dpviz.budget import Budget, OverBudget
-from dpviz.pld.compose import Composed, coarsening, compose
+from dpviz.pld.composed import Composed, coarsening, compose
 from dpviz.pld.cost import Parts, coarse_grid, cost
 from dpviz.pld.grid import loss_span
 from dpviz.pld.law import LossLaw
@@ -140,8 +140,8 @@ def _refine(req: _Target, c: Composed, hh: float, lattice: float | None) -> Comp
             hh = _on_lattice(max(hh, h1 / 8.0), lattice)
         if hh >= 0.99 * last:  # no finer width allowed (h1/8 reached)
             break
-        try:
-            c = req.run(hh)
+        try:  # a finer grid carries more round-off: tilted where it is not minor (``_Target.tilted``)
+            c = req.run(hh) if req.tilt is not None else req.tilted(req.run(hh))
         except (OverBudget, ParameterError) as exc:
             if _fits(exc):
                 return best if accurate else replace(best, note="accuracy not reached within the budget")
@@ -220,11 +220,11 @@ TILT_EXPONENT = 300.0
 REFINEMENTS = 3
 """At most this many grids are composed while refining h towards the accuracy."""
 
-CHEAP_SECONDS = 0.1
+CHEAP_SECONDS = 0.03
 """A refinement (h/4, width ∝ h²: 16× narrower) whose estimated time is below this is done even
 when the accuracy is already reached: cheap cases end far tighter than ``DEFAULT_ACCURACY``
 (Laplace b = 2, k = 20, δ = 1e-6: 6.6e-4 → 1.6e-7 relative), while the accuracy stays the stopping
-rule of expensive ones. 0.1 s is 5 % of the Mechanisms page's 2 s budget for the PLD route."""
+rule of expensive ones. 0.03 s keeps cheap cases cheap against dp-accounting (issue 23)."""
 
 CHEAP_REFINEMENTS = 3
 """At most this many cheap refinements beyond ``REFINEMENTS``."""

@@ -33,7 +33,7 @@ def test_tilted_rerun_where_round_off_matters(monkeypatch):
     law = subsample_remove(laplace.loss_law(scale=2.0), rate=0.1)
     g, _tilts = _runs(monkeypatch, [(law, 1000)], 1e-10)
     assert g.relative_width <= 1e-3
-    assert 10.2807 <= g.lower <= g.upper <= 10.2809  # dp-accounting 0.6.0: 10.2808 (tests/pld/test_accountant)
+    assert 10.2807 <= g.lower <= g.upper <= 10.2809  # dp-accounting 0.6.0: 10.2808 (test_accountant)
 
 
 def test_late_tilt_where_finer_grids_carry_more_round_off():
