@@ -28,6 +28,20 @@ from scipy.signal import lfilter
 U = 2.0**-53
 
 
+def _ratio(d: float, h: float) -> float:
+    """(e^d − 1)/(e^h − 1) for 0 ≤ d ≤ h, without overflow for h > 709 (a grid of width 1000 is allowed)."""
+    if h <= 1.0:
+        return math.expm1(d) / math.expm1(h)
+    return math.exp(d - h) * -math.expm1(-d) / -math.expm1(-h)
+
+
+def _inverse_ratio(w: float, h: float) -> float:
+    """d with (e^d − 1)/(e^h − 1) = w: ln(1 + w(e^h − 1)), in log space for large h."""
+    if h <= 1.0:
+        return math.log1p(w * math.expm1(h))
+    return h + math.log(w * -math.expm1(-h) + math.exp(-h))
+
+
 @dataclass(frozen=True)
 class GridCurve:
     """δ(ε) of non-negative masses on the grid l0 + i·h plus ``p_top`` at ``top`` (module docstring)."""
@@ -76,7 +90,7 @@ class GridCurve:
         lj = self.l0 + j * self.h
         if j == n - 1:  # above the last grid point: only the top mass
             return self._top_part(eps) if math.isfinite(self.top) else 0.0
-        w = min(max(math.expm1(eps - lj) / math.expm1(self.h), 0.0), 1.0)
+        w = min(max(_ratio(eps - lj, self.h), 0.0), 1.0)
         return float(self.d[j]) * (1.0 - w) + float(self.d[j + 1]) * w
 
     def solve(self, t: float) -> float | None:
@@ -96,7 +110,7 @@ class GridCurve:
                 lj = self.l0 + j * self.h
                 dj, dn = float(self.d[j]), float(self.d[j + 1])
                 w = (dj - t) / (dj - dn) if dj > dn else 1.0
-                eps = max(lj + math.log1p(w * math.expm1(self.h)), 0.0)
+                eps = max(lj + _inverse_ratio(w, self.h), 0.0)
         else:  # above the last grid point: the finite top alone, p_top(1 − e^{ε − top}) = t
             if not (math.isfinite(self.top) and self.p_top > 0):
                 return None if n == 0 else max(self.l0 + (n - 1) * self.h, 0.0)

@@ -15,7 +15,7 @@ def _runs(monkeypatch, parts, delta):
     orig = refine.compose
 
     def counting(*args, **kw):
-        tilts.append(kw.get("tilt", 0.0))
+        tilts.append(kw.get("tilt"))
         return orig(*args, **kw)
 
     monkeypatch.setattr(refine, "compose", counting)
@@ -24,9 +24,11 @@ def _runs(monkeypatch, parts, delta):
 
 def test_no_tilted_rerun_where_round_off_is_minor(monkeypatch):
     law = subsample_remove(gaussian.loss_law(sigma=1.0), rate=0.01)
-    g, tilts = _runs(monkeypatch, [(law, 100_000)], 1e-5)
-    assert all(t == 0.0 for t in tilts)  # the old rule reran the pilot with θ ≈ 0.96
-    assert g.relative_width <= 1e-3
+    # 10^3 steps: with one transform per composition (docs/MATH.md §17) the round-off bound grows with
+    # the number of steps, and at 10^5 it is no longer minor against the 2e-4 target
+    g, tilts = _runs(monkeypatch, [(law, 1000)], 1e-5)
+    assert all(t is None for t in tilts)  # the old rule reran the pilot with θ ≈ 0.96
+    assert g.relative_width <= 2e-4
 
 
 def test_tilted_rerun_where_round_off_matters(monkeypatch):
