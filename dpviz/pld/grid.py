@@ -28,7 +28,6 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
-from dpviz.composition.atoms import LossAtoms
 from dpviz.pld.curve import GridCurve
 
 MAX_BINS = 4_000_000
@@ -65,19 +64,6 @@ class GridPLD:
     @property
     def total(self) -> float:
         return float(self.mass.sum()) + self.p_inf
-
-    @cached_property
-    def atoms(self) -> LossAtoms:
-        nz = self.mass > 0
-        loss = self.losses[nz][::-1]
-        with np.errstate(divide="ignore"):
-            log_p = np.log(self.mass[nz][::-1])
-        if math.isfinite(self.top):
-            if self.p_inf > 0:
-                loss = np.concatenate([[self.top], loss])
-                log_p = np.concatenate([[math.log(self.p_inf)], log_p])
-            return LossAtoms(loss=loss, log_p=log_p, p_inf=0.0)
-        return LossAtoms(loss=loss, log_p=log_p, p_inf=self.p_inf)
 
     # ---------------------------------------------------------------- evaluation
     @property

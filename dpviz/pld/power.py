@@ -262,12 +262,13 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
 
     # untilt: c = ĉ·e^{Σkλ − θS}, capped at the total finite mass (a true composed mass never exceeds it)
     losses = (s_lo + np.arange(n_fft)) * h + offset
-    log_total = sum(k * math.log(t) for (_g, k), t in zip(grids, totals, strict=True))
+    # ln Π T_i^{k_i}, each computed T_i within (n_i + 4)u of the true sum
+    log_total = sum(k * (math.log(t) + 2.0 * (g.mass.size + 4) * U) for (g, k), t in pairs)
     nz = out > 0
     expo_out = norm - theta * losses[nz]
     zeta = 2.0 * U * (abs(norm) + float(np.abs(theta * losses[nz]).max(initial=0.0)) + 3.0)
     with np.errstate(divide="ignore"):
-        log_c = np.minimum(np.log(out[nz]) + expo_out, log_total + 1e-12)
+        log_c = np.minimum(np.log(out[nz]) + expo_out, log_total)
     mass = np.zeros(n_fft)
     mass[nz] = np.exp(log_c)
     nu = math.expm1(kk * math.log1p(eta)) + 2.0 * zeta
