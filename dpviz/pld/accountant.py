@@ -82,7 +82,7 @@ def epsilon_bounds(parts: Parts, *, delta: float, accuracy: float = DEFAULT_ACCU
                          status=Status.NOT_COMPUTED, lower=lo, detail=detail, seconds=seconds,
                          reason="δ is below the tail mass the grid sends to +∞ (a finer tail is needed)")
     up = max(min(up, max_loss(parts)), lo)  # ε(0) = Σ k·max L is an upper bound at every δ
-    kind = Kind.EXACT if up - lo <= EXACT_RTOL * up else Kind.UPPER
+    kind = Kind.EXACT if up == lo else Kind.UPPER
     return Guarantee(epsilon=up, delta=delta, kind=kind, source=SOURCE, lower=lo, upper=up,
                      detail=detail, seconds=seconds)
 
@@ -105,7 +105,7 @@ def delta_bounds(parts: Parts, *, epsilon: float, accuracy: float = DEFAULT_ACCU
         return Guarantee.not_computed(source=SOURCE, epsilon=epsilon, solved="delta", reason=str(exc))
     lo, up = c.delta(epsilon)
     up = max(up, lo)
-    kind = Kind.EXACT if up - lo <= EXACT_RTOL * up else Kind.UPPER
+    kind = Kind.EXACT if up == lo else Kind.UPPER
     return Guarantee(epsilon=epsilon, delta=up, kind=kind, source=SOURCE, lower=lo, upper=up,
                      solved="delta", detail=c.describe(), seconds=time.perf_counter() - t0)
 
@@ -128,11 +128,6 @@ def delta_curve(parts: Parts, *, epsilons: NDArray[np.float64], accuracy: float 
     up = np.array([c.delta_upper(float(e)) for e in eps.ravel()]).reshape(eps.shape)
     return DeltaCurve(epsilon=eps, lower=lo, upper=np.maximum(up, lo), kind=Kind.UPPER, source=SOURCE)
 
-
-EXACT_RTOL = 1e-13
-"""An interval this narrow (relative) is reported as exact: a lattice law composes without
-discretisation error, and what separates its ends is the charged round-off of reading δ off the grid
-(``dpviz.pld.curve``, ≈ (4n + 32)u relative), not an approximation."""
 
 EPSILON_COMPOSED_MAX = 1e6
 """Largest ε accepted by ``delta_bounds`` (a composed ε; per-step ε are checked elsewhere)."""
