@@ -149,6 +149,8 @@ elif d is not None and kind == "cap":
 elif d is not None:
     st.markdown(f"**This constraint does not bind:** all {q.databases:,} mechanisms can tell the hypotheses "
                 "apart, as in classic composition.")
+for row in view.tables["paper_note"]:  # HBW Ex. 3 as printed beside Def. 3 (docs/MATH.md §20)
+    st.info(row["note"])
 ui.table(view.tables["bounds"], key="table_bounds")
 st.caption(
     "*Proved for*: HBW Def. 3 has two inequalities. Forward: the membership prior's output probability "
