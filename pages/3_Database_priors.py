@@ -51,6 +51,12 @@ with st.expander("The results used (sources in the seeds)"):
                 "rate ½ (Steinke Thm 29),")
     st.latex(r"S_{1/2}(M)\ \text{is}\ \Big(\ln\big(1+\tfrac{e^{\varepsilon_0}-1}{2}\big),\ "
              r"\tfrac{\delta_0}{2}\Big)\text{-DP}")
+    st.markdown("**HBW Cor. 6**: the same mixture, term i being the first mechanism's (ε0, δ0) followed "
+                "by the k − i subsampled ones composed (the table composes them optimally, KOV Thm 3.3, at "
+                "one common δ̂ = δ − δ0),")
+    st.latex(r"\varepsilon=\ln\Big[\tfrac{1}{2^k-1}\sum_{i=1}^{k}2^{k-i}e^{\varepsilon_0+\hat\varepsilon_i}\Big],"
+             r"\quad (\hat\varepsilon_i,\hat\delta_i)=\mathrm{CompGuarantee}"
+             r"\big(S_{1/2}(M_{i+1}),\dots,S_{1/2}(M_k)\big)")
     st.markdown("**Exact worst case** (beyond the paper): the privacy curve of the canonical pair "
                 "(KOV eq. 16) mixed over the prior, against the null hypothesis, in both directions.")
 with st.expander("How to read this page"):

@@ -52,7 +52,7 @@ METHODS: dict[str, Method] = {
     "basic": Method("basic", "Basic", basic),
     "advanced": Method("advanced", "Advanced (DRV)", advanced),
     "kov": Method("kov", "KOV Thm 3.4/3.5", kov),
-    "kov_simplified": Method("kov_simplified", "KOV Thm 3.4 simplified (ε0 ≤ 0.9)", kov_simplified),
+    "kov_simplified": Method("kov_simplified", "KOV Thm 3.4, simplified", kov_simplified),
     "zcdp": Method("zcdp", "zCDP (Steinke Thm 18/22)", zcdp),
     "optimal": Method("optimal", "Optimal (KOV Thm 3.3)", optimal, budgeted=True),
 }

@@ -75,6 +75,7 @@ LABELS: dict[str, str] = {
     "cap_kov": "Constraint + KOV Thm 3.4",
     "cap_zcdp": "Constraint + zCDP (Steinke Thm 18/22)",
     "parallel": "Parallel composition (McSherry)",
+    "cor6": "HBW Cor. 6 + optimal composition (one common δ̂)",
     "cor7": "HBW Cor. 7 (= Eq. 3-4)",
     "theorem3_basic": "HBW Thm 3 + basic composition (best split of δ)",
     "theorem3_basic_common": "HBW Thm 3 + basic composition, one common δ̂",
