@@ -15,6 +15,7 @@ from dpviz.views.database_priors import (
     K2,
     KIND,
     KIND_LABELS,
+    LEVELS,
     NEIGHBOURING,
     NULL,
     PAID_ONLY,
@@ -23,6 +24,7 @@ from dpviz.views.database_priors import (
     PRIOR,
     SPEC,
     K,
+    heterogeneous_rows,
     with_default,
 )
 
@@ -176,6 +178,21 @@ ui.download_csv(view.csv["bounds"], filename=f"{tag}_bounds.csv", key="csv_gce_b
 ui.download_csv(view.csv["epsilon_vs_k"], filename=f"{tag}_epsilon_vs_k.csv", key="csv_gce_k",
                 label="Download ε against k (CSV)")
 ui.download_json(view.payload, filename=f"{tag}.json", key="json_gce")
+
+if kind == "cap":
+    st.header("Heterogeneous releases")
+    st.markdown(f"The same cap (C = {q.cap:,}, {q.neighbouring}), each database with its own guarantee: one "
+                "row per kind of release, with its ε, δ and how many there are (as `gce --levels … --cap`). "
+                "The exact worst case composes the worst set of releases a person can be in, compared over "
+                "every choice that no swap for a release with larger ε and δ improves; the *Constraint* rows "
+                "are HBW Thm 2 with each composition theorem on the same sets (docs/MATH.md §22).")
+    levels = ui.levels_editor(LEVELS)
+    if levels is not None:
+        try:
+            ui.table(ui.cached(heterogeneous_rows)(levels, cap=q.cap, neighbouring=q.neighbouring,
+                                                    delta=values["delta"]), key="table_hetero")
+        except ParameterError as exc:
+            ui.notice(exc)
 
 with st.expander("Why the prior helps, and what subsampling has to do with it"):
     st.markdown(

@@ -9,7 +9,7 @@ from typing import Any
 
 from dpviz import budget as budgets
 from dpviz.budget import Budget
-from dpviz.composition import homogeneous, optimal
+from dpviz.composition import Levels, homogeneous, optimal
 from dpviz.figures.gce import (
     bound_columns,
     bound_rows,
@@ -17,9 +17,9 @@ from dpviz.figures.gce import (
     epsilon_vs_k_figure,
     prior_region_figure,
 )
-from dpviz.gce import constraints
+from dpviz.gce import constraints, heterogeneous
 from dpviz.guarantee import Guarantee
-from dpviz.params import CAP, COMMON, EPS0, FREE_ONLY, GCE_DELTA0, GCE_K, K2, PAID_ONLY, Param
+from dpviz.params import CAP, COMMON, EPS0, FREE_ONLY, GCE_DELTA0, GCE_K, HETERO_LEVELS, K2, PAID_ONLY, Param
 from dpviz.params import CURVES_DELTA as DELTA
 from dpviz.validation import ParameterError
 from dpviz.views import View, ViewSpec
@@ -95,6 +95,20 @@ PRESET_CAP = replace(CAP, default="preset", check=partial(_or_preset, check=CAP.
                      help="C ≥ 1; default: the scenario's own cap")
 PRESET_K2 = replace(K2, default="preset", check=partial(_or_preset, check=K2.check),
                     help="1 ≤ k' ≤ k; default: the scenario's own k'")
+
+
+LEVELS = replace(HETERO_LEVELS, default="0.1:1e-6:1000,0.5:0:10",
+                 help="Each database's release, as compose --levels: ε:δ:count rows, e.g. 1,000 releases "
+                      "that are (0.1, 1e-6)-DP and 10 that are 0.5-DP.")
+"""The heterogeneous releases under the page's cap (URL key ``levels``, as ``gce --levels``)."""
+
+
+def heterogeneous_rows(levels: Levels, *, cap: int, neighbouring: str, delta: float,
+                       budget: Budget = budgets.PAGE) -> list[dict[str, str]]:
+    """The cap with a different (ε_i, δ_i) per database (HBW Thm 2, Ex. 1): the table's rows."""
+    results = heterogeneous.capped(levels, cap=cap, neighbouring=neighbouring,  # type: ignore[arg-type]
+                                   delta=delta, budget=budget)
+    return bound_rows(results, labels())
 
 
 def describe(q: Question) -> str:

@@ -74,6 +74,7 @@ LABELS: dict[str, str] = {
     "cap_advanced": "Constraint + advanced composition (DRV)",
     "cap_kov": "Constraint + KOV Thm 3.4",
     "cap_zcdp": "Constraint + zCDP (Steinke Thm 18/22)",
+    "cap_kov_simplified": "Constraint + KOV Thm 3.4, simplified",
     "parallel": "Parallel composition (McSherry)",
     "cor6": "HBW Cor. 6 + optimal composition (one common δ̂)",
     "cor7": "HBW Cor. 7 (= Eq. 3-4)",
