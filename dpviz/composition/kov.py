@@ -104,22 +104,21 @@ def delta_for_epsilon(levels: Levels, *, epsilon: float) -> Guarantee:
 def delta_for_epsilon_with_drift(levels: Levels, t: float, *, epsilon: float, source: str,
                                  detail: str = "") -> Guarantee:
     """δ at ε of the three-term bound with drift ``t``: the smallest δ~ for which a term is ≤ ε."""
-    src = source
     if epsilon >= sum_epsilon(levels):
-        return Guarantee(epsilon=epsilon, delta=total_delta(levels, 0.0), kind=Kind.UPPER, source=src,
+        return Guarantee(epsilon=epsilon, delta=total_delta(levels, 0.0), kind=Kind.UPPER, source=source,
                          solved="delta", detail=detail)
     var = sum_epsilon_sq(levels)
     excess = epsilon - t
     if excess <= 0 or var == 0:
         return Guarantee.impossible(
-            source=src, solved="delta", reason=f"the theorem gives no δ for ε ≤ its drift term {t:.6g}")
+            source=source, solved="delta", reason=f"the theorem gives no δ for ε ≤ its drift term {t:.6g}")
     z = excess**2 / (2.0 * var)
     candidates = [math.exp(-z)]  # third term: ln(1/δ~) = z
     if z > 1.0:  # second term: ln(e + √var/δ~) = z ⇔ δ~ = √var / (e^z − e)
         log_slack = 0.5 * math.log(var) - z - math.log(-math.expm1(1.0 - z))
         candidates.append(math.exp(log_slack))
     slack = min(min(candidates), 1.0)
-    return Guarantee(epsilon=epsilon, delta=total_delta(levels, slack), kind=Kind.UPPER, source=src,
+    return Guarantee(epsilon=epsilon, delta=total_delta(levels, slack), kind=Kind.UPPER, source=source,
                      solved="delta", detail=detail)
 
 

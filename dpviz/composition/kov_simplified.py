@@ -23,7 +23,6 @@ PAPER_RANGE = 0.9
 """KOV state the simplified form for ε0 ≤ 0.9 (the high-privacy regime)."""
 
 total_delta = kov.total_delta
-slack_for_delta = kov.slack_for_delta
 
 
 def _source(levels: Levels) -> str:
