@@ -13,7 +13,7 @@ st.markdown(
     "How fast does privacy degrade as releases add up? Basic composition adds the ε's; advanced "
     "composition (Dwork-Rothblum-Vadhan) grows like √k; concentrated DP (zCDP, Steinke Thm 18/22) adds "
     "ρ = Σε0²/2 and converts once; Kairouz-Oh-Viswanath give the exact optimum. "
-    "Here are all five, with the gap between a theorem and the truth."
+    "Here are all of them, with the gap between a theorem and the truth."
 )
 with st.expander("The theorems (sources in the seeds)"):
     st.markdown("**Basic** (KOV Thm 3.1; Roth lecture 4 Thm 1)")
@@ -21,7 +21,9 @@ with st.expander("The theorems (sources in the seeds)"):
     st.markdown("**Advanced** (DRV; KOV Thm 3.2; Roth Thm 6), for any δ′ > 0")
     st.latex(r"\left(\varepsilon_0\sqrt{2k\ln(1/\delta')}+k\varepsilon_0(e^{\varepsilon_0}-1),\ "
              r"k\delta_0+\delta'\right)")
-    st.markdown("**KOV Thm 3.4** (closed form), with δ = 1 − (1−δ0)^k (1−δ̃)")
+    lemma7_area = st.empty()  # Roth Lemma 7 with the numbers at this ε0: filled once ε0 is read
+    st.markdown("**KOV Thm 3.4** (closed form), with δ = 1 − (1−δ0)^k (1−δ̃); its simplified form "
+                "(KOV, stated for ε0 ≤ 0.9) puts kε0² in place of the drift kε0(e^ε0 − 1)/(e^ε0 + 1)")
     st.latex(r"\min\Big\{k\varepsilon_0,\ \tfrac{k\varepsilon_0(e^{\varepsilon_0}-1)}{e^{\varepsilon_0}+1}"
              r"+\varepsilon_0\sqrt{2k\ln\big(e+\sqrt{k\varepsilon_0^2}/\tilde\delta\big)},\ "
              r"\tfrac{k\varepsilon_0(e^{\varepsilon_0}-1)}{e^{\varepsilon_0}+1}"
@@ -51,6 +53,7 @@ with st.expander("How to read these plots"):
 
 main_params = tuple(p for p in SPEC.params if p not in (HETERO_LEVELS, HETERO_DELTA))
 values = ui.spec_inputs(SPEC, main_params)  # its old URL keys (none yet) first, then its inputs
+lemma7_area.markdown(curves.lemma7_text(values["eps0"]))
 homogeneous_area = st.container()  # filled below, shown above the heterogeneous inputs
 
 st.header("Heterogeneous composition")

@@ -15,6 +15,7 @@ from dpviz.views.database_priors import (
     K2,
     KIND,
     KIND_LABELS,
+    LEVELS,
     NEIGHBOURING,
     NULL,
     PAID_ONLY,
@@ -23,6 +24,7 @@ from dpviz.views.database_priors import (
     PRIOR,
     SPEC,
     K,
+    heterogeneous_rows,
     with_default,
 )
 
@@ -51,6 +53,12 @@ with st.expander("The results used (sources in the seeds)"):
                 "rate ½ (Steinke Thm 29),")
     st.latex(r"S_{1/2}(M)\ \text{is}\ \Big(\ln\big(1+\tfrac{e^{\varepsilon_0}-1}{2}\big),\ "
              r"\tfrac{\delta_0}{2}\Big)\text{-DP}")
+    st.markdown("**HBW Cor. 6**: the same mixture, term i being the first mechanism's (ε0, δ0) followed "
+                "by the k − i subsampled ones composed (the table composes them optimally, KOV Thm 3.3, at "
+                "one common δ̂ = δ − δ0),")
+    st.latex(r"\varepsilon=\ln\Big[\tfrac{1}{2^k-1}\sum_{i=1}^{k}2^{k-i}e^{\varepsilon_0+\hat\varepsilon_i}\Big],"
+             r"\quad (\hat\varepsilon_i,\hat\delta_i)=\mathrm{CompGuarantee}"
+             r"\big(S_{1/2}(M_{i+1}),\dots,S_{1/2}(M_k)\big)")
     st.markdown("**Exact worst case** (beyond the paper): the privacy curve of the canonical pair "
                 "(KOV eq. 16) mixed over the prior, against the null hypothesis, in both directions.")
 with st.expander("How to read this page"):
@@ -149,6 +157,8 @@ elif d is not None and kind == "cap":
 elif d is not None:
     st.markdown(f"**This constraint does not bind:** all {q.databases:,} mechanisms can tell the hypotheses "
                 "apart, as in classic composition.")
+for row in view.tables["paper_note"]:  # HBW Ex. 3 as printed beside Def. 3 (docs/MATH.md §20)
+    st.info(row["note"])
 ui.table(view.tables["bounds"], key="table_bounds")
 st.caption(
     "*Proved for*: HBW Def. 3 has two inequalities. Forward: the membership prior's output probability "
@@ -171,6 +181,21 @@ ui.download_json(view.payload, filename=f"{tag}.json", key="json_gce")
 ui.download_tables({"bounds": view.tables["bounds"]}, title=SPEC.title, values=values, stem=tag,
                    key="report_priors")
 ui.cite_box("priors")
+
+if kind == "cap":
+    st.header("Heterogeneous releases")
+    st.markdown(f"The same cap (C = {q.cap:,}, {q.neighbouring}), each database with its own guarantee: one "
+                "row per kind of release, with its ε, δ and how many there are (as `gce --levels … --cap`). "
+                "The exact worst case composes the worst set of releases a person can be in, compared over "
+                "every choice that no swap for a release with larger ε and δ improves; the *Constraint* rows "
+                "are HBW Thm 2 with each composition theorem on the same sets (docs/MATH.md §22).")
+    levels = ui.levels_editor(LEVELS)
+    if levels is not None:
+        try:
+            ui.table(ui.cached(heterogeneous_rows)(levels, cap=q.cap, neighbouring=q.neighbouring,
+                                                    delta=values["delta"]), key="table_hetero")
+        except ParameterError as exc:
+            ui.notice(exc)
 
 with st.expander("Why the prior helps, and what subsampling has to do with it"):
     st.markdown(

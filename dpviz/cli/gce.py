@@ -4,7 +4,9 @@ One of ``--prior`` (a prior typed as on the Database priors page: ``uniform-nonz
 against U(B∖{0⃗}), ``at-least:K2`` for U{|b| < K2} against U{|b| ≥ K2}, ``zero``, ``one``,
 ``below:K2``, weights over |b| such as ``'1:0.5, 2-4:0.5'`` or over b such as ``'0110:0.5, 1001:0.5'``;
 ``--null`` the null hypothesis, ``paper`` by default), ``--cap C --neighbouring unbounded|bounded``
-or ``--allowed '1100, 0011, 0000'`` (the b a person may have; k is their length). The flags are the
+or ``--allowed '1100, 0011, 0000'`` (the b a person may have; k is their length). ``--levels
+"ε:δ:count,…"`` with ``--cap`` gives each release its own (ε_i, δ_i), as ``compose --levels``
+(instead of --eps0/--delta0/--k): the worst C of them, HBW Thm 2 and Ex. 1. The flags are the
 page's URL keys. Every value is ε at total δ ≤ --delta with its kind, source and proved directions.
 For the uniform prior, ``theorem3_basic|advanced|optimal`` are HBW Thm 3 with the best split of δ
 over its terms and ``theorem3_*_common`` the same theorem with one common δ̂ for every term.
@@ -17,8 +19,8 @@ from dataclasses import replace
 from typing import Any
 
 from dpviz.cli.flags import add_param_flags, values_from_args
-from dpviz.gce import summary
-from dpviz.params import BUDGET, CLI_CAP, CLI_DELTA0, CLI_EPS0, CLI_K, TARGET_DELTA
+from dpviz.gce import heterogeneous, summary
+from dpviz.params import BUDGET, CLI_CAP, CLI_DELTA0, CLI_EPS0, CLI_K, CLI_LEVELS, TARGET_DELTA
 from dpviz.validation import ParameterError
 from dpviz.views.database_priors import ALLOWED, NEIGHBOURING, NULL, PRIOR
 from dpviz.views.gce_questions import PAPER_NULL, Question, typed_bounds
@@ -29,10 +31,12 @@ CLI_PRIOR = replace(PRIOR, default=None, help=PRIOR.help.replace(", as `gce --pr
 CLI_NULL = replace(NULL, help=NULL.help + " With --prior only.")
 CLI_ALLOWED = replace(ALLOWED, default=None)
 
-PARAMS = (CLI_EPS0, CLI_DELTA0, CLI_K, TARGET_DELTA, CLI_PRIOR, CLI_NULL, CLI_CAP, CLI_NEIGHBOURING,
-          CLI_ALLOWED, BUDGET)
-REQUIRED = ("eps0", "delta")
-OPTIONAL = ("k", "prior", "cap", "allowed", "budget")
+GCE_LEVELS = replace(CLI_LEVELS, help='Heterogeneous releases "ε:δ:count,…" (as compose --levels) instead '
+                     "of --eps0/--delta0/--k; with --cap only.")
+PARAMS = (CLI_EPS0, CLI_DELTA0, CLI_K, GCE_LEVELS, TARGET_DELTA, CLI_PRIOR, CLI_NULL, CLI_CAP,
+          CLI_NEIGHBOURING, CLI_ALLOWED, BUDGET)
+REQUIRED = ("delta",)
+OPTIONAL = ("eps0", "k", "levels", "prior", "cap", "allowed", "budget")
 CHOICES = "exactly one of --prior, --cap or --allowed"
 
 
@@ -50,6 +54,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         raise ParameterError("prior/cap/allowed", None, CHOICES)
     if v["null"] != PAPER_NULL and "prior" not in v:
         raise ParameterError("null", v["null"], "a null hypothesis only with --prior")
+    if "levels" in v:
+        return _levels(args, v)
+    if "eps0" not in v:
+        raise ParameterError("eps0", None, "a number in [0, 100] (or --levels with --cap)")
     common = {"eps0": v["eps0"], "delta0": v["delta0"], "delta": v["delta"], "budget": v.get("budget")}
     if "allowed" in v:
         allowed = parse_allowed(v["allowed"])
@@ -64,4 +72,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         budget = common.pop("budget")
         q = Question(kind="typed", k=v["k"], prior=v["prior"], null=v["null"], **common)
         result = typed_bounds(q, budget=budget)
+    return {key: bound.to_json() for key, bound in result.items()}
+
+
+def _levels(args: argparse.Namespace, v: dict[str, Any]) -> dict[str, Any]:
+    """--levels with --cap: each release its own (ε_i, δ_i) (HBW Thm 2, Ex. 1; docs/MATH.md §22)."""
+    if "cap" not in v:
+        raise ParameterError("levels", args.levels, "given with --cap (not --prior or --allowed)")
+    if "eps0" in v or "k" in v:
+        raise ParameterError("levels", args.levels, "used without --eps0 and --k")
+    result = heterogeneous.capped(v["levels"], cap=v["cap"], neighbouring=v["neighbouring"], delta=v["delta"],
+                                  budget=v.get("budget"))
     return {key: bound.to_json() for key, bound in result.items()}

@@ -21,18 +21,23 @@ from dpviz.figures.mechanisms import ROUTE_KEYS, ROUTE_LABELS
 from dpviz.guarantee import Guarantee, Solved, Status, finite_or_none
 from dpviz.mechanisms import registry
 from dpviz.mechanisms import routes as R
-from dpviz.mechanisms.registry import MECHANISMS, NEIGHBOURING, make, mechanism_class
+from dpviz.mechanisms.registry import MECHANISMS, NEIGHBOURING, make_sampled, mechanism_class
 from dpviz.params import BUDGET, TARGET_DELTA, TARGET_EPSILON, Param
 from dpviz.validation import ParameterError, check_count, check_positive, check_probability
 
 K = Param("k", "k (steps)", None, lambda v: check_count(v, field="k"),
           "number of compositions, a whole number ≥ 1")
 RATE = Param("sampling_rate", "sampling rate q", None, lambda v: check_probability(v, field="sampling_rate"),
-             "Poisson subsampling rate q in (0, 1]")
+             "Poisson subsampling rate q in (0, 1] (or --batch-size/--dataset-size: fixed-size batches)")
+BATCH = Param("batch_size", "batch size m", None, lambda v: check_count(v, field="batch_size"),
+              "fixed-size sampling: a batch of m records drawn without replacement (with --dataset-size "
+              "and --neighbouring replace-one; Balle-Barthe-Gaboardi 2018, Steinke §6.2)")
+POPULATION = Param("dataset_size", "dataset size n", None, lambda v: check_count(v, field="dataset_size"),
+                   "fixed-size sampling: the n records the batch is drawn from")
 H = Param("h", "PLD grid width", None, lambda v: check_positive(v, field="h"),
           "PLD grid width (default: automatic)")
 TARGETS = (TARGET_DELTA, TARGET_EPSILON)
-OPTIONAL = ("sampling_rate", "h", "budget", "delta", "epsilon")
+OPTIONAL = ("sampling_rate", "batch_size", "dataset_size", "h", "budget", "delta", "epsilon")
 ROUTES_HELP = "routes (the keys of \"method\" and \"routes\"):\n" + "\n".join(
     f"  {key}: {ROUTE_LABELS[key]}" for key in ROUTE_KEYS)
 """The route keys of the JSON (``method``, ``routes``) with their names, generated from ``ROUTE_KEYS``."""
@@ -54,7 +59,7 @@ def register(subs: argparse._SubParsersAction) -> None:
         q = kinds.add_parser(key, help=f"{cls.title} mechanism")
         add_param_flags(q, cls.params, required=cls.required)
         add_param_flags(q, (K,), required=("k",))
-        add_param_flags(q, (RATE,), optional=OPTIONAL)
+        add_param_flags(q, (RATE, BATCH, POPULATION), optional=OPTIONAL)
         q.add_argument("--neighbouring", choices=NEIGHBOURING, default="add-remove",
                        help="neighbouring relation under subsampling (default add-remove; replace-one: "
                             "Steinke §6.2)")
@@ -160,8 +165,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     cls = mechanism_class(args.kind)
     values = values_from_args(args, cls.params)
     k = values_from_args(args, (K,))["k"]
-    rate = values_from_args(args, (RATE,), optional=OPTIONAL).get("sampling_rate")
-    mech = make(args.kind, sampling_rate=rate, neighbouring=args.neighbouring, **values)
+    sampling = values_from_args(args, (RATE, BATCH, POPULATION), optional=OPTIONAL)
+    if ("batch_size" in sampling) != ("dataset_size" in sampling):
+        raise ParameterError("batch_size/dataset_size", None, "both given (fixed-size sampling: m of n)")
+    batch = (sampling["batch_size"], sampling["dataset_size"]) if "batch_size" in sampling else None
+    mech = make_sampled(args.kind, sampling_rate=sampling.get("sampling_rate"),
+                        neighbouring=args.neighbouring, batch=batch, params=values)
     return answer([(mech, k)], compare=args.compare, **_targets(args))
 
 

@@ -15,7 +15,7 @@ from types import ModuleType
 from numpy.typing import ArrayLike
 
 from dpviz.budget import Budget
-from dpviz.composition import advanced, basic, kov, optimal, zcdp
+from dpviz.composition import advanced, basic, kov, kov_simplified, optimal, zcdp
 from dpviz.composition.levels import Level, Levels, as_levels, homogeneous, parse_levels
 from dpviz.guarantee import DeltaCurve, Guarantee
 
@@ -52,6 +52,7 @@ METHODS: dict[str, Method] = {
     "basic": Method("basic", "Basic", basic),
     "advanced": Method("advanced", "Advanced (DRV)", advanced),
     "kov": Method("kov", "KOV Thm 3.4/3.5", kov),
+    "kov_simplified": Method("kov_simplified", "KOV Thm 3.4, simplified", kov_simplified),
     "zcdp": Method("zcdp", "zCDP (Steinke Thm 18/22)", zcdp),
     "optimal": Method("optimal", "Optimal (KOV Thm 3.3)", optimal, budgeted=True),
 }

@@ -52,10 +52,15 @@ def total_delta(levels: Levels, slack: float) -> float:
 
 def epsilon_at_slack(levels: Levels, *, slack: float) -> float:
     """The theorem's ε for δ~ ∈ [0, 1]; Σε when δ~ = 0."""
+    return epsilon_with_drift(levels, drift(levels), slack=slack)
+
+
+def epsilon_with_drift(levels: Levels, t: float, *, slack: float) -> float:
+    """The three-term minimum of Thm 3.4/3.5 with drift ``t``, at δ~ ∈ [0, 1]."""
     total = sum_epsilon(levels)
     if slack <= 0:
         return total
-    var, t = sum_epsilon_sq(levels), drift(levels)
+    var = sum_epsilon_sq(levels)
     second = t + math.sqrt(2.0 * var * math.log(math.e + math.sqrt(var) / slack))
     third = t + math.sqrt(2.0 * var * -math.log(slack))
     return min(total, second, third)
@@ -63,8 +68,13 @@ def epsilon_at_slack(levels: Levels, *, slack: float) -> float:
 
 def epsilon_at_slacks(levels: Levels, slacks: ArrayLike) -> NDArray[np.float64]:
     """:func:`epsilon_at_slack` at many slacks δ~ ∈ [0, 1] at once (the regions' sweep)."""
+    return epsilons_with_drift(levels, drift(levels), slacks)
+
+
+def epsilons_with_drift(levels: Levels, t: float, slacks: ArrayLike) -> NDArray[np.float64]:
+    """:func:`epsilon_with_drift` at many slacks at once."""
     s = np.asarray(slacks, dtype=float)
-    total, var, t = sum_epsilon(levels), sum_epsilon_sq(levels), drift(levels)
+    total, var = sum_epsilon(levels), sum_epsilon_sq(levels)
     positive = np.where(s > 0, s, 1.0)
     second = t + np.sqrt(2.0 * var * np.log(math.e + math.sqrt(var) / positive))
     third = t + np.sqrt(2.0 * var * -np.log(positive))
@@ -72,33 +82,44 @@ def epsilon_at_slacks(levels: Levels, slacks: ArrayLike) -> NDArray[np.float64]:
 
 
 def epsilon_for_delta(levels: Levels, *, delta: float) -> Guarantee:
+    return epsilon_for_delta_with_drift(levels, drift(levels), delta=delta, source=_source(levels))
+
+
+def epsilon_for_delta_with_drift(levels: Levels, t: float, *, delta: float, source: str,
+                                 detail: str = "") -> Guarantee:
+    """ε at total δ of the three-term bound with drift ``t`` (Thm 3.4/3.5 or its simplified form)."""
     slack = slack_for_delta(levels, delta)
     if slack < 0:
         floor = describe_floor(log_no_delta(levels))
-        return Guarantee.impossible(source=_source(levels), reason=f"needs δ ≥ 1 − Π(1 − δ_i) = {floor}")
-    return Guarantee(epsilon=epsilon_at_slack(levels, slack=slack), delta=delta,
-                     kind=Kind.UPPER, source=_source(levels))
+        return Guarantee.impossible(source=source, reason=f"needs δ ≥ 1 − Π(1 − δ_i) = {floor}")
+    return Guarantee(epsilon=epsilon_with_drift(levels, t, slack=slack), delta=delta,
+                     kind=Kind.UPPER, source=source, detail=detail)
 
 
 def delta_for_epsilon(levels: Levels, *, epsilon: float) -> Guarantee:
     """Smallest δ~ for which one of the three terms is ≤ ε, then the total δ."""
-    src = _source(levels)
+    return delta_for_epsilon_with_drift(levels, drift(levels), epsilon=epsilon, source=_source(levels))
+
+
+def delta_for_epsilon_with_drift(levels: Levels, t: float, *, epsilon: float, source: str,
+                                 detail: str = "") -> Guarantee:
+    """δ at ε of the three-term bound with drift ``t``: the smallest δ~ for which a term is ≤ ε."""
     if epsilon >= sum_epsilon(levels):
-        return Guarantee(epsilon=epsilon, delta=total_delta(levels, 0.0), kind=Kind.UPPER, source=src,
-                         solved="delta")
-    var, t = sum_epsilon_sq(levels), drift(levels)
+        return Guarantee(epsilon=epsilon, delta=total_delta(levels, 0.0), kind=Kind.UPPER, source=source,
+                         solved="delta", detail=detail)
+    var = sum_epsilon_sq(levels)
     excess = epsilon - t
     if excess <= 0 or var == 0:
         return Guarantee.impossible(
-            source=src, solved="delta", reason=f"the theorem gives no δ for ε ≤ Σε_i tanh(ε_i/2) = {t:.6g}")
+            source=source, solved="delta", reason=f"the theorem gives no δ for ε ≤ its drift term {t:.6g}")
     z = excess**2 / (2.0 * var)
     candidates = [math.exp(-z)]  # third term: ln(1/δ~) = z
     if z > 1.0:  # second term: ln(e + √var/δ~) = z ⇔ δ~ = √var / (e^z − e)
         log_slack = 0.5 * math.log(var) - z - math.log(-math.expm1(1.0 - z))
         candidates.append(math.exp(log_slack))
     slack = min(min(candidates), 1.0)
-    return Guarantee(epsilon=epsilon, delta=total_delta(levels, slack), kind=Kind.UPPER, source=src,
-                     solved="delta")
+    return Guarantee(epsilon=epsilon, delta=total_delta(levels, slack), kind=Kind.UPPER, source=source,
+                     solved="delta", detail=detail)
 
 
 def delta_curve(levels: Levels, epsilons: ArrayLike) -> DeltaCurve:

@@ -37,6 +37,7 @@ STYLES: dict[str, Style] = {
     "analytic": Style("Analytic", "#44AA99", "dot", 3.0),
     "single": Style("One mechanism", "#7F7F7F", "solid", 1.5),
     "zcdp": Style("zCDP (Steinke Thm 18/22)", "#332288", "longdash"),
+    "kov_simplified": Style("KOV Thm 3.4, simplified", "#117733", "longdashdot"),
 }
 """Method keys (``dpviz.composition.METHODS``) and mechanism routes. New keys go at the end: the
 template's colorway follows this order, so earlier traces keep their colours."""

@@ -100,6 +100,31 @@ def feature_columns(*, common: int, free_only: int, paid_only: int) -> tuple[tup
     return free, paid, (0,) * (k1 + fa + pa)
 
 
+EX3_PAIRS: dict[str, tuple[int, int]] = {"c¹ vs c²": (0, 1), "c¹ vs 0⃗": (0, 2), "c² vs 0⃗": (1, 2)}
+"""HBW Ex. 3's pairs of allowed vectors (c¹ free user, c² paid user, c³ = 0⃗), as indices into
+:func:`feature_columns`."""
+PAPER_EX3_PAIRS: dict[str, tuple[str, ...]] = {"unbounded": ("c¹ vs c²", "c¹ vs 0⃗"),
+                                               "bounded": ("c¹ vs c²", "c¹ vs 0⃗", "c² vs 0⃗")}
+"""The pairs HBW Ex. 3 composes, as printed: unbounded takes c¹ vs c² and c¹ vs c³ (docs/MATH.md §20)."""
+DEF3_EX3_PAIRS: dict[str, tuple[str, ...]] = {"unbounded": ("c¹ vs 0⃗", "c² vs 0⃗"),
+                                              "bounded": ("c¹ vs c²", "c¹ vs 0⃗", "c² vs 0⃗")}
+"""The pairs HBW Def. 3 needs: unbounded compares 0⃗ with each allowed b (Ex. 1's p0 = 0⃗)."""
+
+
+def feature_pair_sizes(*, common: int, free_only: int, paid_only: int) -> dict[str, int]:
+    """|b ⊕ b'| for each pair of HBW Ex. 3's vectors, counted on the vectors: a + p, k1 + a, k1 + p."""
+    vectors = np.asarray(feature_columns(common=common, free_only=free_only, paid_only=paid_only))
+    return {name: int((vectors[i] != vectors[j]).sum()) for name, (i, j) in EX3_PAIRS.items()}
+
+
+def paper_feature_compositions(*, common: int, free_only: int, paid_only: int,
+                               neighbouring: Neighbouring) -> int:
+    """The number of mechanisms HBW Ex. 3's printed formula composes: the largest of its pairs
+    (unbounded: max(a + p, k1 + a), where Def. 3 needs max(k1 + a, k1 + p); docs/MATH.md §20)."""
+    sizes = feature_pair_sizes(common=common, free_only=free_only, paid_only=paid_only)
+    return max(sizes[name] for name in PAPER_EX3_PAIRS[check_neighbouring(neighbouring)])
+
+
 def feature_compositions(*, common: int, free_only: int, paid_only: int, neighbouring: Neighbouring) -> int:
     """d for HBW Ex. 3 in closed form: max(k1 + a, k1 + p) unbounded; also a + p bounded."""
     check_neighbouring(neighbouring)

@@ -95,6 +95,7 @@ def uniform_nonzero(*, k: int, eps0: float, delta0: float, delta: float,
     for method in paper_bounds.THEOREM3_METHODS:  # the best split of δ, and one common δ̂ (docs/MATH.md §12)
         best, common = paper_bounds.theorem3_pair(k=k, eps0=eps0, delta0=delta0, method=method, delta=delta)
         paper[f"theorem3_{method}"], paper[f"theorem3_{method}_common"] = best, common
+    paper["cor6"] = paper_bounds.corollary6(k=k, eps0=eps0, delta0=delta0, method="optimal", delta=delta)
     if paper["cor7"].delta is not None and paper["cor7"].delta > delta:
         paper["cor7"] = replace(paper["cor7"], note=f"its δ exceeds the target δ = {delta:g}")
     fallback = {key: b for key, b in paper.items() if key != "cor7" or b.delta <= delta}  # type: ignore[operator]

@@ -41,10 +41,17 @@ def make(key: str, *, sampling_rate: float | None = None, neighbouring: str = "a
     return wrap(mechanism_class(key)(**params), rate=sampling_rate, neighbouring=neighbouring)
 
 
+def make_sampled(key: str, *, sampling_rate: float | None, neighbouring: str, batch: tuple[int, int] | None,
+                 params: dict[str, Any]) -> Mechanism | Subsampled:
+    """:func:`make`, or on a fixed-size batch of m of n records (``batch`` = (m, n), replace-one)."""
+    return wrap(mechanism_class(key)(**params), rate=sampling_rate, neighbouring=neighbouring, batch=batch)
+
+
 def part(entry: object, *, where: str = "spec[0]",
          neighbouring: str = "add-remove") -> tuple[Mechanism | Subsampled, int]:
     """One entry of a mix, ``{"mechanism": key, its parameters…, "count": n, "sampling_rate": q?,
-    "neighbouring": …?}`` → (mechanism, count), ``neighbouring`` the default for an entry without one;
+    "neighbouring": …?, "batch_size": m?, "dataset_size": n?}`` (m of n: fixed-size sampling) →
+    (mechanism, count), ``neighbouring`` the default for an entry without one;
     ``ParameterError`` fields are prefixed with ``where``
     (e.g. ``spec[2].sigma``). The CLI's ``mechanism mix --spec`` and the page's mix editor share it."""
     from dpviz.validation import check_count, check_probability
@@ -62,6 +69,11 @@ def part(entry: object, *, where: str = "spec[0]",
         count = check_count(entry.pop("count"), field="count")
         rate = entry.pop("sampling_rate", None)
         neighbouring = entry.pop("neighbouring", neighbouring)
+        sizes = (entry.pop("batch_size", None), entry.pop("dataset_size", None))
+        if (sizes[0] is None) != (sizes[1] is None):
+            raise ParameterError("batch_size/dataset_size", None, "both given (fixed-size sampling: m of n)")
+        batch = (check_count(sizes[0], field="batch_size"),
+                 check_count(sizes[1], field="dataset_size")) if sizes[0] is not None else None
         if rate is not None:
             rate = check_probability(rate, field="sampling_rate")
         if neighbouring not in NEIGHBOURING:
@@ -70,7 +82,8 @@ def part(entry: object, *, where: str = "spec[0]",
         for p in cls.params:
             if p.key in cls.required and p.key not in entry:
                 raise ParameterError(p.key, None, f"given for the {key} mechanism ({p.help})")
-        return make(key, sampling_rate=rate, neighbouring=neighbouring, **entry), count
+        mech = make_sampled(key, sampling_rate=rate, neighbouring=neighbouring, batch=batch, params=entry)
+        return mech, count
     except ParameterError as exc:
         raise ParameterError(f"{where}.{exc.field}", exc.value, exc.allowed) from None
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -181,6 +182,21 @@ def lattice_replace_one(log_noise: Callable[[NDArray[np.float64]], NDArray[np.fl
                               p_inf=p_inf, q_neg_inf=p_inf, symmetric=True)
 
 
+SOURCE_FIXED_SIZE = ("fixed-size sampling of m of n without replacement, replace-one: the same pair at "
+                     "γ = m/n (Balle-Barthe-Gaboardi 2018; Steinke §6.2; docs/MATH.md §23)")
+
+
+def fixed_size_rate(*, batch: int, population: int) -> float:
+    """γ = m/n for a batch of m of n records drawn without replacement (1 ≤ m ≤ n)."""
+    from dpviz.validation import ParameterError, check_count
+
+    m = check_count(batch, field="batch_size")
+    n = check_count(population, field="dataset_size")
+    if m > n:
+        raise ParameterError("batch_size", m, f"a whole number in [1, dataset_size = {n:,}]")
+    return m / n
+
+
 def replace_from_add_remove(epsilon: float, delta: float) -> tuple[float, float]:
     """Group privacy over the two steps remove-then-add (Steinke §6.2): an (ε, δ)-DP mechanism
     under add/remove is (2ε, (1 + e^ε)δ)-DP under replace-one."""
@@ -192,9 +208,14 @@ class Subsampled:
     docstring; Steinke Thm 29, 34) or replace-one neighbours (``gaussian_replace_one``, or the
     seed's group-privacy reduction for the guarantees)."""
 
-    def __init__(self, base: Mechanism, *, rate: float, neighbouring: str = "add-remove") -> None:
+    def __init__(self, base: Mechanism, *, rate: float, neighbouring: str = "add-remove",
+                 batch: tuple[int, int] | None = None) -> None:
         from dpviz.validation import ParameterError
 
+        self.batch = batch
+        """(m, n) for fixed-size sampling of m of n without replacement (rate m/n, replace-one)."""
+        if batch is not None:
+            rate, neighbouring = fixed_size_rate(batch=batch[0], population=batch[1]), "replace-one"
         self.base = base
         self.rate = check_probability(rate, field="sampling_rate")
         if neighbouring not in NEIGHBOURING:
@@ -212,14 +233,16 @@ class Subsampled:
         self.law = self.loss_law()
 
     def __repr__(self) -> str:
-        return f"Subsampled({self.base!r}, rate={self.rate!r}, neighbouring={self.neighbouring!r})"
+        return (f"Subsampled({self.base!r}, rate={self.rate!r}, neighbouring={self.neighbouring!r}, "
+                f"batch={self.batch!r})")
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Subsampled) and (other.base, other.rate, other.neighbouring) == (
-            self.base, self.rate, self.neighbouring)
+        return isinstance(other, Subsampled) and (
+            (other.base, other.rate, other.neighbouring, other.batch)
+            == (self.base, self.rate, self.neighbouring, self.batch))
 
     def __hash__(self) -> int:
-        return hash((self.base, self.rate, self.neighbouring))
+        return hash((self.base, self.rate, self.neighbouring, self.batch))
 
     @property
     def replace_one(self) -> bool:
@@ -233,6 +256,10 @@ class Subsampled:
         if self.replace_one:
             law = self.base.replace_one_law(self.rate)
             assert law is not None
+            if self.batch is not None:  # the same pair (docs/MATH.md §23), named by its sampling
+                m, n = self.batch
+                law = replace(law, name=law.name.replace(f"Poisson q={self.rate:g}",
+                                                         f"fixed-size {m:,} of {n:,} (γ={self.rate:g})"))
             return law
         return subsample_remove(self.base.law, rate=self.rate) if self.rate < 1.0 else self.base.law
 
@@ -259,7 +286,9 @@ class Subsampled:
         if not self.replace_one:
             return a
         e, d = replace_from_add_remove(a.epsilon, a.delta)  # type: ignore[arg-type]
-        return Guarantee(epsilon=e, delta=d, kind=Kind.UPPER, source=SOURCE_THM29 + " + group privacy")
+        scheme = " (fixed-size sampling: BBG 2018, the same bound at γ = m/n)" if self.batch else ""
+        return Guarantee(epsilon=e, delta=d, kind=Kind.UPPER,
+                         source=SOURCE_THM29 + " + group privacy" + scheme)
 
     def closed_form(self, k: int, *, delta: float | None = None, epsilon: float | None = None) -> None:
         return None
@@ -278,12 +307,24 @@ class Subsampled:
         return self.law.name
 
     def describe(self) -> dict[str, Any]:
-        return {**self.base.describe(), "sampling_rate": self.rate, "neighbouring": self.neighbouring}
+        out = {**self.base.describe(), "sampling_rate": self.rate, "neighbouring": self.neighbouring}
+        if self.batch is not None:
+            out |= {"sampling": "fixed-size", "batch_size": self.batch[0], "dataset_size": self.batch[1]}
+        return out
 
 
-def wrap(base: Mechanism, *, rate: float | None, neighbouring: str = "add-remove") -> Mechanism | Subsampled:
+def wrap(base: Mechanism, *, rate: float | None, neighbouring: str = "add-remove",
+         batch: tuple[int, int] | None = None) -> Mechanism | Subsampled:
     """``base`` itself without subsampling (rate None), else ``Subsampled``; replace-one without
-    subsampling is rate 1 (the pair (P1, P2) itself)."""
+    subsampling is rate 1 (the pair (P1, P2) itself). ``batch`` = (m, n): fixed-size sampling of m
+    of n records without replacement (replace-one neighbours), instead of a Poisson rate."""
+    if batch is not None:
+        from dpviz.validation import ParameterError
+
+        if rate is not None or neighbouring != "replace-one":
+            raise ParameterError("batch_size", batch[0], "given without --sampling-rate, with "
+                                 "--neighbouring replace-one (fixed-size sampling replaces one record)")
+        return Subsampled(base, rate=1.0, batch=batch)
     everyone = rate is None or check_probability(rate, field="sampling_rate") == 1.0
     if neighbouring == "add-remove" and everyone:
         return base  # q = 1 samples everyone: the mechanism itself (its closed form and grid unit apply)

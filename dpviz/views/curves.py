@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from dpviz import budget as budgets
 from dpviz.budget import Budget
-from dpviz.composition import METHODS, homogeneous
+from dpviz.composition import METHODS, expected_loss, homogeneous
 from dpviz.composition.curves import Series, comparison, delta_vs_epsilon, epsilon_vs_k, k_grid
 from dpviz.composition.levels import Levels, sum_epsilon
 from dpviz.figures.curves import delta_vs_epsilon_figure, epsilon_vs_k_figure
@@ -20,8 +20,24 @@ from dpviz.params import CURVES_DELTA, CURVES_DELTA0, EPS0, HETERO_DELTA, HETERO
 from dpviz.views import View, ViewSpec
 
 LABELS = {m: style(m).label for m in METHODS}
-HETEROGENEOUS_LABELS = {**LABELS, "kov": "KOV Thm 3.5"}
+HETEROGENEOUS_LABELS = {**LABELS, "kov": "KOV Thm 3.5",
+                        "kov_simplified": "KOV Thm 3.5, simplified (Σε_i² drift)"}
 """Row names of the heterogeneous table: KOV's closed form for mixed levels is Thm 3.5."""
+
+
+def lemma7_text(eps0: float) -> str:
+    """Why advanced composition grows like √k (Roth lecture 4 Lemma 7), with the numbers at ``eps0``:
+    Lemma 7's bound on one step's expected privacy loss, zCDP's ε0²/2 and the exact largest KL."""
+    def num(x: float) -> str:
+        return f"{x:.4g}"
+    return (
+        "**Why √k: Roth Lemma 7.** If each of Y, Z is within a factor e^ε0 of the other, the expected "
+        "privacy loss (the KL divergence) is small: D(Y‖Z) ≤ ε0(e^ε0 − 1), not ε0. The k losses add "
+        "up to about kε0(e^ε0 − 1) on average, and Azuma's inequality bounds the deviation from it by "
+        "ε0√(2k ln(1/δ′)) except with probability δ′: that is advanced composition. "
+        f"At ε0 = {num(eps0)}: Lemma 7 gives {num(expected_loss.lemma7(eps0))} (DRV's drift); zCDP's "
+        f"ε0²/2 = {num(expected_loss.zcdp_kl(eps0))}; the largest KL of any ε0-DP pair, randomized "
+        f"response's ε0 tanh(ε0/2) = {num(expected_loss.worst_kl(eps0))}, is KOV Thm 3.4's drift.")
 
 
 def epsilon_series(*, eps0: float, delta0: float, delta: float, k_max: int,

@@ -9,6 +9,7 @@ from typing import Any
 
 from dpviz import budget as budgets
 from dpviz.budget import Budget
+from dpviz.composition import Levels, homogeneous, optimal
 from dpviz.figures.gce import (
     bound_columns,
     bound_rows,
@@ -16,8 +17,9 @@ from dpviz.figures.gce import (
     epsilon_vs_k_figure,
     prior_region_figure,
 )
-from dpviz.gce import constraints
-from dpviz.params import CAP, COMMON, EPS0, FREE_ONLY, GCE_DELTA0, GCE_K, K2, PAID_ONLY, Param
+from dpviz.gce import constraints, heterogeneous
+from dpviz.guarantee import Guarantee
+from dpviz.params import CAP, COMMON, EPS0, FREE_ONLY, GCE_DELTA0, GCE_K, HETERO_LEVELS, K2, PAID_ONLY, Param
 from dpviz.params import CURVES_DELTA as DELTA
 from dpviz.validation import ParameterError
 from dpviz.views import View, ViewSpec
@@ -95,6 +97,20 @@ PRESET_K2 = replace(K2, default="preset", check=partial(_or_preset, check=K2.che
                     help="1 ≤ k' ≤ k; default: the scenario's own k'")
 
 
+LEVELS = replace(HETERO_LEVELS, default="0.1:1e-6:1000,0.5:0:10",
+                 help="Each database's release, as compose --levels: ε:δ:count rows, e.g. 1,000 releases "
+                      "that are (0.1, 1e-6)-DP and 10 that are 0.5-DP.")
+"""The heterogeneous releases under the page's cap (URL key ``levels``, as ``gce --levels``)."""
+
+
+def heterogeneous_rows(levels: Levels, *, cap: int, neighbouring: str, delta: float,
+                       budget: Budget = budgets.PAGE) -> list[dict[str, str]]:
+    """The cap with a different (ε_i, δ_i) per database (HBW Thm 2, Ex. 1): the table's rows."""
+    results = heterogeneous.capped(levels, cap=cap, neighbouring=neighbouring,  # type: ignore[arg-type]
+                                   delta=delta, budget=budget)
+    return bound_rows(results, labels())
+
+
 def describe(q: Question) -> str:
     """A short phrase for titles: which constraint or prior is applied."""
     if q.kind == "typed":
@@ -119,6 +135,44 @@ def with_default(p: Param, default: object) -> Param:
     return replace(p, default=default)
 
 
+def ex3_comparison(q: Question, *, budget: Budget | None = None) -> dict[str, Any]:
+    """HBW Ex. 3 as printed against Def. 3 for feature columns: each pair's count of differing
+    columns, the mechanisms each composes and their exact ε (KOV Thm 3.3), and a sentence saying so
+    (docs/MATH.md §20)."""
+    cols = {"common": q.common, "free_only": q.free_only, "paid_only": q.paid_only}
+    nb = q.neighbouring
+    sizes = constraints.feature_pair_sizes(**cols)
+    paper = constraints.paper_feature_compositions(**cols, neighbouring=nb)  # type: ignore[arg-type]
+    ours = constraints.feature_compositions(**cols, neighbouring=nb)  # type: ignore[arg-type]
+
+    def eps(d: int) -> Guarantee:
+        return optimal.epsilon_for_delta(homogeneous(k=d, eps0=q.eps0, delta0=q.delta0), delta=q.delta,
+                                         budget=budget)
+
+    def pairs(names: tuple[str, ...]) -> str:
+        return ", ".join(f"{name} ({sizes[name]:,})" for name in names)
+
+    paper_eps, our_eps = eps(paper), eps(ours)
+    printed = q.free_only + q.paid_only + 1  # M_{k1}, …, M_{k3}: one index more than the a + p columns
+    text = (f"**HBW Ex. 3 as printed** composes max over its pairs {pairs(constraints.PAPER_EX3_PAIRS[nb])} "
+            f"= **{paper:,}** mechanisms (ε = {_eps_text(paper_eps)}); this page follows Def. 3, "
+            f"which with {nb} neighbours needs the pairs {pairs(constraints.DEF3_EX3_PAIRS[nb])}: "
+            f"**{ours:,}** mechanisms (ε = {_eps_text(our_eps)}, the table's exact row).")
+    if nb == "unbounded":
+        verdict = ("so here its count is too small" if paper < ours else
+                   "so here it composes more than Def. 3 needs" if paper > ours else
+                   "which here happens to give the same count")
+        text += (" Unbounded DP compares 0⃗ with each allowed b: the paper's pair c¹ vs c² is a bounded "
+                 f"pair, and it leaves out c² vs 0⃗, {verdict}. Its first term, written M_k1, …, M_k3, "
+                 f"spans {printed:,} indices, one more than the columns where c¹ and c² differ.")
+    return {"paper_compositions": paper, "compositions": ours, "pair_sizes": sizes,
+            "paper_epsilon": paper_eps.epsilon, "epsilon": our_eps.epsilon, "note": text}
+
+
+def _eps_text(g: Guarantee) -> str:
+    return f"{g.epsilon:.4g}" if g.feasible and g.epsilon is not None else g.status.value
+
+
 def build_question(q: Question, *, tag: str = "gce", budget: Budget = budgets.PAGE) -> View:
     """Every bound for the question, ε against k (classic vs exact) and the two regions.
 
@@ -139,11 +193,15 @@ def build_question(q: Question, *, tag: str = "gce", budget: Budget = budgets.PA
                "bounds": {key: {**b.to_json(), "directions": b.directions, "note": b.note}
                           for key, b in results.items()},
                "epsilon_vs_k": {axis: ks, **series}, "region_note": note}
+    ex3 = ex3_comparison(q, budget=budget.share(0.25)) if q.kind == "features" else None
+    if ex3 is not None:
+        payload["hbw_ex3"] = ex3
     return View(
         figures={"epsilon_vs_k": curve, "region": prior_region_figure(region_map, k=q.databases, what=what)},
         csv={"bounds": table_csv,
              "epsilon_vs_k": {axis: ks, **{f"epsilon_{key}": v for key, v in series.items()}}},
-        payload=payload, tables={"bounds": rows, "region_note": [{"note": note}] if note else []},
+        payload=payload, tables={"bounds": rows, "region_note": [{"note": note}] if note else [],
+                                 "paper_note": [{"note": ex3["note"]}] if ex3 else []},
         summary={"question": q, "databases": q.databases, "compositions": q.compositions()})
 
 

@@ -86,11 +86,22 @@ def test_curves_page_table_and_figures():
     assert "Optimal" in " ".join(trace_names(figs[0]))
     table = tables(at)[0]
     assert list(table["method"]) == ["Basic (KOV Thm 3.1)", "Advanced (DRV, KOV Thm 3.2)", "KOV Thm 3.4",
+                                     "KOV Thm 3.4, simplified",
                                      "zCDP (Steinke Thm 18/22)", "Optimal (KOV Thm 3.3)"]
     eps = {m: float(v) for m, v in zip(table["method"], table["ε"], strict=True)}
     # sound theorems: optimal is the smallest; zCDP's ½kε0² never loses to DRV's kε0(e^ε0 − 1)
     assert eps["Optimal (KOV Thm 3.3)"] == min(eps.values())
     assert eps["zCDP (Steinke Thm 18/22)"] <= eps["Advanced (DRV, KOV Thm 3.2)"]
+    assert eps["KOV Thm 3.4"] <= eps["KOV Thm 3.4, simplified"]  # kε0² ≥ kε0 tanh(ε0/2)
+
+
+def test_curves_page_explains_lemma7_at_the_chosen_eps0():
+    """Roth Lemma 7 where advanced composition is explained, with its number at the URL's ε0."""
+    at = run_page("pages/2_Composition_curves.py", eps0="0.5")
+    assert_clean(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "Roth Lemma 7" in text
+    assert "At ε0 = 0.5: Lemma 7 gives 0.3244" in text  # 0.5 (e^0.5 − 1) = 0.32436…
 
 
 def _optimal_y(at) -> list:
@@ -154,7 +165,8 @@ def test_curves_page_csv_download_contents():
     s = epsilon_vs_k(eps0=0.1, delta0=0.001, delta=0.05, ks=ks)
     text = columns_csv({"k": s.x, **{f"epsilon_{m}": s.y[m] for m in s.y}}).decode()
     header, first = text.splitlines()[:2]
-    assert header == "k,epsilon_basic,epsilon_advanced,epsilon_kov,epsilon_zcdp,epsilon_optimal"
+    assert header == ("k,epsilon_basic,epsilon_advanced,epsilon_kov,epsilon_kov_simplified,epsilon_zcdp,"
+                      "epsilon_optimal")
     cells = dict(zip(header.split(","), first.split(","), strict=True))
     assert cells["k"] == "1.0" and float(cells["epsilon_basic"]) == 0.1  # k = 1, basic: ε = ε0
     # k = 1, exact: δ0 + (1 − δ0)(p_B − e^ε p_C) = δ for the canonical pair, solved for ε

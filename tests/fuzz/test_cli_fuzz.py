@@ -85,6 +85,7 @@ def test_harness_catches_what_it_should() -> None:
         "basic": {"epsilon": 1.0, "delta": 0.1, "kind": "upper", "source": "s"},
         "advanced": {"epsilon": 2.0, "delta": 0.1, "kind": "upper", "source": "s"},
         "kov": {"epsilon": 2.0, "delta": 0.1, "kind": "upper", "source": "s"},
+        "kov_simplified": {"epsilon": 2.2, "delta": 0.1, "kind": "upper", "source": "s"},
         "zcdp": {"epsilon": 1.8, "delta": 0.1, "kind": "upper", "source": "s"},
         "optimal": {"epsilon": 1.5, "delta": 0.1, "kind": "exact", "source": "s"},
     }

@@ -110,7 +110,8 @@ README = {  # python -m dpviz gce …, printed by the code before the budget (co
         "theorem3_advanced": (11.226818472253214, 9.999999990010004e-07),
         "theorem3_advanced_common": (11.226831722704466, 1e-06),
         "theorem3_optimal": (8.536007470540145, 9.999999959483182e-07),
-        "theorem3_optimal_common": (8.537752760174417, 1e-06)},
+        "theorem3_optimal_common": (8.537752760174417, 1e-06),
+        "cor6": (8.61898607711082, 1e-06)},  # issue 21 item 11: HBW Cor. 6 as a row
 }
 
 
