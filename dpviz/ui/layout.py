@@ -62,11 +62,8 @@ SVG_EXPORT_JS = """
   // toImage, in the browser, in the figure's template) with the format set to SVG for that click.
   if (window.dpvizSvgExport) return;
   window.dpvizSvgExport = true;
-  const ICON = '<svg viewBox="0 0 36 24" width="1.6em" height="1.1em" aria-hidden="true">'
-    + '<text x="1" y="17" font-size="14" font-weight="700" font-family="Arial, sans-serif" '
-    + 'fill="currentColor">SVG</text></svg>';
   const add = () => document.querySelectorAll('.js-plotly-plot').forEach((gd) => {
-    const camera = gd.querySelector('.modebar-btn[data-title^="Download plot"]');
+    const camera = gd.querySelector('.modebar-btn[data-title^="Download plot"]:not([data-dpviz-svg])');
     if (!camera || gd.querySelector('.modebar-btn[data-dpviz-svg]')) return;
     const button = document.createElement('a');
     button.className = 'modebar-btn';
@@ -75,8 +72,9 @@ SVG_EXPORT_JS = """
     button.setAttribute('data-dpviz-svg', '');
     button.setAttribute('data-title', 'LABEL');
     button.setAttribute('aria-label', 'LABEL');
-    button.style.color = 'rgba(68, 68, 68, 0.3)';
-    button.innerHTML = ICON;
+    button.textContent = 'SVG';  // text, not markup: Streamlit's sanitizer drops a script holding tags
+    Object.assign(button.style, {fontSize: '11px', fontWeight: '700', fontFamily: 'Arial, sans-serif',
+                                 color: 'rgba(68, 68, 68, 0.5)', lineHeight: '20px'});
     button.addEventListener('click', (event) => {
       event.preventDefault();
       const options = gd._context.toImageButtonOptions;
