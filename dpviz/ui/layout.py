@@ -64,7 +64,10 @@ SVG_EXPORT_JS = """
   window.dpvizSvgExport = true;
   const add = () => document.querySelectorAll('.js-plotly-plot').forEach((gd) => {
     const camera = gd.querySelector('.modebar-btn[data-title^="Download plot"]:not([data-dpviz-svg])');
-    if (!camera || gd.querySelector('.modebar-btn[data-dpviz-svg]')) return;
+    // a half-width figure (two side by side) keeps the camera alone: one more button made the
+    // modebar cover its title (tests/browser/test_layout.py)
+    if (!camera || gd.clientWidth < NARROWEST) return;
+    if (gd.querySelector('.modebar-btn[data-dpviz-svg]')) return;
     const button = document.createElement('a');
     button.className = 'modebar-btn';
     button.setAttribute('rel', 'tooltip');
@@ -90,7 +93,7 @@ SVG_EXPORT_JS = """
   }).observe(document.body, {childList: true, subtree: true});
   add();
 })();
-""".replace("LABEL", SVG_LABEL)
+""".replace("LABEL", SVG_LABEL).replace("NARROWEST", "700")
 """Installed once per browser tab by ``page_setup``; a redrawn modebar gets its button again."""
 
 
