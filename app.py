@@ -23,7 +23,8 @@ st.markdown(
 
 home = {key: v for key, v in CURVES.defaults().items() if key in ("eps0", "delta0", "delta", "k_max")}
 curve = ui.cached(curves.epsilon_series)(**home)  # the same cached numbers as Composition curves
-figure = ui.cached(curves.epsilon_figure)(curve, delta=home["delta"], log_k=CURVES.defaults()["log_k"])
+figure = ui.cached(curves.epsilon_figure)(curve, delta=home["delta"], log_k=CURVES.defaults()["log_k"],
+                                          eps0=home["eps0"], delta0=home["delta0"])
 ui.show_figure(figure, filename="dpviz_home_epsilon_vs_k", key="fig_home")
 st.caption("Releases that are each 0.1-DP, total δ = 1e-5: what k of them cost by each composition theorem. "
            "The exact optimum (KOV Thm 3.3, solid blue) is far below basic composition (dotted); "

@@ -53,6 +53,11 @@ UNIT_SECONDS: dict[str, float] = {
     "bucket_cell": 5.0e-7,
     # … and one bucket·log2(buckets) of a bucket convolution (both bounds, error terms)
     "bucket_log": 1.4e-8,
+    # attack/run.py: one trial under both hypotheses (one draw each, then the certificate's and the
+    # curve's sorts and counts; measured 0.2 to 0.8 µs across the one-draw samplers) …
+    "attack_trial": 1.0e-6,
+    # … and one per-step draw of a sampler that draws the steps one by one (measured 50 to 75 ns)
+    "attack_step_draw": 1.0e-7,
 }
 """Seconds per unit of work on one core of the development machine (2 cores shared with other
 jobs): ``benchmarks/calibrate_budget.py``, best of 5, between a quiet and a loaded run (the
@@ -69,6 +74,8 @@ UNIT_BYTES: dict[str, float] = {
     "fft_bin": 64.0,  # real FFT buffers of the padded length, input and output grids
     "bucket_cell": 0.0,
     "bucket_log": 96.0,  # per bucket: A-mass, two EC arrays and FFT buffers
+    "attack_trial": 80.0,  # both statistics, the pooled copy and the sorts (64 bytes traced)
+    "attack_step_draw": 32.0,  # a chunk's draws and their sums (per draw held, ≤ CHUNK_DRAWS)
 }
 """Peak bytes per unit (numpy allocations traced with ``tracemalloc``, rounded up)."""
 

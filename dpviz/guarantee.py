@@ -43,7 +43,7 @@ Direction = Literal["both", "forward", "reverse"]
 Solved = Literal["epsilon", "delta"]
 
 DIRECTION_TEXT: dict[str, str] = {
-    "both": "both directions (Def. 3 in full)",
+    "both": "both (Def. 3 in full)",
     "forward": "forward only: prior ≤ e^ε·null + δ",
     "reverse": "reverse only: null ≤ e^ε·prior + δ",
 }

@@ -110,16 +110,18 @@ def check_prior(value: object) -> str:
     text = str(value)
     if text != "uniform-nonzero" and not text.startswith("at-least:"):
         raise ParameterError("prior", value, '"uniform-nonzero" or "at-least:K2"')
+    if text.startswith("at-least:"):
+        try:
+            k2 = check_count(text.removeprefix("at-least:"), field="prior")
+        except ParameterError:
+            raise ParameterError("prior", value, '"uniform-nonzero" or "at-least:K2", K2 a whole number '
+                                 "from 1 to k") from None
+        text = f"at-least:{k2}"
     return text
 
 
 PRIOR = Param("prior", "adversary prior", None, check_prior,
               '"uniform-nonzero" (0⃗ against U(B∖{0⃗})) or "at-least:K2" (U{|b| < K2} against U{|b| ≥ K2}).')
-
-
-K_SLIDER = (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 120, 150, 200, 250, 300,
-            400, 500, 600, 800, 1000, 2000, 5000, 10_000)
-"""The k values of the privacy-regions slider (KOV Fig. 2): roughly log-spaced."""
 
 
 # --- Rows of (ε, δ, count) as typed in a table, and their URL form -----------------------

@@ -3,8 +3,8 @@
 import streamlit as st
 
 from dpviz import ui
-from dpviz.params import DELTA0, EPS0, K_SLIDER, K
-from dpviz.views.regions import KS, SPEC
+from dpviz.params import DELTA0, EPS0
+from dpviz.views.regions import K_PAGE, KS, SPEC
 
 ui.page_setup("Privacy regions")
 st.title("Privacy regions")
@@ -32,9 +32,9 @@ with st.expander("How to read this plot"):
         "- Hover to read (P_FA, P_MD). Export a figure with the camera icon."
     )
 
-eps0_box, delta0_box = st.columns(2)
+eps0_box, delta0_box, k_box = st.columns(3)
 values = {"eps0": ui.param_input(EPS0, eps0_box), "delta0": ui.param_input(DELTA0, delta0_box),
-          "k": ui.slider_input(K, K_SLIDER)}
+          "k": ui.param_input(K_PAGE, k_box)}
 top = st.container()  # the k-fold figures go here, above the nested one, once every input is read
 st.subheader("How the region grows with k")
 st.markdown("The optimal region of the same mechanism composed k times, for several k at once (type any "
@@ -58,3 +58,4 @@ with top:
 ui.show_figure(view.figures["nested"], filename=f"{tag}_nested", key="fig_nested")
 ui.download_csv(view.csv["regions"], filename=f"{tag}_regions.csv", key="csv_regions")
 ui.download_json(view.payload, filename=f"{tag}.json", key="json_regions")
+ui.cite_box("regions")

@@ -65,7 +65,8 @@ values["hdelta"] = ui.param_input(HETERO_DELTA)
 # log-k switch only restyles the ε-against-k figure.
 common = {"eps0": values["eps0"], "delta0": values["delta0"], "delta": values["delta"]}
 curve = ui.cached(curves.epsilon_series)(**common, k_max=values["k_max"])
-figure_k = ui.cached(curves.epsilon_figure)(curve, delta=values["delta"], log_k=values["log_k"])
+figure_k = ui.cached(curves.epsilon_figure)(curve, delta=values["delta"], log_k=values["log_k"],
+                                            eps0=values["eps0"], delta0=values["delta0"])
 fixed = ui.cached(curves.at_k)(**common, k=values["k"])
 hetero = None
 if levels is not None:
@@ -98,3 +99,5 @@ with homogeneous_area:
                     key="csv_delta_eps", label="Download δ against ε (CSV)")
     if hetero is not None:  # the JSON holds the heterogeneous results: only with valid rows
         ui.download_json(view.payload, filename=f"{tag}.json", key="json_curves")
+    ui.download_tables(view.tables, title=SPEC.title, values=values, stem=tag, key="report_curves")
+    ui.cite_box("curves")

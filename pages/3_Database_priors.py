@@ -168,6 +168,9 @@ ui.download_csv(view.csv["bounds"], filename=f"{tag}_bounds.csv", key="csv_gce_b
 ui.download_csv(view.csv["epsilon_vs_k"], filename=f"{tag}_epsilon_vs_k.csv", key="csv_gce_k",
                 label="Download ε against k (CSV)")
 ui.download_json(view.payload, filename=f"{tag}.json", key="json_gce")
+ui.download_tables({"bounds": view.tables["bounds"]}, title=SPEC.title, values=values, stem=tag,
+                   key="report_priors")
+ui.cite_box("priors")
 
 with st.expander("Why the prior helps, and what subsampling has to do with it"):
     st.markdown(

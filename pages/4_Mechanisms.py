@@ -122,6 +122,8 @@ def single_mechanism() -> None:
                         key="csv_delta", label="δ(ε) band (CSV)")
     with d3:
         ui.download_json(result.payload, filename=f"{tag}.json", key="json_mech", label="All results (JSON)")
+    shown = {"mechanism": kind, "solve": solve, **values, **target_kw}
+    ui.download_tables(result.tables, title=mv.SPEC.title, values=shown, stem=tag, key="report_mech")
 
 
 single_mechanism()
@@ -206,3 +208,5 @@ if levels is not None:
         ui.table(ui.cached(mv.heterogeneous)(rows, delta=hdelta), key="table_hetero")
     except ParameterError as exc:
         ui.notice(exc)
+
+ui.cite_box("mechanisms")

@@ -81,7 +81,7 @@ if values["prior"] == planner.NO_PRIOR:
     st.markdown("Each release runs on its own database and nobody is in more than C of them (Hartmann, "
                 "Bindschaedler, West §V-A): the largest per-database ε0 for each bound of *Database priors*.")
 else:
-    st.subheader(f"Database priors: prior {values['prior']} over the k = {values['k']:,} databases")
+    st.subheader(f"Database priors: prior {ui.code(values['prior'])} over the k = {values['k']:,} databases")
     st.markdown("The adversary's prior over which databases hold the person (Hartmann, Bindschaedler, West "
                 "§III, §V-B), as `gce --prior`: the largest per-database ε0 for each bound of *Database "
                 "priors*. A row whose search is over the page's budget says so; the command line "
@@ -96,5 +96,7 @@ ui.download_csv(view.csv["k"], filename=f"{tag}_k.csv", key="csv_k",
 ui.download_csv(view.csv["noise_vs_k"], filename=f"{tag}_noise_vs_k.csv", key="csv_noise_k",
                 label="Download noise against k (CSV)")
 ui.download_json(view.payload, filename=f"{tag}.json", key="json_planner")
+ui.download_tables(view.tables, title=SPEC.title, values=values, stem=tag, key="report_planner")
+ui.cite_box("planner")
 st.caption("The same answers from the command line: `python -m dpviz plan eps0 --epsilon 1 --delta 1e-5 "
            "--k 100`, `plan k …`, `plan noise gaussian …`, `plan gce …` (JSON).")

@@ -8,9 +8,9 @@ from concurrent.futures import ThreadPoolExecutor
 import streamlit as st
 
 from dpviz import ui
-from dpviz.params import K_SLIDER
 from dpviz.validation import ParameterError
 from dpviz.views import attack as av
+from dpviz.views.regions import K_PAGE_MAX
 
 ui.page_setup("Attack lab")
 st.title("Attack lab")
@@ -81,6 +81,9 @@ def lab() -> int:
     except ParameterError as exc:
         ui.notice(exc)
         return int(settings["seed"].check(values["seed"]))
+    same = av.same_as_canonical(values)
+    if same is not None:
+        st.info(ui.plain(same), icon=":material/info:")
     result = run_with_progress(attack)
     view = ui.cached(av.build)(result)  # the figure and tables of a run: built once, not per rerun
     m1, m2, m3 = st.columns(3)
@@ -126,16 +129,22 @@ left, right = st.columns([3, 2])
 with left:
     st.markdown(f"**The first trials** ({av.ALICE_SHOWN} with Alice in, {av.ALICE_SHOWN} with her out)")
     ui.table(alice.tables["trials"], key="alice_trials")
-    st.markdown("**The attacker's two error rates** over all trials")
-    ui.table(alice.tables["rates"], key="alice_rates")
-    s = alice.summary
-    st.markdown(ui.plain(f"This rule alone shows ε ≥ {s['epsilon_shown']:.3g} (point estimate); the "
-                         f"best threshold, certified: {s['headline']}"))
 with right:
     ui.show_figure(alice.figures["alice"], filename=ui.export.file_stem("attack_alice", {
         **alice_values, "seed": seed}), key="fig_alice")
-k_link = alice_attack.k if alice_attack.k in K_SLIDER else None
+st.markdown("**The attacker's two error rates** over all trials")  # full width: no cell is cut
+ui.table(alice.tables["rates"], key="alice_rates")
+ui.download_tables({"rates": alice.tables["rates"]}, title="Attack lab, is Alice in the survey?",
+                   values={**alice_values, "seed": seed}, stem=ui.export.file_stem("attack_alice", {
+                       **alice_values, "seed": seed}), key="report_alice")
+st.markdown(ui.plain(alice.summary["verdict"]))
+st.markdown(f"This example has its own ε0 and k (a survey of at most {av.ALICE_K_MAX} answers). To attack "
+            f"the same survey in the lab above, with its trials and confidence: [the lab with randomized "
+            f"response, ε0 = {alice_values['alice_eps0']:g}, k = {alice_values['alice_k']}](/Attack_lab?"
+            f"{av.alice_lab_query(**alice_values)}).")
+k_link = alice_attack.k if alice_attack.k <= K_PAGE_MAX else None
 query = f"eps0={alice_values['alice_eps0']:g}&delta0=0" + (f"&k={k_link}" if k_link else "")
 st.markdown(f"The grey region is R(kε0, 0), what k answers of ε0-randomized response allow: see how it is "
             f"built and how it grows with k on [Privacy regions](/Privacy_regions?{query}).")
 ui.page_link("pages/1_Privacy_regions.py", label="Privacy regions", icon=":material/square:")
+ui.cite_box("attack")

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 KINDS = ("gaussian", "laplace", "geometric", "randomized-response")
-TARGETS = ("compose", "gce", *KINDS)
+TARGETS = ("compose", "gce", "mix", *KINDS)
 CHUNK = 250
 
 
@@ -37,6 +37,8 @@ def _strategy(target: str, wide: bool):
         return space.compose(wide=wide)
     if target == "gce":
         return space.gce(wide=wide)
+    if target == "mix":
+        return space.mix(wide=wide)
     return space.mechanism(target, wide=wide)
 
 

@@ -23,6 +23,12 @@ need_deb() {
 need_deb chromium
 need_deb nginx
 
+# The report-table round trip compiles LaTeX: pdflatex (texlive-latex-base) with booktabs.sty, which
+# Debian ships in texlive-latex-recommended (it depends on texlive-latex-base).
+if ! command -v pdflatex >/dev/null 2>&1 || ! kpsewhich booktabs.sty >/dev/null 2>&1; then
+  need_deb texlive-latex-recommended
+fi
+
 python3 -m ruff check --no-cache .   # no cache: a warm local cache once passed what a clean clone failed
 python3 -m mypy                  # dpviz/, settings in pyproject.toml [tool.mypy]
 python3 -m pytest -n 2 --dist loadfile "$@"

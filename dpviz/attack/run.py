@@ -10,21 +10,23 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from dpviz import budget as budgets
 from dpviz.attack import binned as B
 from dpviz.attack import curve as C
 from dpviz.attack import sampling as S
 from dpviz.attack import theory
-from dpviz.attack.setting import Attack
-from dpviz.budget import Budget
+from dpviz.attack.setting import Attack, step_draws
+from dpviz.budget import Budget, Cost, cost_of
 from dpviz.guarantee import Guarantee, finite_or_none
 from dpviz.mechanisms.subsampling import subsample_remove
 from dpviz.pld.law import LossLaw
+from dpviz.validation import ParameterError
 
 CURVE_POINTS = 2000
 """Most thresholds kept for the drawn and exported curve."""
@@ -221,9 +223,38 @@ class AttackResult:
         }
 
 
+def cost(a: Attack) -> Cost:
+    """Estimated time and memory of sampling and testing ``a``'s trials, from the counts alone
+    (``dpviz.budget`` units): one unit per trial, plus the per-step draws of samplers that draw
+    the steps one by one (held at most ``CHUNK_DRAWS`` at a time)."""
+    draws = 2.0 * a.trials * step_draws(a)
+    trials = cost_of("attack_trial", a.trials, what=f"{a.trials:,} trials per hypothesis")
+    if not draws:
+        return trials
+    return trials + cost_of("attack_step_draw", draws, memory_units=min(draws, float(S.CHUNK_DRAWS)),
+                            what=f"{draws:,.0f} per-step draws")
+
+
+def admit(a: Attack, budget: Budget | None) -> Attack:
+    """``a`` when its trials fit ``budget`` (``None``: the command line's); else a ``ParameterError``
+    naming ``trials`` with the most that fit, before anything is sampled (issue 22: 10^7 trials
+    took 7 s and 600 MB of a page server)."""
+    b = budgets.resolve(budget)
+    c = cost(a)
+    if b.admits(c):
+        return a
+    per_trial = cost(replace(a, trials=1))
+    most = int(min(b.seconds / per_trial.seconds, b.max_bytes / max(per_trial.bytes, 1.0)))
+    why = b.reason(c).partition(": ")[2]  # "about 10 s of work, above the 2 s budget … (hint)"
+    raise ParameterError("trials", a.trials, f"at most about {max(most, 100):,} within this budget: "
+                         f"{a.trials:,} trials per hypothesis take {why}")
+
+
 def run_attack(a: Attack, *, progress: Callable[[float], None] | None = None,
                budget: Budget | None = None) -> AttackResult:
-    """Sample, test, certify, and compare with the theory (module docstring)."""
+    """Sample, test, certify, and compare with the theory (module docstring); refused (``admit``)
+    when the trials are over ``budget``."""
+    admit(a, budget)
     t0 = time.perf_counter()
     s_in, s_out, sampler = sample(a, progress)
     t1 = time.perf_counter()

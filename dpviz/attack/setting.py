@@ -140,7 +140,7 @@ def make_attack(mechanism: str, *, k: Any = K.default, trials: Any = TRIALS.defa
     unknown = set(params) - set(values)
     if unknown:
         name = sorted(unknown)[0]
-        raise ParameterError(name, params[name],
+        raise ParameterError("parameter", name,  # a key as typed: the value, never the field
                              f"one of the parameters of {mechanism}: " + ", ".join(values))
     a = Attack(mechanism=mechanism, params=tuple(values.items()), k=K.check(k), trials=TRIALS.check(trials),
                seed=SEED.check(seed), delta=DELTA.check(delta), confidence=CONFIDENCE.check(confidence),

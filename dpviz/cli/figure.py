@@ -1,9 +1,10 @@
-"""``python -m dpviz figure VIEW [view parameters] --out FILE.svg|png|pdf|csv|json``.
+"""``python -m dpviz figure VIEW [view parameters] --out FILE.svg|png|pdf|csv|json|tex|md``.
 
 Renders the same figure the page shows (both call ``dpviz.views``), through kaleido
 and the system Chromium (``BROWSER_PATH``, default ``/usr/bin/chromium``); ``.csv`` and
-``.json`` write the bytes of the page's download buttons (``dpviz.export``). Labels are
-Unicode and MathJax is off, so no network resource is needed.
+``.json`` write the bytes of the page's download buttons (``dpviz.export``), ``.tex`` and ``.md``
+its tables for a report (LaTeX booktabs, Markdown). Labels are Unicode and MathJax is off, so no
+network resource is needed.
 
 Every render in the process goes through one queue: one Chromium, started on first use and
 reused, renders one figure at a time; a render that would wait too long is refused
@@ -37,7 +38,9 @@ from dpviz.validation import ParameterError, check_count, check_positive
 
 FORMATS = ("svg", "png", "pdf")
 DATA_FORMATS = ("csv", "json")
-OUT_ALLOWED = "a file name ending in .svg, .png, .pdf, .csv or .json, or an existing directory"
+TABLE_FORMATS = ("tex", "md")  # a display table for a report: LaTeX booktabs, Markdown
+OUT_FORMATS = FORMATS + DATA_FORMATS + TABLE_FORMATS
+OUT_ALLOWED = "a file name ending in .svg, .png, .pdf, .csv, .json, .tex or .md, or an existing directory"
 
 SIZE_RANGE = (100, 8000)
 """Width and height in CSS pixels."""
@@ -102,13 +105,17 @@ def register(subs: argparse._SubParsersAction) -> None:
                        help="which figure of the view (default: the first); --list-figures lists them")
         v.add_argument("--list-figures", action="store_true", help="print the figure names and exit")
         v.add_argument("--table", default=None,
-                       help="which table for --out x.csv (default: the first); --list-tables lists them")
-        v.add_argument("--list-tables", action="store_true", help="print the CSV table names and exit")
-        v.add_argument("--out", help="output file: .svg, .png, .pdf (figure), .csv (table) or .json "
-                                     "(parameters and results); a directory gets a name carrying every "
-                                     "input, in --format")
+                       help="which table for --out x.csv, x.tex or x.md (default: the first); --list-tables "
+                            "lists them")
+        v.add_argument("--list-tables", action="store_true",
+                       help="print the table names (CSV, and LaTeX/Markdown) and exit")
+        v.add_argument("--out", help="output file: .svg, .png, .pdf (figure), .csv (table), .json "
+                                     "(parameters and results), .tex (LaTeX booktabs table) or .md "
+                                     "(Markdown table); a directory gets a name carrying every input, in "
+                                     "--format")
         v.add_argument("--format", dest="fmt", default="svg",
-                       help="format when --out is a directory (svg, png, pdf, csv or json; default svg)")
+                       help="format when --out is a directory (svg, png, pdf, csv, json, tex or md; "
+                            "default svg)")
         add_param_flags(v, (WIDTH, HEIGHT, PNG_SCALE, FIGURE_BUDGET), optional=("height", "budget"))
         v.set_defaults(handler=run, spec=spec)
 
@@ -123,23 +130,30 @@ def run(args: argparse.Namespace) -> dict[str, Any] | None:
     budget = size.get("budget", budgets.CLI)
     view = spec.build(**values, budget=budget)
     names, tables = list(view.figures), list(view.csv)
+    shown = [name for name, rows in view.tables.items() if rows]  # the display tables (.tex, .md)
     if args.list_figures:
         return {"view": spec.name, "figures": names}
     if args.list_tables:
-        return {"view": spec.name, "tables": tables}
+        return {"view": spec.name, "tables": tables, "report_tables": shown}
     which = args.which or names[0]
     if which not in view.figures:
         raise ParameterError("which", which, f"one of {', '.join(names)}")
     fmt, out = _output_kind(args)
     table = None
-    if fmt == "csv":
+    if fmt in TABLE_FORMATS:
+        if not shown:
+            raise ParameterError("out", args.out, f"not .{fmt}: this view has no table")
+        table = args.table or shown[0]
+        if table not in shown:
+            raise ParameterError("table", table, f"one of {', '.join(shown)}")
+    elif fmt == "csv":
         if not tables:
             raise ParameterError("out", args.out, "not .csv: this view has no table")
         table = args.table or tables[0]
         if table not in view.csv:
             raise ParameterError("table", table, f"one of {', '.join(tables)}")
     if out.is_dir():  # the name the page's button gives (pages/*.py): every input, then the artefact
-        artefact = {"csv": f"_{table}", "json": ""}.get(fmt, f"_{which}")
+        artefact = "" if fmt == "json" else f"_{table}" if table is not None else f"_{which}"
         out = out / f"{export.file_stem(spec.name, values)}{artefact}.{fmt}"
     _check_writable(out, args.out)
     result: dict[str, Any] = {"view": spec.name, "out": str(out), "format": fmt}
@@ -148,6 +162,13 @@ def run(args: argparse.Namespace) -> dict[str, Any] | None:
         result["table"], result["tables"] = table, tables
     elif fmt == "json":
         data = export.payload_json(view.payload).encode("utf-8")
+    elif fmt in TABLE_FORMATS:
+        caption = export.table_caption(spec.title, str(table), values)
+        rows = view.tables[str(table)]
+        text = (export.table_latex(rows, caption=caption, label=f"dpviz-{spec.name}-{table}") if fmt == "tex"
+                else export.table_markdown(rows, caption=caption))
+        data = text.encode("utf-8")
+        result["table"], result["report_tables"] = table, shown
     else:
         fig = view.figures[which]
         h = height or int(fig.layout.height or 700)
@@ -176,11 +197,11 @@ def _output_kind(args: argparse.Namespace) -> tuple[str, Path]:
     out = Path(args.out)
     if out.is_dir():
         fmt = str(args.fmt).lower()
-        if fmt not in FORMATS + DATA_FORMATS:
-            raise ParameterError("format", args.fmt, "one of " + ", ".join(FORMATS + DATA_FORMATS))
+        if fmt not in OUT_FORMATS:
+            raise ParameterError("format", args.fmt, "one of " + ", ".join(OUT_FORMATS))
         return fmt, out
     fmt = out.suffix.lower().lstrip(".")
-    if fmt not in FORMATS + DATA_FORMATS:
+    if fmt not in OUT_FORMATS:
         raise ParameterError("out", args.out, OUT_ALLOWED)
     return fmt, out
 

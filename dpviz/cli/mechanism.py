@@ -72,15 +72,28 @@ def register(subs: argparse._SubParsersAction) -> None:
 
 
 # ---------------------------------------------------------------------- spec of a mix
+SPEC_MAX_BYTES = 1 << 20
+"""Longest mix spec read, inline or from a file (100 entries of a few hundred bytes each fit many
+times over): a file is read up to one byte beyond, so ``/dev/zero`` or a huge file costs 1 MiB."""
+
+
 def load_spec(text: str, *, neighbouring: str = "add-remove") -> list[tuple[Any, int]]:
-    """Parts of a mix from inline JSON or a JSON file; one ``ParameterError`` naming the field."""
+    """Parts of a mix from inline JSON or a JSON file (at most ``SPEC_MAX_BYTES``, checked before
+    the JSON is read); one ``ParameterError`` naming the field."""
     raw = text.strip()
     if not raw.startswith(("[", "{")):
         try:
-            raw = Path(text).read_text(encoding="utf-8")
+            with Path(text).open("rb") as f:
+                data = f.read(SPEC_MAX_BYTES + 1)
+            if len(data) > SPEC_MAX_BYTES:
+                raise ParameterError("spec", text, f"a JSON file of at most {SPEC_MAX_BYTES:,} bytes")
+            raw = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise ParameterError("spec", text, f"a readable JSON file or inline JSON ({type(exc).__name__})"
                                  ) from None
+    elif len(raw.encode("utf-8", "surrogatepass")) > SPEC_MAX_BYTES:
+        raise ParameterError("spec", f"{len(raw):,} characters of inline JSON",
+                             f"inline JSON of at most {SPEC_MAX_BYTES:,} bytes")
     try:
         data = json.loads(raw)
     except (json.JSONDecodeError, RecursionError) as exc:

@@ -42,12 +42,22 @@ CLOSED_FORMS = (basic, advanced, kov, zcdp)
 """The cheap sound routes shown in place of the optimum when it is over budget."""
 
 
+ATOM_COUNT_CAP = 2**62
+"""``atom_count`` stops multiplying here: far above any budget, and still a float (the product for
+250 distinct levels, about 10^370, overflowed the conversion to float in the cost estimate)."""
+
+
 def atom_count(levels: Levels) -> int:
     """Number of loss atoms the exact method sums over: Π over levels with ε > 0 of the atoms
-    each binomial keeps (count_i + 1 up to ≈ 40√count_i, ``binomial_atom_count``)."""
+    each binomial keeps (count_i + 1 up to ≈ 40√count_i, ``binomial_atom_count``), capped at
+    ``ATOM_COUNT_CAP``."""
     if len(levels) == 1:
         return binomial_atom_count(levels[0].count, levels[0].epsilon)
-    return math.prod(binomial_atom_count(lv.count, lv.epsilon) for lv in levels if lv.epsilon > 0)
+    n = 1
+    for lv in levels:
+        if lv.epsilon > 0:
+            n = min(n * binomial_atom_count(lv.count, lv.epsilon), ATOM_COUNT_CAP)
+    return n
 
 
 def cost(levels: Levels) -> Cost:
@@ -55,8 +65,9 @@ def cost(levels: Levels) -> Cost:
     n = atom_count(levels)
     if len(levels) == 1:
         return cost_of("binomial_atom", n, what=f"{n:,} loss atoms")
+    atoms = f"{n:,}" if n < ATOM_COUNT_CAP else f"more than {float(ATOM_COUNT_CAP):.1e}"
     return cost_of("product_atom", n * max(1.0, math.log2(max(n, 2))), memory_units=n,
-                   what=f"{n:,} loss atoms of {len(levels)} levels")
+                   what=f"{atoms} loss atoms of {len(levels)} levels")
 
 
 @lru_cache(maxsize=32)

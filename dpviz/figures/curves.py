@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from dpviz.figures.style import AXIS_COLOR, base_layout, hover, style
+from dpviz.figures.style import AXIS_COLOR, base_layout, full_log_labels, hover, style
 
 
 def series_figure(x: np.ndarray, series: Mapping[str, np.ndarray], *, title: str, x_title: str,
@@ -27,14 +27,19 @@ def series_figure(x: np.ndarray, series: Mapping[str, np.ndarray], *, title: str
         ))
     base_layout(fig, title=title, x_title=x_title, y_title=y_title)
     fig.update_xaxes(type="log" if log_x else "linear")
+    if log_x:
+        full_log_labels(fig, x)
     fig.update_yaxes(type="log" if log_y else "linear", exponentformat="power")
     fig.update_layout(height=520)
     return fig
 
 
 def epsilon_vs_k_figure(ks: np.ndarray, series: Mapping[str, np.ndarray], *, delta: float,
-                        log_x: bool) -> go.Figure:
-    return series_figure(ks, series, title=f"Total ε against k at total δ = {delta:.3g}",
+                        log_x: bool, of: str = "") -> go.Figure:
+    """Total ε at ``delta`` against k per method; ``of`` names what is composed (in the title: an
+    exported figure stands alone)."""
+    what = f" of {of}" if of else ""
+    return series_figure(ks, series, title=f"Total ε against k{what} at total δ = {delta:.3g}",
                          x_title="k (number of composed mechanisms)", y_title="total ε",
                          log_x=log_x, hover_x="k = %{x:,.0f}", hover_y="ε = %{y:.6g}")
 
@@ -42,10 +47,11 @@ def epsilon_vs_k_figure(ks: np.ndarray, series: Mapping[str, np.ndarray], *, del
 def delta_vs_epsilon_figure(eps: np.ndarray, series: Mapping[str, np.ndarray], *, k: int,
                             target_delta: float | None = None,
                             answers: Mapping[str, float | None] | None = None,
-                            labels: Mapping[str, str] | None = None) -> go.Figure:
+                            labels: Mapping[str, str] | None = None, of: str = "") -> go.Figure:
     """δ against ε per method; with ``target_delta``, the target δ line and each method's answer ε
-    there (``answers``: ε by method, None where the method proves nothing)."""
-    fig = series_figure(eps, series, title=f"Total δ against total ε, k = {k:,}",
+    there (``answers``: ε by method, None where the method proves nothing); ``of`` as above."""
+    title = f"Total δ against total ε of k = {k:,} {of}" if of else f"Total δ against total ε, k = {k:,}"
+    fig = series_figure(eps, series, title=title,
                         x_title="total ε", y_title="total δ", log_y=True, labels=labels,
                         hover_x="ε = %{x:.4g}", hover_y="δ = %{y:.4g}")
     if target_delta is not None:

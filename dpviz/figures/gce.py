@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from dpviz.figures.curves import series_figure
 from dpviz.figures.regions import region_figure
-from dpviz.figures.tables import format_number
+from dpviz.figures.tables import format_number, kind_word
 from dpviz.guarantee import DIRECTION_TEXT, Guarantee
 from dpviz.regions.boundary import Boundary
 
@@ -28,7 +28,7 @@ def bound_rows(bounds: Mapping[str, Guarantee], labels: Mapping[str, str]) -> li
         rows.append({"bound": labels.get(key, key),
                      "ε": format_number(b.epsilon) if ok else "—",
                      "δ": format_number(b.delta, 4) if ok else "—",
-                     "kind": b.kind.value,
+                     "kind": kind_word(b),
                      "proved for": DIRECTION_TEXT[b.directions] if ok else "—",
                      "source / note": note})
     return rows

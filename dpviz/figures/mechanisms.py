@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dpviz.figures.curves import mark_target
-from dpviz.figures.style import base_layout, hover, rgba, style
+from dpviz.figures.style import base_layout, full_log_labels, hover, rgba, style
 from dpviz.figures.tables import format_number
 from dpviz.guarantee import Guarantee, Status
 
@@ -23,7 +23,7 @@ LABELS = {
     "optimal": "Generic optimal (KOV Thm 3.3, same per-step ε0, δ0)",
     "exact": "Exact optimum (KOV Thm 3.3, product of canonical pairs)",
     "kov": "KOV Thm 3.5",
-    "pure": "Pure DP, basic composition (kε0)",
+    "pure": "Pure DP, basic composition (kε0, KOV Thm 3.1)",
 }
 
 ROUTE_KEYS = ("exact", "analytic", "pld", "rdp", "rdp_analytic", "zcdp", "generic", "pure", "buckets")
@@ -86,7 +86,8 @@ def pld_histogram_figure(losses: np.ndarray, masses: np.ndarray, *, p_inf: float
     fig = go.Figure(go.Bar(x=0.5 * (left + right), y=mass, width=(right - left).astype(np.float32),
                            name=name, customdata=np.column_stack([left, right, mean]).astype(np.float32),
                            marker={"color": s.color, "line": {"width": 0}}, hovertemplate=tip))
-    y_title = "P-mass per bar (cells merged for display)" if merged else "P-mass"
+    y_title = "P-mass per bar" if merged else "P-mass"  # short: a long one ran over the title (the
+    # legend and the hover say the cells are merged)
     base_layout(fig, title=title, x_title="privacy loss ℓ = ln P(x)/Q(x)", y_title=y_title)
     fig.update_yaxes(type="log", exponentformat="power")
     fig.update_layout(height=420, bargap=0, showlegend=True)
@@ -116,9 +117,11 @@ def _band_with_lines(x: np.ndarray, lower: np.ndarray, upper: np.ndarray, lines:
 
 def delta_band_figure(eps: np.ndarray, lower: np.ndarray, upper: np.ndarray,
                       lines: Mapping[str, np.ndarray], *, k: int, target_delta: float | None = None,
-                      answer: tuple[float | None, float | None] | None = None) -> go.Figure:
-    """δ(ε) as the certified band [lower, upper] plus reference curves (NaN = no value); with
-    ``target_delta``, the target δ line and the certified answer ``answer`` = (ε lower, ε upper)."""
+                      answer: tuple[float | None, float | None] | None = None,
+                      of: str = "") -> go.Figure:
+    """δ(ε) of ``of`` (the mechanism's name, in the title) as the certified band [lower, upper]
+    plus reference curves (NaN = no value); with ``target_delta``, the target δ line and the
+    certified answer ``answer`` = (ε lower, ε upper)."""
     fig = _band_with_lines(eps, np.maximum(lower, 1e-300), upper, lines, mode="lines",
                            hover_x="ε = %{x:.4g}", hover_y="δ", lines_style={})
     if target_delta is not None:
@@ -126,7 +129,7 @@ def delta_band_figure(eps: np.ndarray, lower: np.ndarray, upper: np.ndarray,
         mark_target(fig, target_delta=target_delta, answers={"pld_lower": lo, "pld": up},
                     labels={"pld_lower": "PLD: ε ≥", "pld": "PLD: ε ≤"},
                     answer_name="certified ε at the target δ")
-    base_layout(fig, title=f"δ(ε) of the composed mechanism, k = {k:,}", x_title="total ε",
+    base_layout(fig, title=f"δ(ε) of {of or 'the composed mechanism'}, k = {k:,}", x_title="total ε",
                 y_title="total δ")
     finite = upper[np.isfinite(upper) & (upper > 0)]
     floor = max(float(finite.min()) if finite.size else 1e-12, 1e-16)  # show down to the band's end
@@ -138,12 +141,15 @@ def delta_band_figure(eps: np.ndarray, lower: np.ndarray, upper: np.ndarray,
 
 
 def epsilon_vs_k_figure(ks: np.ndarray, lower: np.ndarray, upper: np.ndarray,
-                        lines: Mapping[str, np.ndarray], *, delta: float) -> go.Figure:
-    """ε against k: PLD band and the other routes."""
+                        lines: Mapping[str, np.ndarray], *, delta: float, of: str = "") -> go.Figure:
+    """ε against k: PLD band and the other routes; ``of`` names the mechanism (in the title)."""
     fig = _band_with_lines(ks, lower, upper, lines, mode="lines+markers", hover_x="k = %{x:,.0f}",
                            hover_y="ε", lines_style={"generic": "optimal"})
-    base_layout(fig, title=f"Total ε against k at total δ = {delta:.3g}", x_title="k", y_title="total ε")
+    what = f" of {of}" if of else ""
+    base_layout(fig, title=f"Total ε against k{what} at total δ = {delta:.3g}", x_title="k",
+                y_title="total ε")
     fig.update_xaxes(type="log")
+    full_log_labels(fig, ks)
     fig.update_yaxes(type="log", exponentformat="power")  # the generic curve is often 100× higher
     fig.update_layout(height=480)
     return fig
@@ -165,6 +171,12 @@ def interval_rows(results: Mapping[str, Guarantee]) -> list[dict[str, str]]:
     return rows
 
 
+GENERIC_MEANING = ("the worst case over every mechanism with this mechanism's per-step (ε0, δ0) at "
+                   "δ0 = δ/(2k): it ignores the shape of this mechanism's privacy loss, so for a "
+                   "subsampled or Gaussian mechanism it can be far above the routes that use it")
+"""What the generic row means (issue 21: an ε of 278,058 beside 13 read as an error)."""
+
+
 def guarantee_rows(results: Mapping[str, Guarantee], *, solve: str = "epsilon") -> list[dict[str, str]]:
     """Rows: route, lower, upper (of ε, or of δ when ``solve`` is "delta"), width, kind, time,
     note (source, then why there is no value, then technical detail). Lower bounds are rounded
@@ -174,7 +186,9 @@ def guarantee_rows(results: Mapping[str, Guarantee], *, solve: str = "epsilon") 
     for key, g in results.items():
         ok = g.status is Status.OK
         why = {Status.IMPOSSIBLE: "impossible: ", Status.NOT_COMPUTED: "not computed: "}.get(g.status, "")
-        note = "; ".join(x for x in (g.source, f"{why}{g.reason}" if g.reason else "", g.note, g.detail) if x)
+        meaning = GENERIC_MEANING if key == "generic" else ""
+        parts = (g.source, meaning, f"{why}{g.reason}" if g.reason else "", g.note, g.detail)
+        note = "; ".join(x for x in parts if x)
         lower, upper, width = (g.lower, g.upper, g.width) if ok else (None, None, None)
         rows.append({"method": ROUTE_LABELS.get(key, key),
                      f"{q} lower": format_number(lower, 8, down=True),

@@ -7,8 +7,11 @@ pattern, so the figures read in greyscale, on a projector and in both Streamlit 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Any
 
+import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
@@ -126,6 +129,38 @@ def base_layout(fig: go.Figure, *, title: str, x_title: str, y_title: str) -> go
     for trace in fig.data:
         if trace.name:
             trace.name = wrap(trace.name, LABEL_WRAP)
+    return fig
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def log_tick_text(v: float) -> str:
+    """A log axis' tick label written in full: Plotly's own labels the ticks between decades with
+    their first digit only, and a figure ending at k = 500 read "5" (issue 21)."""
+    exponent = round(math.log10(v))
+    if v >= 1e5 and math.isclose(v, 10.0 ** exponent):
+        return f"10{str(exponent).translate(_SUPERSCRIPT)}"
+    return f"{v:,.0f}" if v >= 1 and float(v).is_integer() else f"{v:g}"
+
+
+def log_ticks(lo: float, hi: float) -> tuple[list[float], list[str]]:
+    """Tick values and full labels for a log axis over [lo, hi]: 1, 2, 5 per decade over at most
+    three decades, one per decade beyond (labels stay apart on a phone)."""
+    steps = (1.0, 2.0, 5.0) if math.log10(hi / lo) <= 3 else (1.0,)
+    values = [m * 10.0 ** e for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+              for m in steps]
+    ticks = [v for v in values if lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9)]
+    return ticks, [log_tick_text(v) for v in ticks]
+
+
+def full_log_labels(fig: go.Figure, x: Any) -> go.Figure:
+    """Label a log x axis over the positive values of ``x`` with ``log_ticks``."""
+    xs = np.asarray(x, dtype=float)
+    xs = xs[np.isfinite(xs) & (xs > 0)]
+    if xs.size and xs.max() > xs.min():
+        ticks, text = log_ticks(float(xs.min()), float(xs.max()))
+        fig.update_xaxes(tickvals=ticks, ticktext=text)
     return fig
 
 

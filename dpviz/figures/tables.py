@@ -6,7 +6,7 @@ import math
 from collections.abc import Mapping
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
-from dpviz.guarantee import Guarantee
+from dpviz.guarantee import Guarantee, Status
 
 NO_VALUE = "—"
 """A cell without a value (infeasible, over budget, not finite)."""
@@ -33,6 +33,18 @@ def format_number(x: float | None, digits: int = 6, *, down: bool = False) -> st
     return f"{float(rounded):.{digits}g}"
 
 
+KIND_WORDS = ("exact", "upper", "lower", "impossible", "not computed")
+"""The words a table's *kind* column uses: the README's, one per value or per missing value."""
+
+
+def kind_word(g: Guarantee) -> str:
+    """What a value is (exact, upper, lower) or, without one, why: impossible (no finite value
+    exists) or not computed (over the budget, out of a route's range)."""
+    if g.feasible:
+        return g.kind.value
+    return "impossible" if g.status is Status.IMPOSSIBLE else "not computed"
+
+
 def table_number(text: str) -> float | None:
     """A display cell read back as the number it shows (None for '—'); ValueError for text."""
     return None if text == NO_VALUE else float(text)
@@ -43,6 +55,6 @@ def guarantee_rows(results: Mapping[str, Guarantee], labels: Mapping[str, str]) 
     return [{"method": labels.get(key, key),
              "ε": format_number(g.epsilon) if g.feasible else NO_VALUE,
              "δ": format_number(g.delta, 4) if g.feasible else NO_VALUE,
-             "kind": g.kind.value,
+             "kind": kind_word(g),
              "source / note": g.source if g.feasible else f"{g.source}: {g.reason}"}
             for key, g in results.items()]

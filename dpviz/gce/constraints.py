@@ -59,7 +59,32 @@ def compositions_for_allowed(allowed: Sequence[Sequence[int]], *, neighbouring: 
         raise ParameterError("allowed", allowed[:3], "vectors of equal length with entries 0 or 1")
     if neighbouring == "unbounded":
         return int(bits.sum(axis=1).max())
-    return int((bits[:, None, :] != bits[None, :, :]).sum(axis=2).max())
+    return hamming_diameter(bits, bits)
+
+
+HAMMING_K_MAX = 20
+"""Longest vectors ``hamming_diameter`` takes (a table of 2^k distances: 8 MiB at k = 20)."""
+
+
+def hamming_diameter(a: np.ndarray, b: np.ndarray) -> int:
+    """max |x ⊕ y| over the rows x of ``a`` and y of ``b`` (vectors of k ≤ ``HAMMING_K_MAX`` bits).
+
+    |x ⊕ y| = k − |x̄ ⊕ y|, so the answer is k − min over x of dist(x̄, b): the distance from every
+    vector of the cube to the set b, one pass per coordinate (a Hamming distance is a sum over
+    coordinates, so relaxing along each axis once is exact). Time O(k·2^k + |a| + |b|): all pairs
+    (|a|·|b|·k) took 99 s and 1.36 GB for 7,200 vectors of 16 bits (issue 22)."""
+    k = a.shape[1]
+    if b.shape[1] != k or not 1 <= k <= HAMMING_K_MAX:
+        raise ParameterError("vectors", f"lengths {a.shape[1]} and {b.shape[1]}",
+                             f"vectors of one length from 1 to {HAMMING_K_MAX}")
+    weights = 1 << np.arange(k - 1, -1, -1)
+    codes_a, codes_b = a.astype(np.int64) @ weights, b.astype(np.int64) @ weights
+    cube = np.arange(1 << k)
+    dist = np.full(1 << k, k + 1, dtype=np.int64)
+    dist[codes_b] = 0
+    for bit in weights:
+        np.minimum(dist, dist[cube ^ bit] + 1, out=dist)
+    return int(k - dist[codes_a ^ ((1 << k) - 1)].min())
 
 
 def feature_columns(*, common: int, free_only: int, paid_only: int) -> tuple[tuple[int, ...], ...]:

@@ -166,12 +166,16 @@ def below(*, k: int, k2: int) -> Exchangeable:
                    threshold=k2)
 
 
-def exchangeable(*, k: int, level_weights: Sequence[float], label: str = "") -> Exchangeable:
+def exchangeable(*, k: int, level_weights: Sequence[float] | NDArray[np.float64],
+                 label: str = "") -> Exchangeable:
     """A prior given by the distribution of |b| (weights for |b| = 0..k, summing to 1)."""
     k = check_count(k, field="k")
-    w = np.asarray([float(x) for x in level_weights], dtype=float)
+    try:
+        w = np.asarray(level_weights, dtype=float).reshape(-1)  # an array of 10^7 is not copied
+    except (TypeError, ValueError):
+        w = np.full(1, np.nan)
     if w.size != k + 1 or not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ParameterError("level_weights", list(level_weights)[:5],
+        raise ParameterError("level_weights", list(level_weights[:5]),
                              f"k + 1 = {k + 1} non-negative numbers (weights of |b| = 0..k)")
     total = math.fsum(w)
     if abs(total - 1.0) > _WEIGHT_TOL:

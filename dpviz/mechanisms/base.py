@@ -83,8 +83,8 @@ class Mechanism:
         known = {p.key: p for p in self.params}
         for name in values:
             if name not in known:
-                raise ParameterError(name, values[name], "one of the parameters of the "
-                                     f"{self.key} mechanism: " + ", ".join(known))
+                raise ParameterError("parameter", name, "one of the parameters of the "  # a key as typed:
+                                     f"{self.key} mechanism: " + ", ".join(known))  # the value, not the field
         self.values: dict[str, Any] = {}
         for p in self.params:
             raw = values.get(p.key, p.default)

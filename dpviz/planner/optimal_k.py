@@ -177,7 +177,9 @@ class LargestK:
         mode = k / (1.0 + math.exp(eps0))
         t = math.sqrt(k / 2.0 * (WINDOW_LOG_MASS + math.log(2.0) - math.log(self.delta)))
         first = max(0, int(mode - t))
-        last = min(k, math.ceil((k - eps / eps0) / 2.0))
+        # atoms with loss (k − 2i)·ε0 > ε: i < (k − ε/ε0)/2, none once ε/ε0 ≥ 2k (capped there:
+        # ε/ε0 is +inf for a subnormal ε0 such as 1e-310, issue 21 item 16)
+        last = min(k, math.ceil((k - min(eps / eps0, 2.0 * k)) / 2.0))
         log_free = k * math.log1p(-self.delta0)
         p_inf = -math.expm1(log_free)
         finite = 0.0

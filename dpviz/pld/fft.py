@@ -61,14 +61,12 @@ def entry_error(n: int, a: NDArray[np.float64], b: NDArray[np.float64]) -> float
     return kappa * (na * norm1(b) + norm1(a) * nb) + kappa * kappa * math.sqrt(nfft) * na * nb
 
 
-def noise_level(n: int, a: NDArray[np.float64], b: NDArray[np.float64]) -> float:
-    """The typical size of one entry's round-off, C·u·log2N·‖a‖₂‖b‖₂ — not a bound: only a
-    threshold below which an entry is treated as noise and zeroed (the zeroed sum is charged
-    to the error separately, so any threshold is sound; a small one drops little mass)."""
-    nfft = sfft.next_fast_len(max(n, 1), real=True)
-    return FFT_C * UNIT_ROUNDOFF * math.log2(max(nfft, 2)) * norm(a) * norm(b)
-
-
 def l1_error(n: int, a: NDArray[np.float64], b: NDArray[np.float64]) -> float:
     """Bound on the L1 norm of the round-off of the n kept entries (√n × the ℓ2 bound)."""
     return entry_error(n, a, b) * math.sqrt(n)
+
+
+def norm_c(z: NDArray[np.complex128]) -> float:
+    """‖z‖₂ of a complex vector."""
+    v = z.view(np.float64)
+    return math.sqrt(float(np.einsum("i,i->", v, v)))

@@ -19,7 +19,7 @@ from dpviz.composition.levels import Levels
 from dpviz.figures.tables import format_number, guarantee_rows
 from dpviz.params import LEVEL_COLUMNS, Param, Row, row_levels, rows_text, text_rows
 from dpviz.ui.layout import VIEWS, page_link, page_setup
-from dpviz.ui.output import columns_csv, download_csv, download_json, show_figure
+from dpviz.ui.output import cite_box, columns_csv, download_csv, download_json, download_tables, show_figure
 from dpviz.ui.tables import plain, table, table_frame, unbroken
 from dpviz.validation import ParameterError
 
@@ -29,10 +29,12 @@ __all__ = [
     "VIEWS",
     "cached",
     "choice_input",
+    "cite_box",
     "code",
     "columns_csv",
     "download_csv",
     "download_json",
+    "download_tables",
     "export",
     "format_number",
     "guarantee_rows",
@@ -44,7 +46,6 @@ __all__ = [
     "param_inputs",
     "plain",
     "show_figure",
-    "slider_input",
     "spec_inputs",
     "table",
     "table_frame",
@@ -115,6 +116,19 @@ def shown_value(value: object) -> str:
     return f"{code(text[:SHOWN_CHARS] + '…')} ({len(text):,} characters)"
 
 
+_FIELD = re.compile(r"(?:[^\W_]|[ .,()/'≤≥+-]|\[\d+\]|(?<=[^\W_])_(?=[^\W_])|:(?=K2\b))+")
+"""A field name as this repository writes them (``ε0``, ``spec[2].sigma``, ``count (row 3)``,
+``prior at-least:K2``): letters, digits, spaces and brackets, none of which Markdown formats."""
+
+
+def field_text(field: str) -> str:
+    """A field's name as Markdown: as written when it reads as a field name of this repository,
+    else (a key from a visitor's JSON, say) as a code span, like any user text."""
+    if _FIELD.fullmatch(field) and "www." not in field.lower():
+        return field
+    return code(field)
+
+
 def notice_text(exc: Exception, *, default: str | None = None) -> str:
     """The one-line message for a rejected input, as Markdown whose user part is inert.
 
@@ -122,7 +136,7 @@ def notice_text(exc: Exception, *, default: str | None = None) -> str:
     the value in a code span; any other error shows its text in a code span.
     """
     if isinstance(exc, ParameterError):
-        text = f"{exc.field} must be {exc.allowed}, got {shown_value(exc.value)}."
+        text = f"{field_text(exc.field)} must be {exc.allowed}, got {shown_value(exc.value)}."
     else:
         text = f"This input cannot be used: {code(str(exc))}."
     if default is not None:
@@ -169,19 +183,6 @@ def toggle_input(p: Param, container: Any = None) -> bool:
     if raw is not None and raw.lower() not in TOGGLE_VALUES:
         notice(ParameterError(p.label, raw, " or ".join(TOGGLE_VALUES)),
                default=f"{p.label} = {str(p.default).lower()}", container=box)
-    return value
-
-
-def slider_input(p: Param, options: Sequence[Any], container: Any = None) -> Any:
-    """A URL-bound slider over ``options``. Streamlit silently drops a URL value that is not
-    an option; the raw value is still readable on that run, so say so and name the field."""
-    box = container if container is not None else st
-    raw = url_value(p.key, lambda text: {str(o): o for o in options}[text])
-    value = box.select_slider(p.label, options=list(options), value=p.default, key=p.key,
-                              help=p.help or None, bind="query-params")
-    if raw is not None and raw not in {str(o) for o in options}:
-        allowed = f"one of the slider's values {options[0]}, {options[1]}, …, {options[-1]}"
-        notice(ParameterError(p.key, raw, allowed), default=f"{p.label} = {p.default}", container=box)
     return value
 
 

@@ -32,6 +32,13 @@ def table_frame(rows: Sequence[Mapping[str, str]]) -> pd.DataFrame:
     return frame
 
 
+NAME_WIDTH = 230
+"""Widest first (name) column, in px: a 390 px phone's table is about 358 px wide, and a wider
+pinned name left room for nothing else (issue 21); long names are listed in full below the table."""
+
+NO_VALUE_KINDS = ("impossible", "not computed")
+"""The *kind* of a row without a value (``dpviz.figures.tables.KIND_WORDS``): its reason is shown."""
+
 NOTE_COLUMNS = ("source / note", "note")
 """Text columns too long for a grid cell: shown in full below the table as well."""
 
@@ -53,9 +60,11 @@ def table(rows: Sequence[Mapping[str, str]], *, key: str | None = None, containe
             config[c] = st.column_config.NumberColumn(c, format=NUMBER_FORMAT,
                                                       width=min(140, max(64, 8 * longest + 24)))
         else:
-            first = c == frame.columns[0]  # the row's name: wide enough to read, kept in view on scrolling
+            first = c == frame.columns[0]  # the row's name: kept in view on scrolling, and narrow
+            # enough that a 390 px phone still shows a number beside it (its full text is listed below)
             width: Literal["large"] | int = ("large" if c in NOTE_COLUMNS
-                                             else min(440 if first else 360, max(64, 7 * longest + 30)))
+                                             else min(NAME_WIDTH if first else 360,
+                                                      max(64, 7 * longest + 30)))
             config[c] = st.column_config.TextColumn(c, width=width, pinned=first)
     if key is not None:  # a grid keeps the column widths it first drew: a new layout, a new grid, so
         # the sender's screen and a shared link's show the same columns (not the widths of an earlier run)
@@ -63,7 +72,12 @@ def table(rows: Sequence[Mapping[str, str]], *, key: str | None = None, containe
         key = f"{key}_{zlib.crc32(layout.encode()):08x}"
     box.dataframe(frame, hide_index=True, column_config=config, key=key, width="stretch",
                   placeholder=NO_VALUE)
-    notes = [(str(r[frame.columns[0]]), str(r[c])) for r in rows for c in NOTE_COLUMNS if r.get(c)]
+    name = frame.columns[0]
+    for r in rows:  # a row without a value says why in view, not only in the collapsed list
+        if r.get("kind") in NO_VALUE_KINDS:
+            box.markdown(f"**{plain(str(r[name]))}** — {r['kind']}: "
+                         + "; ".join(plain(str(r[c])) for c in NOTE_COLUMNS if r.get(c)))
+    notes = [(str(r[name]), str(r[c])) for r in rows for c in NOTE_COLUMNS if r.get(c)]
     if notes:
         with box.expander("Sources and notes in full"):
             st.markdown("\n".join(f"- {plain(name)}: {plain(note)}" for name, note in notes))

@@ -15,6 +15,7 @@ import numpy as np
 from dpviz import budget as budgets
 from dpviz.attack import KINDS, PARAMS, Attack, AttackResult, make_attack, run_attack
 from dpviz.attack import curve as C
+from dpviz.attack.run import admit
 from dpviz.budget import Budget
 from dpviz.figures.attack import attack_figure
 from dpviz.mechanisms.registry import mechanism_class
@@ -62,13 +63,14 @@ def own_keys(kind: str) -> tuple[str, ...]:
     return tuple(p.key for p in mechanism_class(_kind(kind)).params)
 
 
-def attack_of(values: dict[str, Any]) -> Attack:
-    """The checked ``Attack`` of the page's values (only the chosen mechanism's parameters)."""
+def attack_of(values: dict[str, Any], budget: Budget = budgets.PAGE) -> Attack:
+    """The checked ``Attack`` of the page's values (only the chosen mechanism's parameters), its
+    trials within ``budget`` (``run.admit``)."""
     kind = values["mechanism"]
     own = {p.key for p in mechanism_class(kind).params}
     params = {k: v for k, v in values.items() if k in own}
     setting = {p.key: values[p.key] for p in PARAMS if p.key in values}
-    return make_attack(kind, **setting, **params)
+    return admit(make_attack(kind, **setting, **params), budget)
 
 
 def run(attack: Attack, progress: Callable[[float], None] | None = None) -> AttackResult:
@@ -128,7 +130,7 @@ def build(result: AttackResult) -> View:
 def build_values(*, budget: Budget = budgets.PAGE, **values: Any) -> View:
     """The view of the page's values (``python -m dpviz figure attack``): the same ``Attack`` the
     page runs (``attack_of``), run within ``budget``, then ``build``."""
-    return build(run_attack(attack_of(values), budget=budget))
+    return build(run_attack(attack_of(values, budget), budget=budget))
 
 
 SPEC = ViewSpec(name="attack", title="Attack lab", params=ALL_PARAMS, build=build_values)
@@ -163,6 +165,40 @@ def yes_counts(statistic: np.ndarray, *, eps0: float, k: int) -> np.ndarray:
     return np.rint((statistic / eps0 + k) / 2.0).astype(int)
 
 
+def rule_verdict(*, fa: int, md: int, n: int, shown: float, headline: str) -> str:
+    """What the rule's observed rates say, then the certified value that counts. A rate of 0 in n
+    trials makes the point estimate ln((1 − β)/α) unbounded: it is not evidence of an unbounded ε
+    (the true rate may be small but positive), so no ε is claimed from it (issue 21)."""
+    if math.isinf(shown):
+        which = "false alarm" if fa == 0 else "missed detection"
+        rule = (f"This rule made no {which} in {n:,} trials, so its point estimate of ε is unbounded: "
+                f"a rate of 0 in finitely many trials does not show that the true rate is 0, and proves "
+                f"no ε by itself.")
+    else:
+        rule = (f"This rule's observed rates give the point estimate ε ≈ {shown:.3g} (no confidence "
+                f"attached: a guess, not a proof).")
+    certified = headline[0].lower() + headline[1:]
+    return f"{rule} What counts is the certified value, at the best threshold: {certified}"
+
+
+def same_as_canonical(values: dict[str, Any]) -> str | None:
+    """Why randomized response with two answers shows the canonical pair's numbers: it *is* that
+    pair (KOV §3: the canonical (ε0, 0) pair is binary randomized response), so the same ε0, k,
+    seed and trials give the same trials and the same ε (issue 21)."""
+    if values.get("mechanism") != "randomized-response" or int(values.get("categories", 2)) != 2:
+        return None
+    return ("Randomized response with two answers and ε0 is the canonical (ε0, 0)-DP pair of KOV §3 (the "
+            "worst case among all ε0-DP mechanisms): the same privacy-loss law, so with the same ε0, k, "
+            "seed and trials it shows exactly the numbers of the canonical mechanism at δ0 = 0.")
+
+
+def alice_lab_query(*, alice_eps0: float, alice_k: int, alice_t: int) -> str:
+    """The lab's URL for the example's survey: randomized response with the example's ε0 and k, the
+    example's own fields kept (the lab then certifies the same survey with more trials)."""
+    return (f"mechanism=randomized-response&eps0={alice_eps0:g}&categories=2&k={alice_k}"
+            f"&alice_eps0={alice_eps0:g}&alice_k={alice_k}&alice_t={alice_t}")
+
+
 def alice(result: AttackResult, *, t: int) -> View:
     """The worked example: the first trials as a table (truth, “yes” count, guess, right?), the two
     error rates of the rule "guess in from t yes" (observed, with the exact values beside them),
@@ -186,9 +222,9 @@ def alice(result: AttackResult, *, t: int) -> View:
     exact_fa, exact_md = randomized_response_rates(eps0=eps0, k=k, t=t)
     n = c.trials
     rates = [
-        {"error": "false alarm P_FA: Alice is in, guessed out", "observed": f"{fa:,} of {n:,} = {fa / n:.3f}",
-         "exact": f"{exact_fa:.3f}"},
-        {"error": "missed detection P_MD: Alice is out, guessed in",
+        {"error": "false alarm P_FA", "when": "Alice is in, guessed out",  # a short name: never cut
+         "observed": f"{fa:,} of {n:,} = {fa / n:.3f}", "exact": f"{exact_fa:.3f}"},
+        {"error": "missed detection P_MD", "when": "Alice is out, guessed in",
          "observed": f"{md:,} of {n:,} = {md / n:.3f}", "exact": f"{exact_md:.3f}"},
     ]
     regs, labels = regions(result)
@@ -198,6 +234,7 @@ def alice(result: AttackResult, *, t: int) -> View:
                         point=(fa / n, md / n), point_label=f"Rule: guess in from {t} “yes”", height=560)
     shown = float(C.epsilon_shown(fa / n, md / n, 0.0))
     summary = {"p_fa": fa / n, "p_md": md / n, "exact_p_fa": exact_fa, "exact_p_md": exact_md,
-               "epsilon_shown": shown, "headline": headline(result)}
+               "epsilon_shown": shown, "headline": headline(result),
+               "verdict": rule_verdict(fa=fa, md=md, n=n, shown=shown, headline=headline(result))}
     return View(figures={"alice": fig}, tables={"trials": rows, "rates": rates}, summary=summary,
                 payload={"view": "attack-alice", "t": t, **result.to_json()})

@@ -32,8 +32,13 @@ def epsilon_series(*, eps0: float, delta0: float, delta: float, k_max: int,
     return epsilon_vs_k(eps0=eps0, delta0=delta0, delta=delta, ks=ks, budget=budget)
 
 
-def epsilon_figure(curve: Series, *, delta: float, log_k: bool) -> go.Figure:
-    return epsilon_vs_k_figure(curve.x, curve.y, delta=delta, log_x=log_k)
+def composed(eps0: float, delta0: float) -> str:
+    """What the curves compose, for a figure's title: "(0.1, 0)-DP mechanisms"."""
+    return f"({eps0:g}, {delta0:g})-DP mechanisms"
+
+
+def epsilon_figure(curve: Series, *, delta: float, log_k: bool, eps0: float, delta0: float) -> go.Figure:
+    return epsilon_vs_k_figure(curve.x, curve.y, delta=delta, log_x=log_k, of=composed(eps0, delta0))
 
 
 @dataclass(frozen=True)
@@ -53,7 +58,7 @@ def at_k(*, eps0: float, delta0: float, delta: float, k: int, budget: Budget = b
     dcurve = delta_vs_epsilon(fixed, epsilons=eps_grid, budget=budget)
     results = comparison(fixed, delta=delta, budget=budget)
     figure = delta_vs_epsilon_figure(
-        dcurve.x, dcurve.y, k=k, target_delta=delta, labels=LABELS,
+        dcurve.x, dcurve.y, k=k, target_delta=delta, labels=LABELS, of=composed(eps0, delta0),
         answers={m: g.epsilon if g.feasible else None for m, g in results.items()})
     return AtK(curve=dcurve, results=results, figure=figure)
 
@@ -94,7 +99,8 @@ def build(*, eps0: float, delta0: float, delta: float, k_max: int, k: int, log_k
     ``heterogeneous``) separately and assembles them the same way."""
     curve = epsilon_series(eps0=eps0, delta0=delta0, delta=delta, k_max=k_max, budget=budget)
     return assemble(eps0=eps0, delta0=delta0, delta=delta, k_max=k_max, k=k, levels=levels,
-                    hdelta=hdelta, curve=curve, figure_k=epsilon_figure(curve, delta=delta, log_k=log_k),
+                    hdelta=hdelta, curve=curve, figure_k=epsilon_figure(curve, delta=delta, log_k=log_k,
+                                                                    eps0=eps0, delta0=delta0),
                     fixed=at_k(eps0=eps0, delta0=delta0, delta=delta, k=k, budget=budget),
                     hetero=heterogeneous(levels, hdelta=hdelta, budget=budget))
 

@@ -13,6 +13,7 @@ Each takes a ``budget`` (``dpviz.budget``; ``None`` = the CLI default): ``bounds
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -135,8 +136,7 @@ class Question:
                                                     paid_only=self.paid_only,
                                                     neighbouring=self.neighbouring)  # type: ignore[arg-type]
         if self.kind == "allowed":
-            return constraints.compositions_for_allowed(parse_allowed(self.allowed),
-                                                        neighbouring=self.neighbouring)  # type: ignore[arg-type]
+            return _allowed_compositions(self.allowed, self.neighbouring)
         return None
 
     def hypotheses(self) -> tuple[hypotheses.Hypothesis, hypotheses.Hypothesis] | None:
@@ -147,6 +147,13 @@ class Question:
         if self.kind == "typed":
             return typed_pair(self)
         return None
+
+
+@lru_cache(maxsize=8)
+def _allowed_compositions(allowed: str, neighbouring: str) -> int:
+    """d of a typed allowed set, remembered: a series asks once per point."""
+    return constraints.compositions_for_allowed(parse_allowed(allowed),
+                                                neighbouring=neighbouring)  # type: ignore[arg-type]
 
 
 def typed_pair(q: Question) -> tuple[hypotheses.Hypothesis, hypotheses.Hypothesis]:

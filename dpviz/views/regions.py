@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from dpviz import budget as budgets
 from dpviz.budget import Budget
 from dpviz.composition import METHODS as COMPOSITION_METHODS
@@ -42,6 +44,14 @@ def check_ks(value: object) -> tuple[int, ...]:
         raise ParameterError(field, value, allowed)
     return tuple(ks)
 
+
+K_PAGE_MAX = 10_000
+"""Largest k the page draws (its route budget); the CLI takes ``K``'s range."""
+
+K_PAGE = Param("k", K.label, K.default, partial(check_count, field="k", maximum=K_PAGE_MAX),
+               f"Number of composed mechanisms: any whole number from 1 to {K_PAGE_MAX:,} (type it).")
+"""The page's k: typed, so every k can be chosen (a slider of log-spaced values skipped k = 7, 9,
+11; issue 21); links that carried a slider value still open with it."""
 
 KS = Param("ks", "k values overlaid (nested regions)", "1,3,10,30,100", check_ks,
            f"Up to {MAX_OVERLAID} numbers of mechanisms whose optimal regions are drawn nested, "

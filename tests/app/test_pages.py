@@ -43,7 +43,7 @@ def test_regions_page_draws_every_method():
 def test_regions_page_k_changes_the_figure():
     at = run_page("pages/1_Privacy_regions.py")
     before = figures(at)[0]["data"][1]["y"]
-    at.select_slider(key="k").set_value(5).run()
+    at.text_input(key="k").set_value("7").run()  # any k, not only a slider's stops (issue 21)
     assert_clean(at)
     after = figures(at)[0]["data"][1]["y"]
     assert before != after
@@ -61,12 +61,21 @@ def test_regions_page_bad_input_names_the_field(key, value, field):
     assert "[" in msgs[0] or "(" in msgs[0], "the message states the allowed range"
 
 
-@pytest.mark.parametrize("value", ["0", "abc", "1e9", "7"])
-def test_regions_page_k_outside_the_slider_falls_back_with_notice(value):
+@pytest.mark.parametrize("value", ["0", "abc", "1e9", "10001"])
+def test_regions_page_k_outside_its_range_falls_back_with_notice(value):
     at = run_page("pages/1_Privacy_regions.py", k=value)
     assert_clean(at)
-    assert at.select_slider(key="k").value == 30
-    assert any(m.startswith("k must be one of the slider's values 1, 2, …, 10000") for m in errors(at))
+    assert any(m.startswith("k must be a whole number in [1, 10,000]") for m in errors(at))
+    assert "k = 30" in figures(at)[1]["layout"]["title"]["text"], "the default k is drawn"
+
+
+@pytest.mark.parametrize("value", ["7", "9", "11", "30", "40", "10000"])
+def test_regions_page_takes_any_k_and_old_slider_links(value):
+    """k = 7, 9, 11 were not among the slider's stops; links that carried a stop (30, 40) still open."""
+    at = run_page("pages/1_Privacy_regions.py", k=value)
+    assert_clean(at)
+    assert not errors(at)
+    assert f"k = {int(value)} " in figures(at)[1]["layout"]["title"]["text"].replace("<br>", " ")
 
 
 def test_curves_page_table_and_figures():

@@ -1,5 +1,5 @@
 """Fuzz every query parameter of every page (issue 14): malformed values, Markdown/HTML payloads,
-huge numbers, empty and unicode text, in text inputs, radios, toggles, sliders and the
+huge numbers, empty and unicode text, in text inputs, radios, toggles and the
 heterogeneous rows. A seeded generator keeps CI runs reproducible;
 ``DPVIZ_URL_FUZZ_CASES=500 pytest tests/app/test_url_fuzz.py`` runs a longer fuzz.
 
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpviz.params import DELTA0, EPS0, HETERO_LEVELS, K_SLIDER, Param, row_levels, text_rows
+from dpviz.params import DELTA0, EPS0, HETERO_LEVELS, Param, row_levels, text_rows
 from dpviz.ui import SHOWN_CHARS
 from dpviz.validation import ParameterError
 from dpviz.views import database_priors as gce
@@ -46,19 +46,18 @@ class Page:
     text: dict[str, Param]  # URL-bound text inputs, by key, with the check the page runs
     choices: dict[str, tuple[str, ...]]  # radios and their options (valid values to mix in)
     toggles: tuple[str, ...] = ()
-    slider: tuple[str, tuple[Any, ...]] | None = None
     rows: str | None = None  # the heterogeneous rows kept in the URL (levels editor)
 
     @property
     def keys(self) -> list[str]:
         keys = [*self.text, *self.choices, *self.toggles]
-        return keys + [k for k in (self.slider and self.slider[0], self.rows) if k]
+        return [*keys, self.rows] if self.rows else keys
 
 
 PAGES = (
     Page("app.py", {}, {}),
-    Page("pages/1_Privacy_regions.py", {"eps0": EPS0, "delta0": DELTA0, "ks": regions.KS}, {},
-         slider=("k", K_SLIDER)),
+    Page("pages/1_Privacy_regions.py",
+         {"eps0": EPS0, "delta0": DELTA0, "k": regions.K_PAGE, "ks": regions.KS}, {}),
     Page("pages/2_Composition_curves.py",
          {p.key: p for p in CURVES.params if not isinstance(p.default, bool) and p is not HETERO_LEVELS}, {},
          toggles=tuple(p.key for p in CURVES.params if isinstance(p.default, bool)), rows=HETERO_LEVELS.key),
@@ -91,8 +90,6 @@ def generate(page: Page, rng: random.Random) -> dict[str, str]:
             params[key] = rng.choice(page.choices[key])
         elif key in page.toggles:
             params[key] = rng.choice(("true", "false", "FALSE"))
-        elif page.slider and key == page.slider[0]:
-            params[key] = str(rng.choice(page.slider[1][:12]))
         elif key in page.text:
             params[key] = str(page.text[key].default)  # valid and cached: the fuzz stays cheap
     return params
@@ -118,8 +115,6 @@ def expected_notice(page: Page, at: AppTest, key: str, value: str) -> tuple[str,
         return None if value in radio.options else (radio.label, value)
     if (switch := _widget(at, "toggle", key)) is not None:
         return None if value.lower() in ("true", "false") else (switch.label, value)
-    if (slider := _widget(at, "select_slider", key)) is not None:
-        return None if value in {str(o) for o in slider.options} else (key, value)
     if key == page.rows:
         try:
             _, problems = row_levels(text_rows(value))

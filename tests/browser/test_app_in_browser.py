@@ -116,12 +116,11 @@ def test_changing_a_widget_updates_the_plot_and_the_url(page: Page, app_url: str
     expect(methods).to_contain_text("k = 30")
     set_text(page, "ε0 (each mechanism)", "0.3", key="eps0")
     expect(single).to_contain_text("R(0.3, 0.001)")
-    # the k slider (KOV Fig. 2): one step right from 30 is 40
-    page.get_by_role("slider").first.focus()
-    page.keyboard.press("ArrowRight")
-    page.wait_for_url(lambda url: parse_qs(urlparse(url).query).get("k") == ["40"], timeout=TIMEOUT_MS)
+    # k is typed (issue 21): any k, 7 included
+    set_text(page, "k (mechanisms composed)", "7", key="k")
+    page.wait_for_url(lambda url: parse_qs(urlparse(url).query).get("k") == ["7"], timeout=TIMEOUT_MS)
     settle(page)
-    expect(methods).to_contain_text("k = 40")
+    expect(methods).to_contain_text("k = 7")
 
 
 def test_shared_url_restores_the_same_view(page: Page, app_url: str, browser):

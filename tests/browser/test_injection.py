@@ -14,7 +14,10 @@ import pytest
 from playwright.sync_api import BrowserContext, Page
 
 from dpviz.ui import SHOWN_CHARS
+from dpviz.views import attack as av
+from dpviz.views.database_priors import KIND_LABELS, PRESET_TITLES
 from dpviz.views.gce_questions import PRESETS
+from dpviz.views.planner import SPEC as PLANNER
 from tests.app.helpers import LOOPBACK, PAYLOADS
 from tests.app.test_url_fuzz import PAGES
 from tests.browser.conftest import ARTIFACTS
@@ -24,10 +27,18 @@ BROWSER_PAYLOADS = (" ".join(PAYLOADS[0:2]), " ".join(PAYLOADS[2:5]), " ".join(P
 """Markdown image, colour directive and link | <img>, <script> and <a> | autolinks, LaTeX, icon and
 emoji shortcodes: three values, each short enough to be echoed whole, so three loads give every
 key every payload."""
-KEYS = {p.path: p.keys for p in PAGES}
+KEYS = {p.path: p.keys for p in PAGES} | {
+    "pages/3_Database_priors.py": [*next(p.keys for p in PAGES if p.path == "pages/3_Database_priors.py"),
+                                   "prior", "null", "allowed"],
+    "pages/4_Mechanisms.py": [*next(p.keys for p in PAGES if p.path == "pages/4_Mechanisms.py"), "mix"],
+    "pages/5_Plan_a_budget.py": [p.key for p in PLANNER.params],
+    "pages/6_Attack_lab.py": ["mechanism", *(p.key for p in (*av.MECH_PARAMS, *av.ATTACK_PARAMS,
+                                                             *av.ALICE_PARAMS))],
+}
 ROUTES = {"app.py": "", "pages/1_Privacy_regions.py": "Privacy_regions",
           "pages/2_Composition_curves.py": "Composition_curves",
-          "pages/3_Database_priors.py": "Database_priors", "pages/4_Mechanisms.py": "Mechanisms"}
+          "pages/3_Database_priors.py": "Database_priors", "pages/4_Mechanisms.py": "Mechanisms",
+          "pages/5_Plan_a_budget.py": "Plan_a_budget", "pages/6_Attack_lab.py": "Attack_lab"}
 
 # (page, valid choices that draw more inputs, keys that get payloads)
 SCENARIOS = [
@@ -42,10 +53,16 @@ SCENARIOS = [
     *[("pages/4_Mechanisms.py", {"mechanism": kind}, [k for k in KEYS["pages/4_Mechanisms.py"]
                                                      if k != "mechanism"])
       for kind in ("Laplace", "Geometric")],
+    *[("pages/3_Database_priors.py", {"preset": PRESET_TITLES["custom"], "kind": KIND_LABELS[kind]},
+       ["prior", "null", "allowed"]) for kind in ("typed", "allowed")],
+    ("pages/5_Plan_a_budget.py", {}, KEYS["pages/5_Plan_a_budget.py"]),
+    ("pages/6_Attack_lab.py", {}, KEYS["pages/6_Attack_lab.py"]),
 ]
 
-# Text that only a formatted payload would put outside a code span in the page's DOM.
-RENDERED_MARKERS = [LOOPBACK, "Session expired", "Log in again", "pwned", "frac{1}{2}", "x^2"]
+# Text that only a formatted payload would put outside a code span in the page's DOM; the last
+# entry lists the words a payload puts in emphasis (bold, em), each checked as a whole element.
+RENDERED_MARKERS = [LOOPBACK, "Session expired", "Log in again", "pwned", "frac{1}{2}", "x^2",
+                    "bold|em|Session expired|click"]
 
 FIND_INJECTED = """(markers) => {
   const bad = [];
@@ -69,6 +86,24 @@ FIND_INJECTED = """(markers) => {
       bad.push(`<${el.tagName.toLowerCase()}> in a notice: ${el.outerHTML.slice(0, 120)}`);
     }
   }
+  // a heading is text and code spans too: no link, image, icon or emphasis from a payload
+  for (const el of document.querySelectorAll('[data-testid=stHeading] *')) {
+    if (['A', 'IMG', 'STRONG', 'EM'].includes(el.tagName) || el.matches('[data-testid=stIconMaterial]')) {
+      if (!el.closest('[data-testid=stHeaderActionElements]')) {  // Streamlit's own anchor link
+        bad.push(`<${el.tagName.toLowerCase()}> in a heading: ${el.outerHTML.slice(0, 120)}`);
+      }
+    }
+  }
+  // anywhere: no link or image pointing at a payload's host, no emphasis holding a payload's words
+  for (const el of document.querySelectorAll('a[href], img[src]')) {
+    const url = el.getAttribute(el.tagName === 'A' ? 'href' : 'src') || '';
+    if (url.includes(':9/')) bad.push(`<${el.tagName.toLowerCase()}> to ${url}`);
+  }
+  for (const el of document.querySelectorAll('strong, em')) {
+    if (markers.slice(-1)[0].split('|').includes(el.textContent.trim()) && !el.closest('code')) {
+      bad.push(`emphasis from a payload: ${el.outerHTML.slice(0, 120)}`);
+    }
+  }
   return bad;
 }"""
 
@@ -77,7 +112,7 @@ class Watch:
     """Every request the browser context makes, and every dialog a script opens."""
 
     def __init__(self, context: BrowserContext, page: Page, app_url: str) -> None:
-        self.host = urlparse(app_url).hostname
+        self.netloc = urlparse(app_url).netloc
         self.foreign: list[str] = []
         self.dialogs: list[str] = []
         context.on("request", self._request)
@@ -91,7 +126,7 @@ class Watch:
         parsed = urlparse(url)
         if parsed.scheme in ("data", "blob", "about"):
             return
-        if parsed.hostname != self.host:
+        if parsed.netloc != self.netloc:  # the app's host and port: the issue's payloads name 127.0.0.1:9
             self.foreign.append(url)
 
     def _dialog(self, dialog) -> None:
@@ -170,3 +205,35 @@ def test_screenshot_of_injected_payload_notices(page: Page, app_url: str, watch:
     page.locator("[data-testid=stAlertContainer]").last.scroll_into_view_if_needed()
     page.wait_for_timeout(300)
     page.screenshot(path=str(ARTIFACTS / "injection_notice_het_delta_1280x1000.png"))
+
+
+ISSUE_22_URLS = [
+    "Plan_a_budget?prior=at-least%3A%21%5Bx%5D%28http%3A%2F%2F127.0.0.1%3A9%2Fprior.png%29",
+    "Plan_a_budget?" + urlencode({"prior": "at-least:[click](http://127.0.0.1:9/plink)"}),
+    "Plan_a_budget?" + urlencode({"prior": "at-least:http://127.0.0.1:9/auto"}),
+    "Plan_a_budget?" + urlencode({"prior": "at-least::material/home: **bold**"}),
+    "Mechanisms?" + urlencode({"mix": '[{"mechanism":"gaussian","sigma":1,"count":1,'
+                                      '"![x](http://127.0.0.1:9/mixkey.png)":1}]'}),
+    "Mechanisms?" + urlencode({"mix": '[{"mechanism":"gaussian","sigma":1,"count":1,'
+                                      '"[click](http://127.0.0.1:9/l) **bold** :material/home:":1}]'}),
+]
+"""The links of issue 22 items 1 and 2, as filed (the payload host 127.0.0.1:9 is the server's address
+on another port: ``Watch`` compares host and port)."""
+
+
+@pytest.mark.parametrize("path", ISSUE_22_URLS, ids=range(len(ISSUE_22_URLS)))
+def test_issue_22_links(page: Page, app_url: str, watch: Watch, path: str):
+    url = f"{app_url}/{path}"
+    open_page(page, url)
+    watch.check(page, url)
+    notices = page.locator("[data-testid=stAlertContentError]")
+    assert notices.count() > 0, "the rejected value is named"
+    assert notices.locator("code").count() > 0, "and echoed as code"
+
+
+def test_screenshot_of_a_planner_prior_notice(page: Page, app_url: str, watch: Watch):
+    open_page(page, f"{app_url}/{ISSUE_22_URLS[0]}")
+    watch.check(page, "planner prior notice")
+    page.locator("[data-testid=stAlertContentError]").last.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(ARTIFACTS / "injection_planner_prior_1280x800.png"))

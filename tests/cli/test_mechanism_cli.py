@@ -111,7 +111,10 @@ def test_mix_from_a_file_with_three_kinds(capsys, tmp_path) -> None:
     ('[{"mechanism": "nope", "count": 1}]', "spec[0].mechanism must be"),
     ('[{"mechanism": "laplace", "scale": 1}]', "spec[0].count must be"),
     ('[{"mechanism": "laplace", "scale": 1, "count": 1e12}]', "spec[0].count must be"),
-    ('[{"mechanism": "laplace", "scale": 1, "count": 1, "scael": 2}]', "spec[0].scael must be"),
+    # an unknown key is the error's value, never its field name (a key is user text: issue 22 item 2)
+    ('[{"mechanism": "laplace", "scale": 1, "count": 1, "scael": 2}]',
+     "spec[0].parameter must be one of the parameters of the laplace mechanism: scale, sensitivity, "
+     "got spec[0].parameter='scael'"),
     ('[{"mechanism": "laplace", "scale": "x", "count": 1}]', "spec[0].scale must be"),
     ('[1]', "spec[0] must be"),
     ("/no/such/file.json", "spec must be a readable JSON file"),

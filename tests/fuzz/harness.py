@@ -30,6 +30,7 @@ from typing import Any
 
 from dpviz.cli import main
 from dpviz.composition import METHODS
+from dpviz.ui import field_text
 
 REL_TOL = 1e-9
 """Relative tolerance of the consistency checks (bisection stopping rules are ≤ 1e-9)."""
@@ -37,7 +38,7 @@ REL_TOL = 1e-9
 ABS_TOL = 1e-12
 """Absolute tolerance for values near 0 (an "exact" ε of 0 comes out as ~1e-15 through logs)."""
 
-_FIELD_MESSAGE = re.compile(r"^python -m dpviz [a-z -]+: error: (?P<field>[\w/ :-]+?) must be .+, "
+_FIELD_MESSAGE = re.compile(r"^python -m dpviz [a-z -]+: error: (?P<field>[^\n]+?) must be .+, "
                             r"got (?P=field)=")
 _ARGPARSE_MESSAGE = re.compile(r"^python -m dpviz[a-z -]*: error: (the following arguments are required: "
                                r"--|argument --|argument (command|kind)|unrecognized arguments: |"
@@ -140,6 +141,9 @@ def check(argv: Sequence[str], *, timeout: float | None = 30.0) -> Outcome:
         elif (m := _FIELD_MESSAGE.match(lines[0])) and not _given(m.group("field"), argv, lines[0]):
             o.problems.append(f"exit 2 names {m.group('field')!r}, which the user did not give: "
                               f"{lines[0][:300]!r}")
+        elif m and field_text(m.group("field")) != m.group("field"):  # a page would show it as code
+            o.problems.append(f"exit 2 field {m.group('field')!r} holds text the user typed: "
+                              f"{lines[0][:300]!r}")
         if o.stdout:
             o.problems.append("exit 2 with output on stdout")
         o.category = "bad-stderr" if o.problems else "ok"
@@ -164,7 +168,7 @@ def _given(field: str, argv: Sequence[str], line: str = "") -> bool:
     flags = {a[2:].split("=")[0].replace("-", "_") for a in argv if a.startswith("--")}
     if "levels" in flags:
         flags |= {"eps0", "delta0", "k"}
-    names = {t.replace("-", "_") for t in re.split(r"[/ ]", field) if t}
+    names = {t.replace("-", "_") for t in re.split(r"[/ \[.]", field) if t}  # spec[2].sigma: spec
     missing = line.endswith(f"got {field}=None")  # the CLI says the field is missing, by name
     return bool(names & flags) or "/" in field or missing  # "a/b": one of two alternatives was missing
 

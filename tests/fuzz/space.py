@@ -8,7 +8,9 @@ sometimes left out, doubled or replaced by unknown ones. ``wide=True`` (the long
 
 from __future__ import annotations
 
+import json
 import math
+import random
 
 from hypothesis import strategies as st
 
@@ -97,7 +99,7 @@ def compose(*, wide: bool = False) -> st.SearchStrategy[list[str]]:
                       st.one_of(st.just("0"), probability(rare=True)),
                       count(20_000 if wide else 2_000, rare=True))
     good = st.lists(level, min_size=1, max_size=4).map(",".join)
-    levels = st.one_of(good, good, good,
+    levels = st.one_of(good, good, good, many_levels(),
                        st.sampled_from(("", "1:2", "a:b:c", "0.1:0:1,,", "0.1:0:0", "0.1:1:5", ":::")))
     homogeneous = _flags([("--eps0", eps0), ("--delta0", delta0), ("--k", count(k_max))],
                          optional=("--delta0",))
@@ -106,6 +108,49 @@ def compose(*, wide: bool = False) -> st.SearchStrategy[list[str]]:
                        st.tuples(st.just("--delta"), st.just("0")),
                        st.tuples(st.just("--epsilon"), number(1e-3, 1e4)))
     return st.builds(lambda i, t, b: ["compose", *i, *t, *b], inputs, target, budget())
+
+
+def many_levels() -> st.SearchStrategy[str]:
+    """Tens to hundreds of distinct levels (issue 22: 250 of them overflowed the atom count's
+    conversion to float in the budget estimate)."""
+    return st.builds(lambda n, step, c: ",".join(f"{step * (i + 1):.6g}:0:{c}" for i in range(n)),
+                     st.integers(20, 300), st.sampled_from((0.01, 0.001, 0.3)), st.integers(1, 60))
+
+
+PAYLOAD_HOST = "127.0.0.9"
+MARKDOWN = (f"![x](http://{PAYLOAD_HOST}:9/p.png)", f"[click](http://{PAYLOAD_HOST}:9/l)",
+            f"http://{PAYLOAD_HOST}:9/auto", ":material/home: **bold**", "<img src=x>", "`tick`")
+"""Markdown a shared link could smuggle in (issue 22): as a typed prior's tail or a JSON key."""
+
+
+@st.composite
+def typed_prior(draw, k: int) -> str:
+    """A typed prior (``--prior``/``--null``): sizes, ranges, vectors, huge and tiny weights, empty
+    text, ranges far beyond k, K2 out of range, Markdown after a valid name (issue 22 items 3, 7, 10;
+    issue 21 item 17)."""
+    weight = st.sampled_from(("1", "0.5", "2", "1e308", "1.7976931348623157e308", "1e-300", "5e-324", "0",
+                              "-1", "nan", "inf"))
+    size = st.integers(0, k).map(str)
+    span = st.builds(lambda a, b: f"{min(a, b)}-{max(a, b)}", st.integers(0, k), st.integers(0, k))
+    vector = st.text("01", min_size=k, max_size=k) if 2 <= k <= 16 else size
+    entry = st.builds(lambda key, w, bare: key if bare else f"{key}:{w}", st.one_of(size, span, vector),
+                      weight, st.booleans())
+    typed = st.lists(entry, min_size=1, max_size=12).map(", ".join)
+    odd = st.sampled_from((";", ",", " ; ", "1-10000000:1", f"0-{k}:1e308, {k}:1e308", "at-least:0",
+                           f"at-least:{k + 1}", "below:0", "99999999999999999999999:1", "1" * 5000,
+                           *(f"at-least:{m}" for m in MARKDOWN)))
+    return draw(st.one_of(typed, typed, odd))
+
+
+@st.composite
+def allowed_set(draw, *, wide: bool = False) -> str:
+    """``--allowed``: a few vectors, or thousands of them (issue 22 item 6: 7,200 of 16 bits took
+    99 s and 1.36 GB when all pairs were compared)."""
+    length = draw(st.integers(2, 16))
+    n = draw(st.one_of(st.integers(1, 8), st.integers(1, 8), st.integers(500, 20_000 if wide else 4_000)))
+    seed = draw(st.integers(0, 2**32 - 1))
+    bits = random.Random(seed).getrandbits
+    return ", ".join(format(bits(length), f"0{length}b") for _ in range(n))
 
 
 @st.composite
@@ -117,7 +162,15 @@ def gce(draw, *, wide: bool = False) -> list[str]:
     except ValueError:
         k_int = 10
     which = draw(st.sampled_from(("uniform-nonzero", "at-least", "cap", "uniform-nonzero", "at-least", "cap",
-                                  "bad")))
+                                  "bad", "typed", "allowed")))
+    if which == "allowed":
+        args = ["gce", *draw(_flags([("--eps0", number(1e-3, 100.0)), ("--delta", probability())]))]
+        args += ["--allowed", draw(allowed_set(wide=wide)), "--neighbouring",
+                 draw(st.sampled_from(("bounded", "unbounded")))]
+        return args + draw(budget())
+    if which == "typed":  # the exact sum over typed priors costs ~k³ classes: keep k small
+        k = str(min(max(k_int, 1), 12))
+        k_int = int(k)
     delta0 = draw(st.one_of(st.just("0"), st.just("0"), probability()))
     if which == "at-least" and not wide:  # the exact δ0 > 0 sum is ~k³/6 classes: keep k small
         k = str(min(max(k_int, 1), 40)) if delta0 not in ("0",) else str(min(max(k_int, 1), 2_000))
@@ -136,9 +189,42 @@ def gce(draw, *, wide: bool = False) -> list[str]:
         if draw(st.booleans()):
             args += ["--neighbouring", draw(st.sampled_from(("unbounded", "bounded", "bounded", "unbounded",
                                                              "sideways", "")))]
+    elif which == "typed":
+        args += ["--prior", draw(typed_prior(k_int))]
+        if draw(st.booleans()):
+            args += ["--null", draw(typed_prior(k_int))]
     else:
         args += draw(st.sampled_from((["--prior", "nope"], [], ["--prior", "uniform-nonzero", "--cap", "3"])))
     return args + draw(budget())
+
+
+_MIX_PARAM = {"laplace": "scale", "gaussian": "sigma", "geometric": "eps0", "randomized-response": "eps0"}
+
+
+@st.composite
+def mix(draw, *, wide: bool = False) -> list[str]:
+    """``mechanism mix --spec``: short and long specs (up to and beyond the 100 entries allowed, each
+    of its own scale: 100 Laplace entries overflowed the atom count), huge and odd values, Markdown
+    in JSON keys (issue 22 item 2), and files that never end (``/dev/zero``, item 8)."""
+    n = draw(st.one_of(st.integers(1, 4), st.integers(1, 4), st.integers(20, 101 if wide else 100)))
+    kinds = draw(st.lists(st.sampled_from(sorted(_MIX_PARAM)), min_size=n, max_size=n))
+    value = st.one_of(st.floats(0.05, 50.0), st.sampled_from((1e308, 5e-324, 0.0, -1.0, "nan", "1", None)))
+    count = st.sampled_from((1, 20, 2000))
+    entries: list[dict[str, object]] = [  # the last entry carries the odd values: the rest are valid
+        {"mechanism": kind, _MIX_PARAM[kind]: 1.0 + i / 10, "count": draw(count)}
+        for i, kind in enumerate(kinds)]
+    roll = draw(st.integers(0, 5))
+    if roll == 1:
+        entries[-1][_MIX_PARAM[kinds[-1]]] = draw(value)
+    elif roll == 2:
+        entries[-1]["count"] = draw(st.sampled_from((0, -1, 10**7, 2.5, "many")))
+    elif roll == 3:
+        entries[-1][draw(st.sampled_from(MARKDOWN))] = 1
+    odd_spec = st.sampled_from(("/dev/zero", "/dev/null", "[]", "{}", "[" * 5000, "no-such-file.json"))
+    spec = json.dumps(entries) if draw(st.integers(0, 5)) else draw(odd_spec)
+    seconds = "2" if wide else "0.3"  # a long mix's PLD is budgeted, not limited by its length
+    return ["mechanism", "mix", "--spec", spec, "--delta", draw(probability()), "--h", "0.01",
+            "--budget", seconds]
 
 
 _MECH_PARAM = {

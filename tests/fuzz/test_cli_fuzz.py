@@ -61,6 +61,13 @@ def test_mechanism(kind: str) -> None:
     run()
 
 
+@_fuzz(25)
+@given(argv=space.mix())
+def test_mix(argv: list[str]) -> None:
+    """Long specs, huge values, Markdown in JSON keys, endless files (issue 22)."""
+    _assert_contract(argv)
+
+
 @_fuzz(60)
 @given(argv=space.attack())
 def test_attack(argv: list[str]) -> None:

@@ -105,7 +105,7 @@ def test_fft_helper_is_shared_with_the_pld_grids():
     import numpy as np
 
     from dpviz.buckets import buckets as bmod
-    from dpviz.pld import fft, grid
-    assert bmod.fft is fft and grid.fft is fft
+    from dpviz.pld import fft, power
+    assert bmod.fft is fft and power.fft is fft
     a = np.array([0.25, 0.5, 0.25])
     assert np.allclose(fft.convolve(a, a, same=True), np.convolve(a, a), atol=1e-16)

@@ -62,7 +62,9 @@ def test_missing_and_unknown_parameters_name_the_field(key: str) -> None:
         assert exc.value.field == required
     with pytest.raises(ParameterError) as exc:
         make(key, **EXAMPLES[key], bogus=1)
-    assert exc.value.field == "bogus"
+    # the unknown key is the value, never the field name: a key from a visitor's JSON would reach
+    # Markdown outside the notice's code span (issue 22)
+    assert (exc.value.field, exc.value.value) == ("parameter", "bogus")
 
 
 # ---------------------------------------------------------------- exact vs brute force
@@ -257,7 +259,7 @@ def test_mix_parser_names_the_entry_and_field() -> None:
                          ({"mechanism": "laplace", "count": 1}, "spec[0].scale"),
                          ({"mechanism": "laplace", "scale": -1, "count": 1}, "spec[0].scale"),
                          ({"mechanism": "laplace", "scale": 1, "count": 0}, "spec[0].count"),
-                         ({"mechanism": "laplace", "scale": 1, "count": 1, "x": 1}, "spec[0].x")]:
+                         ({"mechanism": "laplace", "scale": 1, "count": 1, "x": 1}, "spec[0].parameter")]:
         with pytest.raises(ParameterError) as exc:
             part(entry)
         assert exc.value.field == field

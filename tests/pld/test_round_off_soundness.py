@@ -75,14 +75,6 @@ def test_a_grid_with_non_finite_round_off_says_nothing(err):
         assert up.epsilon(delta) is None and low.epsilon(delta) == 0.0
 
 
-def test_infinite_round_off_times_zero_total_is_infinite_not_nan():
-    """err = ∞ composed with a grid whose tilted total underflows to 0 stays ∞ (was NaN)."""
-    a = GridPLD(h=0.1, lo=-1, mass=np.array([0.5, 0.5]), p_inf=0.0, pessimistic=True, err=math.inf, tilt=1e4)
-    b = GridPLD(h=0.1, lo=-100, mass=np.array([1.0]), p_inf=0.0, pessimistic=True, err=0.0, tilt=1e4)
-    assert b.tilted_total(1e4) == 0.0
-    assert a.compose(b).err == math.inf
-
-
 def test_no_warning_for_subsampled_discrete_gaussian():
     """The Chernoff tilt took log(0) (a single-step tilted total underflowed): a RuntimeWarning,
     earlier a math domain error on the Mechanisms page (discrete Gaussian, q = 0.01, k = 1000)."""

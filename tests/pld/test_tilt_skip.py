@@ -7,33 +7,35 @@ from __future__ import annotations
 
 from dpviz.mechanisms import gaussian, laplace
 from dpviz.mechanisms.subsampling import subsample_remove
-from dpviz.pld import accountant
+from dpviz.pld import accountant, refine
 
 
 def _runs(monkeypatch, parts, delta):
     tilts: list[float] = []
-    orig = accountant.compose
+    orig = refine.compose
 
     def counting(*args, **kw):
-        tilts.append(kw.get("tilt", 0.0))
+        tilts.append(kw.get("tilt"))
         return orig(*args, **kw)
 
-    monkeypatch.setattr(accountant, "compose", counting)
+    monkeypatch.setattr(refine, "compose", counting)
     return accountant.epsilon_bounds(parts, delta=delta), tilts
 
 
 def test_no_tilted_rerun_where_round_off_is_minor(monkeypatch):
     law = subsample_remove(gaussian.loss_law(sigma=1.0), rate=0.01)
-    g, tilts = _runs(monkeypatch, [(law, 100_000)], 1e-5)
-    assert all(t == 0.0 for t in tilts)  # the old rule reran the pilot with θ ≈ 0.96
-    assert g.relative_width <= 1e-3
+    # 10^3 steps: with one transform per composition (docs/MATH.md §17) the round-off bound grows with
+    # the number of steps, and at 10^5 it is no longer minor against the 2e-4 target
+    g, tilts = _runs(monkeypatch, [(law, 1000)], 1e-5)
+    assert all(t is None for t in tilts)  # the old rule reran the pilot with θ ≈ 0.96
+    assert g.relative_width <= 2e-4
 
 
 def test_tilted_rerun_where_round_off_matters(monkeypatch):
     law = subsample_remove(laplace.loss_law(scale=2.0), rate=0.1)
     g, _tilts = _runs(monkeypatch, [(law, 1000)], 1e-10)
     assert g.relative_width <= 1e-3
-    assert g.lower <= 10.2808 <= g.upper + 1e-4  # dp-accounting 0.6.0 (a pessimistic value)
+    assert 10.2807 <= g.lower <= g.upper <= 10.2809  # dp-accounting 0.6.0: 10.2808 (test_accountant)
 
 
 def test_late_tilt_where_finer_grids_carry_more_round_off():

@@ -1,0 +1,168 @@
+"""Composed PLD grids: every law discretised twice per direction, each (direction, bound) composed by
+one transform (``dpviz.pld.power``), refused or coarsened by the a-priori ``cost`` (``dpviz.budget``).
+
+For each direction of the neighbouring relation (the laws as given, and all of them reversed) every
+law is discretised pessimistically and optimistically (``dpviz.pld.discretize``), and each set of
+grids composed (docs/MATH.md §7.3, §17). The mechanism's δ(ε) is the larger of the two directions
+(Steinke Prop. 7 applied to (P, Q) and (Q, P)), so
+
+    lower = max_dir lower_dir ≤ truth ≤ max_dir upper_dir = upper.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TypeVar
+
+import numpy as np
+
+from dpviz import budget as budgets
+from dpviz.budget import Budget, OverBudget
+from dpviz.pld import discretize
+from dpviz.pld.cost import DEFAULT_H, Parts, cost, directions, plan_grids, transforms_cost
+from dpviz.pld.grid import DEFAULT_TAIL, GridPLD
+from dpviz.pld.law import LossLaw
+from dpviz.pld.power import compose_power
+from dpviz.validation import ParameterError, check_count
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Composed:
+    """Composed pessimistic and optimistic grids, one pair per direction."""
+
+    upper: tuple[GridPLD, ...]
+    lower: tuple[GridPLD, ...]
+    h: float
+    seconds: float
+    single: GridPLD | None = None
+    """One step of the first part, pessimistic (the Mechanisms page draws its histogram)."""
+    tail: float = DEFAULT_TAIL
+    note: str = ""
+    singles: tuple[GridPLD, ...] = ()
+    """The single-step grids composed (both kinds, every direction): their span caps the tilt."""
+
+    def describe(self) -> str:
+        """The grid in a few words: width, bins, truncation tail (the time is ``seconds``)."""
+        bins = max(g.mass.size for g in self.upper + self.lower)
+        note = f"; {self.note}" if self.note else ""
+        return f"h={self.h:.3g}, {bins:,} bins, tail={self.tail:.3g}{note}"  # no time: detail is data
+
+    def delta(self, epsilon: float) -> tuple[float, float]:
+        return (max(g.delta(epsilon) for g in self.lower), max(g.delta(epsilon) for g in self.upper))
+
+    def delta_upper(self, epsilon: float) -> float:
+        """The upper end of ``delta`` alone (half the work)."""
+        return max(g.delta(epsilon) for g in self.upper)
+
+    def epsilon(self, delta: float) -> tuple[float | None, float | None]:
+        lows = [g.epsilon(delta) for g in self.lower]
+        ups = [g.epsilon(delta) for g in self.upper]
+        lo = None if any(v is None for v in lows) else max(lows)  # type: ignore[type-var]
+        up = None if any(v is None for v in ups) else max(ups)  # type: ignore[type-var]
+        return lo, up
+
+
+@lru_cache(maxsize=16)
+def discretized(law: LossLaw, h: float, tail: float, pessimistic: bool, offset: float = 0.0) -> GridPLD:
+    """One law's single-step grid, kept while the refinement reruns a width (tilted after the pilot)."""
+    if pessimistic:
+        return discretize.pessimistic(law, h=h, tail=tail, offset=offset)
+    return discretize.optimistic(law, h=h, tail=tail, offset=offset)
+
+
+def law_offset(law: LossLaw, h: float) -> float:
+    """The grid shift putting the law's heaviest atom (by P-mass) on a grid point: a heavy atom off
+    the grid is rounded down by the lower grid, an error of order h per step (the post-processing
+    cannot raise a lone atom's loss), where on the grid it is exact."""
+    if not law.loss.size or not np.any(law.p > 0):
+        return 0.0
+    a = float(law.loss[int(np.argmax(law.p))])
+    return a - math.floor(a / h) * h
+
+
+def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
+            budget: Budget | None = None, total: bool = False, tilt: float | None = None,
+            offsets: bool = False) -> Composed:
+    """Upper and lower composed grids for every direction (module docstring); raises
+    :class:`~dpviz.budget.OverBudget` when the estimated ``cost`` is above ``budget``. ``tail`` bounds
+    the mass the composition moves (window edges and truncation, ``compose_power``); with ``total``
+    the single steps' discretisations share it too (half to them, split over the parts and steps).
+    ``tilt``: the loss at which each composition's round-off is made relative (``compose_power``)."""
+    if not parts:
+        raise ParameterError("mechanisms", "[]", "a non-empty list")
+    for _, k in parts:
+        check_count(k, field="k")
+    budgets.check(cost(parts, h=h, tail=tail), budget)
+    t0 = time.perf_counter()
+    dirs = directions(parts)
+    share = tail / (2 * len(parts))
+
+    def single(law: LossLaw, k: int, up: bool) -> GridPLD:
+        # a single step leaves ≤ share/k beyond its grid: its k steps leave ≤ share
+        off = law_offset(law, h) if offsets else 0.0
+        return discretized(law, h, share / k if total else tail, up, off)
+
+    pess = [[(single(law, k, True), k) for law, k in d] for d in dirs]
+    plan_grids(pess, h)
+    opt = [[(single(law, k, False), k) for law, k in d] for d in dirs]
+    rest = tail / 2 if total else tail
+    ups = tuple(compose_power(grids, tail=rest, tilt_at=tilt) for grids in pess)
+    lows = tuple(compose_power(grids, tail=rest, tilt_at=tilt) for grids in opt)
+    singles = tuple(g for grids in (pess, opt) for dgrids in grids for g, _ in dgrids)
+    return Composed(upper=ups, lower=lows, h=h, seconds=time.perf_counter() - t0, tail=tail,
+                    single=pess[0][0][0], singles=singles)
+
+
+COARSENINGS = 4
+"""How many times ``compose_within_limits`` may double h before giving up on ``MAX_BINS``."""
+
+BUDGET_COARSENINGS = 4
+"""How many more times it may double h to fit the time and memory budget (h × 16 at most): coarser
+grids give intervals too wide to be worth showing; the route is then not computed."""
+
+
+def compose_within_limits(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
+                          budget: Budget | None = None) -> Composed:
+    """``compose``, doubling h (coarser grid, wider but still certified interval) when a
+    composition step would exceed ``MAX_BINS`` or the estimate is above ``budget``; the h
+    actually used is ``Composed.h``. Raises ``OverBudget`` when even the coarsest grid is."""
+    return coarsening(h, lambda hh: compose(parts, h=hh, tail=tail, budget=budget))
+
+
+def coarsening(h: float, run: Callable[[float], T]) -> T:
+    """``run(h)``, doubling h after each ``MAX_BINS`` refusal (at most ``COARSENINGS`` times) or
+    estimate above the budget (``BUDGET_COARSENINGS`` more); the last refusal is raised."""
+    over_budget, attempt = False, 0
+    while True:
+        try:
+            return run(h * 2**attempt)
+        except OverBudget:
+            over_budget = True
+            if attempt >= COARSENINGS + BUDGET_COARSENINGS:
+                raise
+        except ParameterError as exc:  # MAX_BINS
+            if exc.field != "h" or attempt >= COARSENINGS + (BUDGET_COARSENINGS if over_budget else 0):
+                raise
+        attempt += 1
+
+
+def compose_many(law: LossLaw, ks: Sequence[int], *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
+                 budget: Budget | None = None) -> dict[int, Composed]:
+    """``compose([(law, k)], h=…)`` for every k in ``ks`` on one grid: the law is discretised once
+    per direction and bound (``discretized`` keeps it), each k is one power of the same transform
+    length's worth of work. Like ``compose_within_limits``, h is doubled while the estimate is above
+    ``budget`` (or a grid above ``MAX_BINS``); every result then uses the same, coarser h."""
+    ks = sorted({check_count(k, field="k") for k in ks})
+    top = ks[-1]
+
+    def run(hh: float) -> dict[int, Composed]:
+        budgets.check(transforms_cost([(law, top)], transforms=2 * len(ks), h=hh, tail=tail), budget)
+        return {k: compose([(law, k)], h=hh, tail=tail) for k in ks}
+
+    return coarsening(h, run)

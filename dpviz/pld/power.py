@@ -1,0 +1,326 @@
+"""k-fold composition by one forward and one inverse transform (docs/MATH.md §17).
+
+The composed loss law of Σ k_i steps is the convolution Π_i g_i^{*k_i} (Steinke Thm 9). Its discrete
+Fourier transform is Π_i φ_i^{k_i}, φ_i the transform of g_i: each part is transformed once, raised to
+its power pointwise, the parts multiplied, and the product transformed back. The transform is cyclic
+of length N, so the window of N bins it returns holds the composed masses *plus* every mass outside
+the window, wrapped around (aliasing). Each error term is bounded and charged (§17):
+
+- **Tails and aliasing.** The window comes from a Chernoff bound on the composed measure: its mass
+  above x is ≤ e^{Λ(t) − t·x} for every t > 0, Λ(t) = Σ_i k_i ln Σ_j g_ij e^{t·L_ij} (Markov's
+  inequality on e^{tS}; below x likewise with t < 0). Λ is computed for the grid measure itself,
+  with its round-off added, so the bound is not an approximation. Outside mass is moved the sound
+  way (pessimistic: above → +∞ or ``top``, below → the lowest window point; optimistic: dropped)
+  and its wrapped copy inside the window is charged to the round-off bound.
+- **Tilt.** With θ > 0 the masses transformed are w = g·e^{θL − λ}, λ = ln Σ g e^{θL}: Σ w = 1, so
+  |φ| ≤ 1, and the composed tilted measure is c·e^{θS − Σkλ}. Errors are then relative to the tilted
+  measure (``GridPLD.err`` is tilted: Σ_s |error_s|·e^{θ·loss_s} ≤ err).
+- **Round-off of the power.** With |φ̂_i| ≤ B (B ≈ 1), |Π φ̂_i^{k_i} − Π φ_i^{k_i}| ≤ B^{K−1} Σ k_i |φ̂_i − φ_i|,
+  K = Σ k_i; the power and product themselves are computed by K − 1 complex multiplications each
+  of relative error ≤ √2γ₂ (Higham Lemma 3.5) along any path, so relative (1 + 3u)^{K−1} − 1 in total.
+  Forward and inverse transforms obey Higham Thm 24.2 (``dpviz.pld.fft``). So the power amplifies
+  the forward transform's round-off by at most K (times B^{K−1}).
+- **Rounding of w and of untilting.** Each w_j is computed with relative error ≤ η; the exact
+  composition of the rounded w is then within (1 ± η)^K of the true one entrywise; untilting
+  multiplies by e^{Σkλ − θS} with relative error ≤ ζ. Both are absorbed by scaling the output
+  masses by (1 ± ν) towards the sound side (more mass only raises δ, less only lowers it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import fft as sfft
+from scipy.special import logsumexp
+
+from dpviz.pld import fft
+from dpviz.pld.grid import MAX_BINS, GridPLD
+from dpviz.validation import ParameterError
+
+U = fft.UNIT_ROUNDOFF
+
+GOLDEN_STEPS = 14
+"""Evaluations of Λ per Chernoff bound: a golden-section search over ln t on [t0/e¹⁰, t0·e⁴] (t0 from a
+Gaussian approximation). Any t gives a valid bound; the search only makes it tight."""
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One part for Λ: its finite losses, ln-masses and count."""
+
+    loss: NDArray[np.float64]
+    log_m: NDArray[np.float64]
+    k: int
+
+
+def _part(g: GridPLD, k: int) -> _Part:
+    keep = g.mass > 0
+    return _Part(loss=g.losses[keep], log_m=np.log(g.mass[keep]), k=k)
+
+
+def log_mgf(parts: Sequence[_Part], t: float) -> float:
+    """An upper bound of Λ(t) = Σ k·ln Σ_j g_j e^{t·L_j}: the computed value plus its round-off (a
+    logsumexp of n terms is within (n + 8)u relative in the sum, exp and log adding u·|t·L| each)."""
+    total = 0.0
+    for p in parts:
+        e = t * p.loss + p.log_m
+        top = float(e.max())
+        s = top + math.log(float(np.exp(e - top).sum()))
+        slack = 4.0 * (p.loss.size + 8) * U * (1.0 + abs(t) * float(np.abs(p.loss).max()) + abs(s))
+        total += p.k * (s + slack)
+    return total
+
+
+def _edge(parts: Sequence[_Part], theta: float, norm: float, log_tau: float, scale: float,
+          sign: float) -> tuple[float, float]:
+    """(x, t): mass beyond x (above for sign = +1, below for −1) of the measure c·e^{θS − norm} is at
+    most e^{log_tau}, by the Chernoff bound at t: x = ±(Λ(θ ± t) − norm − log_tau)/t, t from a
+    golden-section search (``GOLDEN_STEPS``)."""
+    def f(u: float) -> float:
+        t = math.exp(u)
+        return (log_mgf(parts, theta + sign * t) - norm - log_tau) / t
+
+    a, b = math.log(scale) - 10.0, math.log(scale) + 4.0  # heavy tails want t far below the guess
+    r = (math.sqrt(5.0) - 1.0) / 2.0
+    c, d = b - r * (b - a), a + r * (b - a)
+    fc, fd = f(c), f(d)
+    for _ in range(GOLDEN_STEPS):
+        if fc <= fd:
+            b, d, fd = d, c, fc
+            c = b - r * (b - a)
+            fc = f(c)
+        else:
+            a, c, fc = c, d, fd
+            d = a + r * (b - a)
+            fd = f(d)
+    u, fu = (c, fc) if fc <= fd else (d, fd)
+    return sign * fu, math.exp(u)
+
+
+def chernoff_theta(parts: Sequence[_Part], eps: float) -> float:
+    """θ ≥ 0 minimising Λ(θ) − θε (convex), by golden section on [0, θ_max], θ_max·max(ε, |L|) ≤
+    ``TILT_EXPONENT`` so that e^{Λ(θ)} stays in the float range; 0 when ε is below the mean."""
+    span = max(max(abs(eps), float(np.abs(p.loss).max(initial=0.0))) for p in parts)
+    hi = TILT_EXPONENT / max(span * sum(1 for _ in parts), 1e-12)
+    a, b = 0.0, hi
+    r = (math.sqrt(5.0) - 1.0) / 2.0
+    c, d = b - r * (b - a), a + r * (b - a)
+    fc, fd = log_mgf(parts, c) - c * eps, log_mgf(parts, d) - d * eps
+    for _ in range(3 * GOLDEN_STEPS):
+        if fc <= fd:
+            b, d, fd = d, c, fc
+            c = b - r * (b - a)
+            fc = log_mgf(parts, c) - c * eps
+        else:
+            a, c, fc = c, d, fd
+            d = a + r * (b - a)
+            fd = log_mgf(parts, d) - d * eps
+    theta = c if fc <= fd else d
+    return theta if min(fc, fd) < log_mgf(parts, 0.0) else 0.0
+
+
+TILT_EXPONENT = 600.0
+"""Largest θ·ε (and θ·|single-step loss|) of a tilt: e^{Λ(θ)} ≈ e^{θε}·(a tail) stays below e^{709}."""
+
+
+def _tail_bound(parts: Sequence[_Part], theta: float, norm: float, x: float, t: float,
+                sign: float) -> float:
+    """Mass of c·e^{θS − norm} beyond x (≥ x for sign +1, ≤ x for −1): the least of its total
+    e^{Λ(θ) − norm} and the Chernoff bound e^{Λ(θ ± t) − norm ∓ t·x}."""
+    best = min(log_mgf(parts, theta) - norm, log_mgf(parts, theta + sign * t) - norm - sign * t * x)
+    return math.exp(best) if best < 700 else math.inf
+
+
+def _powered(z: NDArray[np.complex128], k: int) -> NDArray[np.complex128]:
+    """z^k by squaring and multiplying (k − 1 multiplications' worth of rounding, module docstring)."""
+    result: NDArray[np.complex128] | None = None
+    base = z.copy()
+    while True:
+        if k & 1:
+            if result is None:
+                result = base.copy()
+            else:
+                np.multiply(result, base, out=result)
+        k >>= 1
+        if not k:
+            break
+        np.multiply(base, base, out=base)
+    assert result is not None
+    return result
+
+
+def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
+                  tilt_at: float | None = None) -> GridPLD:
+    """The composition Π_i g_i^{*k_i} of grids of one kind and width, by one forward transform per
+    part, a pointwise power and product, and one inverse transform (module docstring).
+
+    ``tail`` is the mass all steps together may move (window edges and the final truncation); the
+    result is a bound of the same kind as the inputs, with ``err`` its tilted round-off bound. With
+    ``tilt_at`` = ε the masses are tilted by the Chernoff θ of the composed law at ε (``chernoff_theta``),
+    so that the tilted measure sits near ε and the round-off is relative to the δ made there."""
+    grids = [(g, k) for g, k in parts]
+    g0 = grids[0][0]
+    pess, h = g0.pessimistic, g0.h
+    for g, k in grids:
+        if g.pessimistic != pess or not math.isclose(g.h, h, rel_tol=1e-12):
+            raise ValueError("compose_power needs bounds of the same kind on the same grid")
+        if g.err != 0.0:
+            raise ValueError("compose_power needs single-step grids without round-off")
+        if k < 1:
+            raise ValueError("every count must be ≥ 1")
+    grids = [(_trimmed(g), k) for g, k in grids]
+    kk = sum(k for _, k in grids)
+    offset = sum(k * g.offset for g, k in grids)
+    top = sum(k * g.top for g, k in grids) if pess else math.inf
+    totals = [float(g.mass.sum()) for g, _ in grids]
+
+    # +∞ mass: (T + p)^K − T^K per part product, computed without cancellation
+    pairs = list(zip(grids, totals, strict=True))
+    log_all = sum(k * math.log(t + g.p_inf) for (g, k), t in pairs if t + g.p_inf > 0)
+    ratio = sum(k * math.log1p(g.p_inf / t) for (g, k), t in pairs if t > 0)
+    p_inf = math.exp(log_all) * -math.expm1(-ratio) if any(g.p_inf > 0 for g, _ in grids) else 0.0
+    p_inf *= 1.0 + (1e-12 if pess else -1e-12)
+    if any(t == 0.0 for t in totals):  # some part has no finite mass: everything is at +∞
+        return GridPLD(h=h, lo=0, mass=np.zeros(1), p_inf=p_inf, pessimistic=pess, top=top, offset=offset)
+
+    # exact support in composed bins, and the window from the Chernoff bounds
+    s_min = sum(k * g.lo for g, k in grids)
+    s_max = sum(k * (g.lo + g.mass.size - 1) for g, k in grids)
+    if s_max - s_min < DIRECT_BINS:
+        mass = _direct(grids, pess)
+        return GridPLD(h=h, lo=s_min, mass=mass, p_inf=p_inf, pessimistic=pess, top=top,
+                       offset=offset).truncated(tail=tail)
+    coarse = [_part(g, k) for g, k in grids]
+    theta = 0.0 if tilt_at is None else chernoff_theta(coarse, tilt_at)
+    lam = [float(logsumexp(theta * g.losses, b=g.mass)) for g, _ in grids]  # normalisers λ_i
+    norm = sum(k * v for (_g, k), v in zip(grids, lam, strict=True))
+    var = sum(k * g.mean_sd()[1] ** 2 for g, k in grids)
+    share = tail / 8.0
+    log_tau = math.log(max(share, 1e-300))
+    scale = math.sqrt(2.0 * -log_tau) / max(math.sqrt(var), h)  # Gaussian-approximation Chernoff t
+    # the window: untilted mass (moved the sound way) and tilted-normalised mass (its aliased copy)
+    # beyond each edge at most ``share``
+    edges = {(False, sign): _edge(coarse, 0.0, 0.0, log_tau, scale, sign) for sign in (1.0, -1.0)}
+    for sign in (1.0, -1.0):  # untilted, the normalised measure is c/e^{norm}: the same edges will do
+        edges[True, sign] = (_edge(coarse, theta, norm, log_tau, scale, sign) if theta > 0
+                             else edges[False, sign])
+    x_hi = max(edges[False, 1.0][0], edges[True, 1.0][0])
+    x_lo = min(edges[False, -1.0][0], edges[True, -1.0][0])
+    s_lo = max(s_min, math.floor((x_lo - offset) / h) - 1) if math.isfinite(x_lo) else s_min
+    s_hi = min(s_max, math.ceil((x_hi - offset) / h) + 1) if math.isfinite(x_hi) else s_max
+    s_hi = max(s_hi, s_lo)
+    width = s_hi - s_lo + 1
+    if width > MAX_BINS:
+        raise ParameterError("h", h, f"coarse enough that the composed grid stays below {MAX_BINS:,} "
+                             f"bins (the composition's window needs {width:,}; increase h or reduce k)")
+    n_fft = sfft.next_fast_len(max(width, max(g.mass.size for g, _ in grids)), real=True)
+    s_top = s_lo + n_fft - 1
+    x_below, x_above = (s_lo - 1) * h + offset, (s_top + 1) * h + offset
+
+    def beyond(tilted: bool, sign: float) -> float:
+        if (s_lo <= s_min) if sign < 0 else (s_top >= s_max):
+            return 0.0  # the window holds the whole support on that side
+        return _tail_bound(coarse, theta if tilted else 0.0, norm if tilted else 0.0,
+                           x_below if sign < 0 else x_above, edges[tilted, sign][1], sign)
+
+    below, above = beyond(False, -1.0), beyond(False, 1.0)
+    alias = beyond(True, -1.0) + beyond(True, 1.0) if theta > 0 else (below + above) * math.exp(-norm)
+
+    # one forward transform per part, the power and product, one inverse transform
+    kappa = fft.FFT_C * U * math.log2(max(n_fft, 2))
+    spectrum: NDArray[np.complex128] | None = None
+    fwd, bound_b, eta = 0.0, 1.0, 0.0
+    for (g, k), v in zip(grids, lam, strict=True):
+        x = g.losses
+        expo = theta * x - v
+        w = g.mass * np.exp(expo)
+        eta = max(eta, 2.0 * U * (float(np.abs(theta * x).max()) + abs(v) + 3.0))
+        e_i = kappa * math.sqrt(n_fft) * fft.norm(w)  # ‖φ̂ − φ‖₂ (Higham Thm 24.2)
+        fwd += k * e_i
+        bound_b = max(bound_b, float(w.sum()) * (1.0 + 2.0 * w.size * U) + e_i)
+        phi = sfft.rfft(w, n_fft, workers=-1)
+        part = _powered(phi, k)
+        spectrum = part if spectrum is None else spectrum * part
+    assert spectrum is not None
+    fwd *= math.exp((kk - 1) * math.log(bound_b)) * (1.0 + 1e-12)
+    rho = math.expm1((kk - 1) * math.log1p(3.0 * U) + 1e-15)
+    psi_norm = math.sqrt(2.0) * fft.norm_c(spectrum)  # ℓ2 of the full (Hermitian) spectrum
+    rounding = rho / max(1.0 - rho, 1e-300) * psi_norm
+    y = sfft.irfft(spectrum, n_fft, workers=-1)
+    entry = (fwd + rounding + (kappa + 2.0 * U) * psi_norm) / math.sqrt(n_fft)  # ℓ2 ⇒ every entry
+    out = np.roll(y, -((s_lo - s_min) % n_fft))  # out[m] is the composed bin s_lo + m
+    # entries below entry/√N carry no information: zeroed, their sum (≤ √N·entry, the L1 bound
+    # itself) charged; a higher threshold would charge up to N·entry
+    small = out <= entry / math.sqrt(n_fft)
+    dropped = float(np.maximum(out[small], 0.0).sum())
+    out[small] = 0.0
+    err_tilted = math.sqrt(n_fft) * entry + dropped + alias
+
+    # untilt: c = ĉ·e^{Σkλ − θS}, capped at the total finite mass (a true composed mass never exceeds it)
+    losses = (s_lo + np.arange(n_fft)) * h + offset
+    # ln Π T_i^{k_i}, each computed T_i within (n_i + 4)u of the true sum
+    log_total = sum(k * (math.log(t) + 2.0 * (g.mass.size + 4) * U) for (g, k), t in pairs)
+    nz = out > 0
+    expo_out = norm - theta * losses[nz]
+    zeta = 2.0 * U * (abs(norm) + float(np.abs(theta * losses[nz]).max(initial=0.0)) + 3.0)
+    with np.errstate(divide="ignore"):
+        log_c = np.minimum(np.log(out[nz]) + expo_out, log_total)
+    mass = np.zeros(n_fft)
+    mass[nz] = np.exp(log_c)
+    nu = math.expm1(kk * math.log1p(eta)) + 2.0 * zeta
+    mass *= (1.0 + nu) if pess else 1.0 / (1.0 + nu)
+    log_err = math.log(err_tilted) + norm + math.log1p(nu) if err_tilted > 0 else -math.inf
+    err = math.exp(log_err) if log_err < 700.0 else math.inf
+    if pess:  # outside mass, moved the sound way: above → +∞ (or top), below → lowest window point
+        p_inf += above
+        mass[0] += below
+    result = GridPLD(h=h, lo=s_lo, mass=mass, p_inf=p_inf, pessimistic=pess, err=err, top=top,
+                     tilt=theta, offset=offset)
+    return result.truncated(tail=tail / 2.0)
+
+
+DIRECT_BINS = 2048
+"""A composition whose whole support has fewer bins is summed directly (no transform): exact up to a
+relative error, which matters for a finite pair read at δ near 1e-12 (randomized response: exact)."""
+
+
+def _direct(grids: Sequence[tuple[GridPLD, int]], pessimistic: bool) -> NDArray[np.float64]:
+    """Π_i g_i^{*k_i} by direct sums of non-negative products (powers by squaring). Each product's
+    entries have relative error ≤ γ_m (m terms, Higham §3.1); through the K − 1 products of any power
+    tree they compound to ≤ (1 + γ_m)^K − 1, absorbed by scaling towards the sound side."""
+    out: NDArray[np.float64] | None = None
+    m = 1
+    for g, k in grids:
+        result: NDArray[np.float64] | None = None
+        base = g.mass
+        while True:
+            if k & 1:
+                m = max(m, min(base.size, result.size) if result is not None else 1)
+                result = base if result is None else np.convolve(result, base)
+            k >>= 1
+            if not k:
+                break
+            m = max(m, base.size)
+            base = np.convolve(base, base)
+        assert result is not None
+        if out is not None:
+            m = max(m, min(out.size, result.size))
+        out = result if out is None else np.convolve(out, result)
+    assert out is not None
+    kk = sum(k for _, k in grids) + len(grids)
+    gamma = (m + 2) * U / (1.0 - (m + 2) * U)
+    nu = math.expm1(kk * math.log1p(gamma))
+    return np.maximum(out, 0.0) * ((1.0 + nu) if pessimistic else 1.0 / (1.0 + nu))
+
+
+def _trimmed(g: GridPLD) -> GridPLD:
+    """``g`` without zero bins at either end (they would only widen the transform)."""
+    nz = np.flatnonzero(g.mass)
+    if nz.size == 0 or (nz[0] == 0 and nz[-1] == g.mass.size - 1):
+        return g
+    return GridPLD(h=g.h, lo=g.lo + int(nz[0]), mass=g.mass[nz[0]:nz[-1] + 1], p_inf=g.p_inf,
+                   pessimistic=g.pessimistic, err=g.err, top=g.top, tilt=g.tilt, offset=g.offset)

@@ -1,0 +1,127 @@
+"""One forward and one inverse transform per composition (``dpviz.pld.power``, docs/MATH.md §17).
+
+Independent routes: exact integer convolutions (masses that are small integers times a power of two,
+composed in Python integers), the Gaussian closed form (Steinke Cor. 8/10; a mix of Gaussians is a
+Gaussian with μ² = Σ k_i/σ_i²), and hypothesis sweeps. Every interval must contain the truth.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dpviz.mechanisms import gaussian
+from dpviz.pld import power
+from dpviz.pld.accountant import epsilon_bounds
+from dpviz.pld.grid import GridPLD
+
+SCALE_BITS = 12
+
+
+def _integer_grid(n: int, seed: int) -> np.ndarray:
+    """Integer masses of a bell-shaped law with a long thin tail (integers < 2^12)."""
+    rng = np.random.default_rng(seed)
+    x = np.arange(n)
+    bell = np.exp(-0.5 * ((x - n / 3) / (n / 12)) ** 2) * 4000
+    return (np.floor(bell) + rng.integers(0, 3, n)).astype(np.int64)
+
+
+def _exact_power(parts: list[tuple[np.ndarray, int]]) -> tuple[list[int], int]:
+    """Π_i a_i^{*k_i} in Python integers, and the total number of factors (each mass = int·2^-12)."""
+    out = [1]
+    factors = 0
+    for ints, k in parts:
+        a = [int(v) for v in ints]
+        for _ in range(k):
+            res = [0] * (len(out) + len(a) - 1)
+            for i, u in enumerate(out):
+                if u:
+                    for j, v in enumerate(a):
+                        res[i + j] += u * v
+            out = res
+        factors += k
+    return out, factors
+
+
+def _exact_delta(masses: list[float], losses: np.ndarray, eps: float) -> float:
+    return math.fsum(m * -math.expm1(eps - x) for m, x in zip(masses, losses, strict=True) if x > eps)
+
+
+@pytest.mark.parametrize("tilt_at", [None, 2.0])
+@pytest.mark.parametrize("pessimistic", [True, False])
+def test_power_against_exact_integer_convolution(pessimistic: bool, tilt_at: float | None) -> None:
+    """Two parts, 7 + 3 factors, a support of 3,500 bins (above ``DIRECT_BINS``: the transform path).
+    The tilted round-off bound holds entrywise-summed against the exact product, and δ read off the
+    grid is on the sound side of the exact δ at every ε."""
+    h = 0.01
+    a, b = _integer_grid(300, 1), _integer_grid(260, 2)
+    parts = [(a, 7), (b, 3)]
+    grids = [(GridPLD(h=h, lo=-100, mass=ints * 2.0**-SCALE_BITS / 1000.0, p_inf=0.0,
+                      pessimistic=pessimistic), k) for ints, k in parts]
+    assert sum(g.mass.size * k for g, k in grids) > power.DIRECT_BINS
+    got = power.compose_power(grids, tail=1e-300, tilt_at=tilt_at)
+    exact_ints, factors = _exact_power(parts)
+    scale = (2.0**-SCALE_BITS / 1000.0) ** factors
+    exact = [v * scale for v in exact_ints]
+    lo = sum(g.lo * k for g, k in grids)
+    losses = (lo + np.arange(len(exact))) * h
+    # round-off: Σ |ĉ − c|·e^{θ·loss} ≤ err over the grid the result keeps
+    idx = got.lo - lo + np.arange(got.mass.size)
+    diff = np.abs(got.mass - np.asarray(exact)[idx]) * np.exp(got.tilt * got.losses)
+    assert float(diff.sum()) <= got.err
+    for eps in np.linspace(-1.0, float(losses[-1]), 25):
+        truth = _exact_delta(exact, losses, float(eps))
+        if pessimistic:
+            assert got.delta(float(eps)) >= truth
+        else:
+            assert got.delta(float(eps)) <= truth
+
+
+def test_direct_path_is_exact_up_to_its_relative_bound() -> None:
+    """Small supports are summed directly: randomized response composes exactly (err = 0)."""
+    g = GridPLD(h=0.5, lo=-1, mass=np.array([0.25, 0.0, 0.75]), p_inf=0.0, pessimistic=True)
+    out = power.compose_power([(g, 20)], tail=1e-300)
+    assert out.err == 0.0
+    exact, _ = _exact_power([(np.array([1, 0, 3]), 20)])
+    ref = np.asarray([v / 4.0**20 for v in exact])
+    assert np.all(out.mass >= ref[out.lo + 20: out.lo + 20 + out.mass.size] * (1 - 1e-15))
+    assert np.allclose(out.mass, ref[out.lo + 20: out.lo + 20 + out.mass.size], rtol=1e-13, atol=0)
+
+
+def _gaussian_mix_contains(sigmas: list[float], ks: list[int], delta: float) -> None:
+    parts = [(gaussian.loss_law(sigma=s), k) for s, k in zip(sigmas, ks, strict=True)]
+    g = epsilon_bounds(parts, delta=delta)
+    # a mix of Gaussians is one Gaussian of μ² = Σ k/σ² (Steinke Cor. 8/10)
+    sigma = 1.0 / math.sqrt(sum(k / s**2 for s, k in zip(sigmas, ks, strict=True)))
+    lo, hi = gaussian.epsilon_bracket(delta=delta, sigma=sigma)
+    assert g.lower <= hi and lo <= g.upper, (g.lower, g.upper, lo, hi, g.detail)
+
+
+@pytest.mark.parametrize(("sigmas", "ks", "delta"), [
+    ([30.0], [10_000], 1e-6),  # many steps: the power's round-off is charged K times
+    ([100.0], [1_000_000], 1e-10),
+    ([2.0, 5.0], [50, 300], 1e-8),  # a mix: one power per part, one product
+    ([1.0, 3.0, 8.0], [3, 40, 500], 1e-12),
+])
+def test_gaussian_mixes_contain_the_closed_form(sigmas, ks, delta) -> None:
+    _gaussian_mix_contains(sigmas, ks, delta)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(log_sigmas=st.lists(st.floats(math.log(0.7), math.log(40.0)), min_size=1, max_size=3),
+       log_ks=st.lists(st.floats(0.0, math.log(2e4)), min_size=3, max_size=3),
+       log_delta=st.floats(math.log(1e-12), math.log(1e-3)))
+def test_gaussian_mix_sweep_contains_the_closed_form(log_sigmas, log_ks, log_delta) -> None:
+    sigmas = [math.exp(v) for v in log_sigmas]
+    ks = [max(1, round(math.exp(v))) for v in log_ks[: len(sigmas)]]
+    _gaussian_mix_contains(sigmas, ks, math.exp(log_delta))
+
+
+def test_an_infinite_normaliser_says_nothing() -> None:
+    """A tilt whose e^{Λ(θ)} leaves the float range gives err = ∞, never a bound read as one."""
+    g = GridPLD(h=0.1, lo=-1, mass=np.array([0.5, 0.5]), p_inf=0.0, pessimistic=True, err=math.inf, tilt=1e4)
+    assert not g.informative and g.delta(0.5) == 1.0 and g.epsilon(1e-6) is None
