@@ -42,7 +42,12 @@ with st.expander("How to read this page"):
 
 values = ui.param_inputs(SPEC.params)
 common = {"epsilon": values["epsilon"], "delta": values["delta"]}
-with st.spinner("Solving the inverse questions…"):
+# Said at once (a spinner appears after half a second) and with what takes long: with q < 1 the
+# Gaussian's σ is searched with the PLD accountant, a few seconds (README, "Plan a budget").
+subsampled = values["sampling_rate"] < 1.0
+with st.spinner("Solving the inverse questions… the subsampled Gaussian's σ is searched with the PLD "
+                "accountant: a few seconds" if subsampled else "Solving the inverse questions…",
+                show_time=True):
     eps0_p = ui.cached(planner.eps0_plans)(**common, k=values["k"], delta0=values["delta0"])
     k_p = ui.cached(planner.k_plans)(**common, eps0=values["eps0"], delta0=values["delta0"])
     noise_p = ui.cached(planner.noise_plans)(**common, k=values["k"], sensitivity=values["sensitivity"],

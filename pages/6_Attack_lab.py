@@ -85,7 +85,7 @@ def lab() -> int:
     if same is not None:
         st.info(ui.plain(same), icon=":material/info:")
     result = run_with_progress(attack)
-    view = av.build(result)
+    view = ui.cached(av.build)(result)  # the figure and tables of a run: built once, not per rerun
     m1, m2, m3 = st.columns(3)
     m1.metric("The attack shows ε ≥", f"{result.empirical_epsilon:.3g}")
     proven = result.proven_epsilon
@@ -121,7 +121,7 @@ alice_values = ui.param_inputs(av.ALICE_PARAMS, per_row=3)
 try:
     alice_attack = av.alice_attack(alice_eps0=alice_values["alice_eps0"], alice_k=alice_values["alice_k"],
                                    seed=seed)
-    alice = av.alice(run_with_progress(alice_attack), t=alice_values["alice_t"])
+    alice = ui.cached(av.alice)(run_with_progress(alice_attack), t=alice_values["alice_t"])
 except ParameterError as exc:
     ui.notice(exc)
     st.stop()

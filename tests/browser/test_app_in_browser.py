@@ -7,7 +7,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Download, Page, expect
 
 from dpviz.composition import METHODS
 from dpviz.export import file_stem
@@ -44,6 +44,29 @@ def set_text(page: Page, label: str, value: str, *, key: str) -> None:
     box.press("Enter")
     page.wait_for_url(lambda url: parse_qs(urlparse(url).query).get(key) == [value], timeout=TIMEOUT_MS)
     settle(page)
+
+
+PNG_BUTTON = '.modebar-btn[data-title^="Download plot as a"]:not([data-dpviz-svg])'
+"""The modebar's camera (``dpviz.figures.style.export_config``: PNG at 3×)."""
+SVG_BUTTON = "[data-dpviz-svg]"
+"""The modebar's SVG button (``dpviz.ui.layout.SVG_EXPORT_JS``)."""
+
+
+def export_figure(page: Page, index: int, fmt: str) -> Download:
+    """Save the ``index``-th figure from its modebar as ``fmt`` ('png' or 'svg'), as a person does:
+    plotly.js makes the file in the browser. Every request the page makes meanwhile is checked:
+    none reaches the server (the file is a data URL)."""
+    plot = page.locator(".js-plotly-plot").nth(index)
+    plot.scroll_into_view_if_needed()
+    plot.hover()
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    with page.expect_download(timeout=TIMEOUT_MS) as info:
+        plot.locator(SVG_BUTTON if fmt == "svg" else PNG_BUTTON).click()
+    download = info.value
+    download.path()  # the file is complete
+    assert not [u for u in requests if u.startswith("http")], requests
+    return download
 
 
 def screenshot(page: Page, name: str) -> None:
@@ -140,13 +163,19 @@ def test_csv_download(page: Page, app_url: str):
         assert float(r[optimal]) <= min(values) + 1e-12
 
 
-def test_svg_download_of_a_figure(page: Page, app_url: str):
-    """The SVG button under a figure saves the same figure (same title) as a vector image."""
+def test_svg_and_png_of_a_figure_are_made_in_the_browser(page: Page, app_url: str):
+    """The modebar saves the same figure (same title) as a vector image and as a PNG at 3× the
+    screen's size, under a name carrying every input; the server makes neither."""
     open_page(page, f"{app_url}/Privacy_regions?k=8")
-    with page.expect_download(timeout=TIMEOUT_MS) as info:
-        page.get_by_role("button", name="SVG").first.click()
-    download = info.value
     every_input = {"eps0": 0.1, "delta0": 0.001, "k": 8, "ks": (1, 3, 10, 30, 100)}
-    assert download.suggested_filename == f"{file_stem('regions', every_input)}_single.svg"
-    text = Path(download.path()).read_text()
+    svg = export_figure(page, 0, "svg")
+    assert svg.suggested_filename == f"{file_stem('regions', every_input)}_single.svg"
+    text = Path(svg.path()).read_text()
     assert text.lstrip().startswith("<svg") and "the optimal 8-fold" in text  # a long title wraps
+    png = export_figure(page, 0, "png")
+    assert png.suggested_filename == f"{file_stem('regions', every_input)}_single.png"
+    raw = Path(png.path()).read_bytes()
+    assert raw[:8] == b"\x89PNG\r\n\x1a\n"
+    width = int.from_bytes(raw[16:20], "big")  # the IHDR chunk
+    shown = page.locator(".js-plotly-plot").first.bounding_box()
+    assert shown is not None and abs(width - 3 * shown["width"]) <= 6, (width, shown)

@@ -1,6 +1,7 @@
 """What a user carries away, in a real browser (issue 10 items 1, 4, 5): the page's CSV is the
 CLI's bytes and parses back, hover names the curve under the pointer with its coordinates, the
-SVG button saves the page's figure in the page's template under a name carrying every input."""
+modebar's SVG export (made by plotly.js in the browser) saves the page's figure in the page's template
+under a name carrying every input."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pandas as pd
 from playwright.sync_api import Page
 
 from dpviz import export
-from tests.browser.test_app_in_browser import TIMEOUT_MS, open_page
+from tests.browser.test_app_in_browser import TIMEOUT_MS, export_figure, open_page
 from tests.export.cases import values, view
 
 
@@ -71,11 +72,9 @@ def test_hover_names_the_region_under_the_pointer_and_its_coordinates(page: Page
         page.mouse.move(5, 5)
 
 
-def test_svg_button_saves_the_page_figure_in_the_page_template(page: Page, app_url: str):
+def test_the_svg_export_is_the_page_figure_in_the_page_template(page: Page, app_url: str):
     open_page(page, f"{app_url}/Privacy_regions?k=8")
-    with page.expect_download(timeout=TIMEOUT_MS) as info:
-        page.get_by_role("button", name="SVG").first.click()
-    download = info.value
+    download = export_figure(page, 0, "svg")  # plotly.js, in the browser: the server is not asked
     stem = export.file_stem("regions", {**values("regions"), "k": 8})
     assert download.suggested_filename == f"{stem}_single.svg"
     text = Path(download.path()).read_text()

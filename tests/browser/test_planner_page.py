@@ -14,7 +14,7 @@ from playwright.sync_api import Browser, Page
 from dpviz import export
 from dpviz.views import planner as pv
 from tests.browser.conftest import ARTIFACTS
-from tests.browser.test_app_in_browser import TIMEOUT_MS
+from tests.browser.test_app_in_browser import TIMEOUT_MS, export_figure
 from tests.browser.test_levels_editor import open_ready
 from tests.browser.test_share_links import query, text
 
@@ -43,9 +43,8 @@ def test_main_path_share_and_exports(page: Page, app_url: str, browser: Browser)
     df = pd.read_csv(io.BytesIO(raw))
     assert df["eps0"][0] == 1.0 / 50 and (df["total_epsilon"] <= 1.0).all()
     assert info.value.suggested_filename == export.file_stem("planner", values) + "_eps0.csv"
-    with page.expect_download(timeout=TIMEOUT_MS) as svg:
-        page.get_by_role("button", name="SVG").first.click()
-    assert Path(svg.value.path()).read_text().lstrip().startswith("<svg")
+    svg = export_figure(page, 0, "svg")
+    assert Path(svg.path()).read_text().lstrip().startswith("<svg")
     # a fresh browser opening the shared URL sees the same tables
     sent = page.evaluate(TABLE_TEXT)
     context = browser.new_context(viewport={"width": 390, "height": 900})

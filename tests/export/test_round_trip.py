@@ -139,8 +139,10 @@ def test_the_download_buttons_hand_over_these_bytes(monkeypatch):
     from dpviz import ui
 
     handed: list[Any] = []
-    monkeypatch.setattr(ui.st, "download_button", lambda label, data, **kw: handed.append(data))
+    monkeypatch.setattr(ui.output.st, "download_button", lambda label, data, **kw: handed.append(data))
     v = view("priors", (("preset", "hospitals"),))
     ui.download_csv(v.csv["bounds"], filename="b.csv", key="k1")
     ui.download_json(v.payload, filename="b.json", key="k2")
-    assert handed == [export.columns_csv(v.csv["bounds"]), export.payload_json(v.payload).encode("utf-8")]
+    # the bytes are made when the button is clicked: the button holds the function that makes them
+    assert [data() for data in handed] == [export.columns_csv(v.csv["bounds"]),
+                                           export.payload_json(v.payload).encode("utf-8")]

@@ -1,41 +1,41 @@
-"""Streamlit helpers shared by the pages: validated, URL-bound inputs, bounded caches,
-downloads. The only module under ``dpviz`` that imports Streamlit."""
+"""Streamlit helpers shared by the pages: validated, URL-bound inputs and bounded caches here;
+tables (``dpviz.ui.tables``), figures and downloads (``dpviz.ui.output``) and the page frame
+(``dpviz.ui.layout``) in their own modules, all reachable as ``ui.…``. The only package under
+``dpviz`` that imports Streamlit."""
 
 from __future__ import annotations
 
 import contextlib
 import math
-import os
 import re
-import shutil
-import zlib
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
-import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
-from streamlit.errors import StreamlitPageNotFoundError
 
-from dpviz import export, references
+from dpviz import export
 from dpviz.composition.levels import Levels
-from dpviz.figures.style import export_config
-from dpviz.figures.tables import NO_VALUE, format_number, guarantee_rows, table_number
+from dpviz.figures.tables import format_number, guarantee_rows
 from dpviz.params import LEVEL_COLUMNS, Param, Row, row_levels, rows_text, text_rows
+from dpviz.ui.layout import VIEWS, page_link, page_setup
+from dpviz.ui.output import cite_box, columns_csv, download_csv, download_json, download_tables, show_figure
+from dpviz.ui.tables import plain, table, table_frame, unbroken
 from dpviz.validation import ParameterError
 
 T = TypeVar("T")
 
 __all__ = [
+    "VIEWS",
     "cached",
     "choice_input",
     "cite_box",
     "code",
+    "columns_csv",
     "download_csv",
     "download_json",
     "download_tables",
+    "export",
     "format_number",
     "guarantee_rows",
     "levels_editor",
@@ -44,9 +44,12 @@ __all__ = [
     "page_setup",
     "param_input",
     "param_inputs",
+    "plain",
     "show_figure",
     "spec_inputs",
     "table",
+    "table_frame",
+    "unbroken",
     "url_aliases",
 ]
 
@@ -318,209 +321,3 @@ def choice_input(label: str, options: Sequence[str], *, key: str, default: str,
         notice(ParameterError(label, raw, "one of " + ", ".join(options)),
                default=f"{label} = {default}", container=box)
     return value
-
-
-NUMBER_FORMAT = "%.8g"
-"""Display of a number column: every digit of the table's numbers (at most 8 significant, already
-rounded by ``format_number``, upwards for bounds), no trailing zeros, exponents only when tiny."""
-
-
-def table_frame(rows: Sequence[Mapping[str, str]]) -> pd.DataFrame:
-    """Display rows (strings from ``dpviz.figures.tables``) as a frame whose number columns hold
-    numbers (None where the row shows '—'): sortable, and copied as numbers."""
-    frame = pd.DataFrame(list(rows), dtype=object)
-    for column in frame.columns:
-        try:
-            numbers = [table_number(str(v)) for v in frame[column]]
-        except ValueError:
-            frame[column] = frame[column].astype(str)
-            continue
-        frame[column] = pd.array(numbers, dtype="Float64")
-    return frame
-
-
-NAME_WIDTH = 230
-"""Widest first (name) column, in px: a 390 px phone's table is about 358 px wide, and a wider
-pinned name left room for nothing else (issue 21); long names are listed in full below the table."""
-
-NO_VALUE_KINDS = ("impossible", "not computed")
-"""The *kind* of a row without a value (``dpviz.figures.tables.KIND_WORDS``): its reason is shown."""
-
-NOTE_COLUMNS = ("source / note", "note")
-"""Text columns too long for a grid cell: shown in full below the table as well."""
-
-
-def table(rows: Sequence[Mapping[str, str]], *, key: str | None = None, container: Any = None) -> None:
-    """A table as ``st.dataframe``: number columns stay numbers (sortable, never broken over two
-    lines), text columns (method, kind, source, notes) are text; '—' where a row has no value
-    (its note says why). A grid cell does not wrap, so sources and notes are also listed in full
-    below the table."""
-    box = container if container is not None else st
-    frame = table_frame(rows)
-    config: dict[str, Any] = {}
-    for c in frame.columns:
-        # every width fixed from this run's longest cell: a grid keeps the widths it first drew, and a
-        # width the browser measures depends on whether the web font has loaded yet (a shared link
-        # then showed other columns than the sender's screen)
-        longest = max([len(str(c)), *(len(str(r.get(c, ""))) for r in rows)])
-        if str(frame[c].dtype) == "Float64":
-            config[c] = st.column_config.NumberColumn(c, format=NUMBER_FORMAT,
-                                                      width=min(140, max(64, 8 * longest + 24)))
-        else:
-            first = c == frame.columns[0]  # the row's name: kept in view on scrolling, and narrow
-            # enough that a 390 px phone still shows a number beside it (its full text is listed below)
-            width: Literal["large"] | int = ("large" if c in NOTE_COLUMNS
-                                             else min(NAME_WIDTH if first else 360,
-                                                      max(64, 7 * longest + 30)))
-            config[c] = st.column_config.TextColumn(c, width=width, pinned=first)
-    if key is not None:  # a grid keeps the column widths it first drew: a new layout, a new grid, so
-        # the sender's screen and a shared link's show the same columns (not the widths of an earlier run)
-        layout = repr([(str(c), config[c].get("width")) for c in frame.columns])
-        key = f"{key}_{zlib.crc32(layout.encode()):08x}"
-    box.dataframe(frame, hide_index=True, column_config=config, key=key, width="stretch",
-                  placeholder=NO_VALUE)
-    name = frame.columns[0]
-    for r in rows:  # a row without a value says why in view, not only in the collapsed list
-        if r.get("kind") in NO_VALUE_KINDS:
-            box.markdown(f"**{plain(str(r[name]))}** — {r['kind']}: "
-                         + "; ".join(plain(str(r[c])) for c in NOTE_COLUMNS if r.get(c)))
-    notes = [(str(r[name]), str(r[c])) for r in rows for c in NOTE_COLUMNS if r.get(c)]
-    if notes:
-        with box.expander("Sources and notes in full"):
-            st.markdown("\n".join(f"- {plain(name)}: {plain(note)}" for name, note in notes))
-
-
-def unbroken(x: float) -> str:
-    """A number for a heading, ``1e-05`` with a non-breaking hyphen: a narrow screen broke it after
-    "1e-" (the heading's other words still wrap)."""
-    return f"{x:g}".replace("-", "\u2011")
-
-
-def plain(text: str) -> str:
-    """Text written in this repository (a method's name, a source, a reason) as Markdown that
-    shows it as written: ``P_FA`` and ``e^ε`` stay as they are, ``*`` is no emphasis."""
-    return re.sub(r"([\\`*_{}\[\]<>()#+!|~$:^-])", r"\\\1", text)
-
-
-def show_figure(fig: go.Figure, *, filename: str, key: str) -> None:
-    """Render the figure in its own template (``theme=None``: Streamlit's theme would restyle the
-    screen but not the exports, so the screen, the modebar's 3× PNG, the SVG button and
-    ``python -m dpviz figure`` all look alike; the figure is a white card in dark mode too).
-    The SVG is rendered only when clicked, by the server's one export browser, one at a time:
-    the button spins while the export waits its turn."""
-    st.plotly_chart(fig, width="stretch", theme=None, config=export_config(filename), key=key)
-    if svg_export_available():
-        st.download_button("SVG", data=lambda: figure_svg(fig), file_name=f"{filename}.svg",
-                           mime="image/svg+xml", on_click="ignore", key=f"{key}_svg",
-                           icon=":material/download:",
-                           help="The figure as a vector image for reports. The server renders one export "
-                                "at a time: the button spins while yours waits, and asks you to try again "
-                                "if many are queued.")
-
-
-def svg_export_available() -> bool:
-    """kaleido renders through a Chromium; without one, the PNG modebar export remains."""
-    return bool(os.environ.get("BROWSER_PATH") or shutil.which("chromium")
-                or shutil.which("chromium-browser") or shutil.which("google-chrome"))
-
-
-def figure_svg(fig: go.Figure) -> bytes:
-    """The figure as the page shows it, as SVG, through the process-wide export queue
-    (``dpviz.cli.figure.render``: one Chromium, reused; a full queue raises ``RenderBusyError``,
-    which the button shows as a failed download instead of starting another browser)."""
-    from dpviz.cli.figure import render
-
-    return render(fig, fmt="svg")
-
-
-def columns_csv(columns: Mapping[str, Sequence[Any] | np.ndarray]) -> bytes:
-    """CSV of equal-length columns (written by ``dpviz.export.columns_csv``)."""
-    return export.columns_csv(columns)
-
-
-def download_csv(columns: Mapping[str, Sequence[Any] | np.ndarray], *, filename: str, key: str,
-                 label: str = "Download data (CSV)") -> None:
-    """The bytes ``python -m dpviz figure … --out x.csv`` writes for the same table."""
-    st.download_button(label, export.columns_csv(columns), file_name=filename, mime="text/csv", key=key)
-
-
-def download_json(payload: Mapping[str, Any], *, filename: str, key: str,
-                  label: str = "Download parameters and results (JSON)") -> None:
-    """The bytes ``python -m dpviz figure … --out x.json`` writes for the same view."""
-    st.download_button(label, export.payload_json(payload).encode("utf-8"), file_name=filename,
-                       mime="application/json", key=key)
-
-
-def download_tables(tables: Mapping[str, Sequence[Mapping[str, str]]], *, title: str,
-                    values: Mapping[str, Any], stem: str, key: str) -> None:
-    """Each display table for a report, as LaTeX (booktabs) and Markdown: the bytes ``python -m dpviz
-    figure … --out x.tex|x.md --table NAME`` writes (``dpviz.export``), captioned with the view and
-    every input. Numbers as the table shows them, rounded in their sound direction."""
-    shown = {name: rows for name, rows in tables.items() if rows}
-    for column, (name, rows) in zip(st.columns(max(1, len(shown))), shown.items(), strict=False):
-        caption = export.table_caption(title, name, values)
-        label = f"{name.replace('_', ' ')}: " if len(shown) > 1 else "Table: "
-        latex = export.table_latex(rows, caption=caption, label=f"{stem}_{name}")
-        column.download_button(f"{label}LaTeX", latex,
-                               file_name=f"{stem}_{name}.tex", mime="text/x-tex", key=f"{key}_{name}_tex",
-                               icon=":material/download:")
-        column.download_button(f"{label}Markdown", export.table_markdown(rows, caption=caption),
-                               file_name=f"{stem}_{name}.md", mime="text/markdown", key=f"{key}_{name}_md",
-                               icon=":material/download:")
-
-
-def cite_box(view: str) -> None:
-    """"Cite": the BibTeX of the sources this view's rows cite (``dpviz.references``)."""
-    text = references.bibtex(view)
-    with st.expander("Cite", icon=":material/format_quote:"):
-        st.markdown("The papers behind this view's numbers (each row names its theorem; versions in "
-                    "docs/REFERENCES.md):")
-        st.code(text, language="bibtex")
-        st.download_button("BibTeX", text, file_name=f"dpviz_{view}.bib", mime="application/x-bibtex",
-                           key=f"cite_{view}", icon=":material/download:")
-
-
-FAVICON = Path(__file__).resolve().parents[1] / "static" / "favicon.png"
-"""The tab icon, served by this server: a ``:material/…:`` page icon makes every visitor's
-browser fetch an SVG from fonts.gstatic.com (the icons inside the page come from a bundled font)."""
-
-VIEWS: tuple[tuple[str, str, str], ...] = (
-    ("app.py", "Home", ":material/home:"),
-    ("pages/1_Privacy_regions.py", "Privacy regions", ":material/square:"),
-    ("pages/2_Composition_curves.py", "Composition curves", ":material/show_chart:"),
-    ("pages/3_Database_priors.py", "Database priors", ":material/database:"),
-    ("pages/4_Mechanisms.py", "Mechanisms", ":material/tune:"),
-    ("pages/5_Plan_a_budget.py", "Plan a budget", ":material/calculate:"),
-    ("pages/6_Attack_lab.py", "Attack lab", ":material/target:"),
-)
-"""Every view (file, title, icon), in sidebar order: the one list the navigation is drawn from."""
-
-
-def page_setup(title: str) -> None:
-    """Wide layout, the browser tab's title, and the sidebar navigation (Streamlit's automatic
-    list is off in .streamlit/config.toml: it would label the home page after its file, "app")."""
-    st.set_page_config(page_title=f"{title} — dpviz", page_icon=str(FAVICON), layout="wide")
-    st.html(NARROW_SCREEN_CSS)
-    with st.sidebar:
-        st.markdown("**dpviz**")
-        for page, label, icon in VIEWS:
-            page_link(page, label=label, icon=icon)
-
-
-NARROW_SCREEN_CSS = """<style>
-@media (max-width: 640px) {
-  /* A touch screen always shows Plotly's modebar, over the figure's title; the SVG button below
-     each figure saves it. A title wrapped for a 1000 px figure is set smaller to fit a phone. */
-  [data-testid="stPlotlyChart"] .modebar-container { display: none; }
-  [data-testid="stPlotlyChart"] .gtitle { font-size: 13px !important; }
-}
-</style>"""
-"""Screen-only rules for phones (exports never see page CSS: they render the figure itself)."""
-
-
-def page_link(page: str, *, label: str, icon: str) -> None:
-    """A link to another view; plain text where the page runs on its own (AppTest, no navigation)."""
-    try:
-        st.page_link(page, label=label, icon=icon)
-    except StreamlitPageNotFoundError:
-        st.markdown(f"**{label}**")

@@ -1,0 +1,72 @@
+"""What a page hands out: figures (exported as PNG and SVG by the browser) and CSV/JSON downloads
+(made only when clicked)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from dpviz import export, references
+from dpviz.figures.style import export_config
+
+
+def show_figure(fig: go.Figure, *, filename: str, key: str) -> None:
+    """Render the figure in its own template (``theme=None``: Streamlit's theme would restyle the
+    screen but not the exports, so the screen, the modebar's PNG (3×) and SVG exports and
+    ``python -m dpviz figure`` all look alike; the figure is a white card in dark mode too).
+    Both exports are made by plotly.js in the browser (``dpviz.ui.layout.SVG_EXPORT_JS``): an
+    export costs the server nothing."""
+    st.plotly_chart(fig, width="stretch", theme=None, config=export_config(filename), key=key)
+
+
+def columns_csv(columns: Mapping[str, Sequence[Any] | np.ndarray]) -> bytes:
+    """CSV of equal-length columns (written by ``dpviz.export.columns_csv``)."""
+    return export.columns_csv(columns)
+
+
+def download_csv(columns: Mapping[str, Sequence[Any] | np.ndarray], *, filename: str, key: str,
+                 label: str = "Download data (CSV)") -> None:
+    """The bytes ``python -m dpviz figure … --out x.csv`` writes for the same table, written when
+    the button is clicked (not on every rerun), and a click does not rerun the page."""
+    st.download_button(label, lambda: export.columns_csv(columns), file_name=filename, mime="text/csv",
+                       key=key, on_click="ignore")
+
+
+def download_json(payload: Mapping[str, Any], *, filename: str, key: str,
+                  label: str = "Download parameters and results (JSON)") -> None:
+    """The bytes ``python -m dpviz figure … --out x.json`` writes for the same view (when clicked)."""
+    st.download_button(label, lambda: export.payload_json(payload).encode("utf-8"), file_name=filename,
+                       mime="application/json", key=key, on_click="ignore")
+
+
+def download_tables(tables: Mapping[str, Sequence[Mapping[str, str]]], *, title: str,
+                    values: Mapping[str, Any], stem: str, key: str) -> None:
+    """Each display table for a report, as LaTeX (booktabs) and Markdown: the bytes ``python -m dpviz
+    figure … --out x.tex|x.md --table NAME`` writes (``dpviz.export``), captioned with the view and
+    every input. Numbers as the table shows them, rounded in their sound direction."""
+    shown = {name: rows for name, rows in tables.items() if rows}
+    for column, (name, rows) in zip(st.columns(max(1, len(shown))), shown.items(), strict=False):
+        caption = export.table_caption(title, name, values)
+        label = f"{name.replace('_', ' ')}: " if len(shown) > 1 else "Table: "
+        latex = export.table_latex(rows, caption=caption, label=f"{stem}_{name}")
+        column.download_button(f"{label}LaTeX", latex,
+                               file_name=f"{stem}_{name}.tex", mime="text/x-tex", key=f"{key}_{name}_tex",
+                               icon=":material/download:")
+        column.download_button(f"{label}Markdown", export.table_markdown(rows, caption=caption),
+                               file_name=f"{stem}_{name}.md", mime="text/markdown", key=f"{key}_{name}_md",
+                               icon=":material/download:")
+
+
+def cite_box(view: str) -> None:
+    """"Cite": the BibTeX of the sources this view's rows cite (``dpviz.references``)."""
+    text = references.bibtex(view)
+    with st.expander("Cite", icon=":material/format_quote:"):
+        st.markdown("The papers behind this view's numbers (each row names its theorem; versions in "
+                    "docs/REFERENCES.md):")
+        st.code(text, language="bibtex")
+        st.download_button("BibTeX", text, file_name=f"dpviz_{view}.bib", mime="application/x-bibtex",
+                           key=f"cite_{view}", icon=":material/download:")

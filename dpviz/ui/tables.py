@@ -1,0 +1,95 @@
+"""Tables and text for display: ``st.dataframe`` with number columns kept numbers, and text written
+in this repository shown as written."""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+import pandas as pd
+import streamlit as st
+
+from dpviz.figures.tables import NO_VALUE, table_number
+
+NUMBER_FORMAT = "%.8g"
+"""Display of a number column: every digit of the table's numbers (at most 8 significant, already
+rounded by ``format_number``, upwards for bounds), no trailing zeros, exponents only when tiny."""
+
+
+def table_frame(rows: Sequence[Mapping[str, str]]) -> pd.DataFrame:
+    """Display rows (strings from ``dpviz.figures.tables``) as a frame whose number columns hold
+    numbers (None where the row shows '—'): sortable, and copied as numbers."""
+    frame = pd.DataFrame(list(rows), dtype=object)
+    for column in frame.columns:
+        try:
+            numbers = [table_number(str(v)) for v in frame[column]]
+        except ValueError:
+            frame[column] = frame[column].astype(str)
+            continue
+        frame[column] = pd.array(numbers, dtype="Float64")
+    return frame
+
+
+NAME_WIDTH = 230
+"""Widest first (name) column, in px: a 390 px phone's table is about 358 px wide, and a wider
+pinned name left room for nothing else (issue 21); long names are listed in full below the table."""
+
+NO_VALUE_KINDS = ("impossible", "not computed")
+"""The *kind* of a row without a value (``dpviz.figures.tables.KIND_WORDS``): its reason is shown."""
+
+NOTE_COLUMNS = ("source / note", "note")
+"""Text columns too long for a grid cell: shown in full below the table as well."""
+
+
+def table(rows: Sequence[Mapping[str, str]], *, key: str | None = None, container: Any = None) -> None:
+    """A table as ``st.dataframe``: number columns stay numbers (sortable, never broken over two
+    lines), text columns (method, kind, source, notes) are text; '—' where a row has no value
+    (its note says why). A grid cell does not wrap, so sources and notes are also listed in full
+    below the table."""
+    box = container if container is not None else st
+    frame = table_frame(rows)
+    config: dict[str, Any] = {}
+    for c in frame.columns:
+        # every width fixed from this run's longest cell: a grid keeps the widths it first drew, and a
+        # width the browser measures depends on whether the web font has loaded yet (a shared link
+        # then showed other columns than the sender's screen)
+        longest = max([len(str(c)), *(len(str(r.get(c, ""))) for r in rows)])
+        if str(frame[c].dtype) == "Float64":
+            config[c] = st.column_config.NumberColumn(c, format=NUMBER_FORMAT,
+                                                      width=min(140, max(64, 8 * longest + 24)))
+        else:
+            first = c == frame.columns[0]  # the row's name: kept in view on scrolling, and narrow
+            # enough that a 390 px phone still shows a number beside it (its full text is listed below)
+            width: Literal["large"] | int = ("large" if c in NOTE_COLUMNS
+                                             else min(NAME_WIDTH if first else 360,
+                                                      max(64, 7 * longest + 30)))
+            config[c] = st.column_config.TextColumn(c, width=width, pinned=first)
+    if key is not None:  # a grid keeps the column widths it first drew: a new layout, a new grid, so
+        # the sender's screen and a shared link's show the same columns (not the widths of an earlier run)
+        layout = repr([(str(c), config[c].get("width")) for c in frame.columns])
+        key = f"{key}_{zlib.crc32(layout.encode()):08x}"
+    box.dataframe(frame, hide_index=True, column_config=config, key=key, width="stretch",
+                  placeholder=NO_VALUE)
+    name = frame.columns[0]
+    for r in rows:  # a row without a value says why in view, not only in the collapsed list
+        if r.get("kind") in NO_VALUE_KINDS:
+            box.markdown(f"**{plain(str(r[name]))}** — {r['kind']}: "
+                         + "; ".join(plain(str(r[c])) for c in NOTE_COLUMNS if r.get(c)))
+    notes = [(str(r[name]), str(r[c])) for r in rows for c in NOTE_COLUMNS if r.get(c)]
+    if notes:
+        with box.expander("Sources and notes in full"):
+            st.markdown("\n".join(f"- {plain(name)}: {plain(note)}" for name, note in notes))
+
+
+def unbroken(x: float) -> str:
+    """A number for a heading, ``1e-05`` with a non-breaking hyphen: a narrow screen broke it after
+    "1e-" (the heading's other words still wrap)."""
+    return f"{x:g}".replace("-", "\u2011")
+
+
+def plain(text: str) -> str:
+    """Text written in this repository (a method's name, a source, a reason) as Markdown that
+    shows it as written: ``P_FA`` and ``e^ε`` stay as they are, ``*`` is no emphasis."""
+    return re.sub(r"([\\`*_{}\[\]<>()#+!|~$:^-])", r"\\\1", text)
