@@ -32,6 +32,7 @@ import plotly.graph_objects as go
 
 from dpviz import budget as budgets
 from dpviz import export
+from dpviz.cli import subcommand_help
 from dpviz.cli.flags import add_param_flags, values_from_args
 from dpviz.params import BUDGET, Param
 from dpviz.validation import ParameterError, check_count, check_positive
@@ -94,7 +95,7 @@ class RenderBusyError(RenderError):
 def register(subs: argparse._SubParsersAction) -> None:
     from dpviz.views import registry
 
-    p = subs.add_parser("figure", help="export a page's figure (SVG, PNG, PDF) or its data (CSV, JSON)",
+    p = subs.add_parser("figure", help=subcommand_help("figure"),
                         description="Render a view's figure headlessly, as the page shows it, or write "
                                     "the tables and payload its download buttons give.")
     views = p.add_subparsers(dest="view", required=True, parser_class=type(p))
