@@ -118,7 +118,7 @@ def build_parser(argv: Sequence[str] | None = None, *, prog: str | None = None) 
     return parser
 
 
-def _utf8(stream: io.TextIOBase) -> None:
+def _utf8(stream: object) -> None:
     """JSON is UTF-8 (RFC 8259): write ε and σ as themselves whatever the locale says."""
     if isinstance(stream, io.TextIOWrapper) and stream.encoding.lower().replace("-", "") != "utf8":
         stream.reconfigure(encoding="utf-8")
