@@ -27,6 +27,9 @@ UNIT_SECONDS: dict[str, float] = {
     "binomial_atom": 7.0e-7,
     # composition/optimal.py: one atom·log2(atoms) of a product of binomials (outer sums, argsort)
     "product_atom": 1.3e-8,
+    # mechanisms/routes.py, exact route of finite laws: one entry (atom × outcome) of the enumerated
+    # count vectors with its multinomial log-mass and loss (3.2e-7 to 6e-7 from 6e6 down to 2e4 entries)
+    "exact_cell": 4.0e-7,
     # gce/exact.py: one outcome-count class (multinomial, g, two sorted loss-atom tables, search)
     "gce_class": 6.0e-7,
     # gce/exact.py: one cell of the log-space recursion for g (two logaddexp per cell)
@@ -66,6 +69,7 @@ end-to-end estimates then land within a factor of about 2 of the measured times)
 UNIT_BYTES: dict[str, float] = {
     "binomial_atom": 128.0,  # loss, ln p, two prefix sums and the Loader temporaries (float64)
     "product_atom": 64.0,  # outer sums, argsort indices, sorted copies, prefix sums
+    "exact_cell": 48.0,  # count vectors (int64, built twice while concatenated), log-gamma and products
     "gce_class": 128.0,  # class counts, multinomials, two ln-mass columns, two atom tables
     "gce_cell": 16.0,  # two recursion layers alive at a time (counted as cells of the widest layer)
     "pld_cell": 160.0,  # per-cell P, Q, split and grid arrays of one discretisation

@@ -13,7 +13,6 @@ from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import gammaln
 
 __all__ = ["bisect_float", "bisect_int", "log1mexp", "log_binom_pmf", "log_comb", "log_pow2_minus_1",
            "logsumexp", "logsumexp_rows", "lower_hull", "softplus"]
@@ -120,6 +119,10 @@ def lower_hull(x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.int
 
 def log_comb(n: ArrayLike, k: ArrayLike) -> NDArray[np.float64]:
     """ln C(n, k) via log-gamma; exact to ~1e-15 relative, no overflow."""
+    # imported here, not at the top: scipy.special costs ~0.2 s of CPU at start-up, and most commands
+    # (``dpviz compose``, ``--help``) never need it (issue 19 item 7; benchmarks/cli_startup.py)
+    from scipy.special import gammaln
+
     n = np.asarray(n, dtype=float)
     k = np.asarray(k, dtype=float)
     return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
@@ -150,7 +153,8 @@ def _stirlerr(n: NDArray[np.float64]) -> NDArray[np.float64]:
     global _STIRLERR_SMALL
     if _STIRLERR_SMALL is None:
         m = np.arange(1, 16, dtype=float)
-        _STIRLERR_SMALL = gammaln(m + 1.0) - (m + 0.5) * np.log(m) + m - 0.5 * np.log(2 * np.pi)
+        log_factorial = np.array([math.log(math.factorial(int(j))) for j in m])  # ln m!, correctly rounded
+        _STIRLERR_SMALL = log_factorial - (m + 0.5) * np.log(m) + m - 0.5 * np.log(2 * np.pi)
     n = np.asarray(n, dtype=float)
     n2 = n * n
     s0, s1, s2, s3, s4 = 1 / 12, 1 / 360, 1 / 1260, 1 / 1680, 1 / 1188

@@ -12,6 +12,7 @@ import argparse
 from typing import Any
 
 from dpviz.attack import KINDS, PARAMS, make_attack, run_attack
+from dpviz.cli import subcommand_help
 from dpviz.cli.flags import add_param_flags, values_from_args
 from dpviz.mechanisms.registry import mechanism_class
 
@@ -20,7 +21,7 @@ OPTIONAL = ("sampling_rate",)
 
 
 def register(subs: argparse._SubParsersAction) -> None:
-    p = subs.add_parser("attack", help="simulate the membership attack and certify an empirical ε",
+    p = subs.add_parser("attack", help=subcommand_help("attack"),
                         description=__doc__)
     kinds = p.add_subparsers(dest="kind", required=True, parser_class=type(p))
     for key in KINDS:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from dpviz.cli import subcommand_help
 from dpviz.cli.flags import add_param_flags, values_from_args
 from dpviz.composition import METHODS, homogeneous
 from dpviz.params import BUDGET, CLI_DELTA0, CLI_EPS0, CLI_K, CLI_LEVELS, TARGET_DELTA, TARGET_EPSILON
@@ -17,7 +18,7 @@ OPTIONAL = ("eps0", "k", "levels", "delta", "epsilon", "budget")
 
 
 def register(subs: argparse._SubParsersAction) -> None:
-    p = subs.add_parser("compose", help="k-fold composition of (ε0, δ0)-DP mechanisms",
+    p = subs.add_parser("compose", help=subcommand_help("compose"),
                         description="Each method's ε at total δ ≤ --delta, or δ at --epsilon.")
     add_param_flags(p, PARAMS, optional=OPTIONAL)
     add_param_flags(p.add_mutually_exclusive_group(required=True), TARGETS, optional=OPTIONAL)

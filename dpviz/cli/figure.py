@@ -1,10 +1,12 @@
-"""``python -m dpviz figure VIEW [view parameters] --out FILE.svg|png|pdf|csv|json|tex|md``.
+"""``python -m dpviz figure VIEW [view parameters] --out FILE.svg|png|pdf|csv|json|tex|md|html``.
 
 Renders the same figure the page shows (both call ``dpviz.views``), through kaleido
 and the system Chromium (``BROWSER_PATH``, default ``/usr/bin/chromium``); ``.csv`` and
 ``.json`` write the bytes of the page's download buttons (``dpviz.export``), ``.tex`` and ``.md``
 its tables for a report (LaTeX booktabs, Markdown). Labels are Unicode and MathJax is off, so no
-network resource is needed.
+network resource is needed. ``.html`` (regions and curves) writes a lecture: one self-contained
+interactive file, the figure under a slider over k (``dpviz.views.lecture``), which opens offline
+without a server.
 
 Every render in the process goes through one queue: one Chromium, started on first use and
 reused, renders one figure at a time; a render that would wait too long is refused
@@ -32,15 +34,19 @@ import plotly.graph_objects as go
 
 from dpviz import budget as budgets
 from dpviz import export
+from dpviz.cli import subcommand_help
 from dpviz.cli.flags import add_param_flags, values_from_args
+from dpviz.figures.lecture import lecture_html
 from dpviz.params import BUDGET, Param
 from dpviz.validation import ParameterError, check_count, check_positive
+from dpviz.views.lecture import lecture_figure
 
 FORMATS = ("svg", "png", "pdf")
-DATA_FORMATS = ("csv", "json")
+DATA_FORMATS = ("csv", "json", "html")
 TABLE_FORMATS = ("tex", "md")  # a display table for a report: LaTeX booktabs, Markdown
 OUT_FORMATS = FORMATS + DATA_FORMATS + TABLE_FORMATS
-OUT_ALLOWED = "a file name ending in .svg, .png, .pdf, .csv, .json, .tex or .md, or an existing directory"
+OUT_ALLOWED = ("a file name ending in .svg, .png, .pdf, .csv, .json, .tex, .md or .html, or an existing "
+               "directory")
 
 SIZE_RANGE = (100, 8000)
 """Width and height in CSS pixels."""
@@ -94,7 +100,7 @@ class RenderBusyError(RenderError):
 def register(subs: argparse._SubParsersAction) -> None:
     from dpviz.views import registry
 
-    p = subs.add_parser("figure", help="export a page's figure (SVG, PNG, PDF) or its data (CSV, JSON)",
+    p = subs.add_parser("figure", help=subcommand_help("figure"),
                         description="Render a view's figure headlessly, as the page shows it, or write "
                                     "the tables and payload its download buttons give.")
     views = p.add_subparsers(dest="view", required=True, parser_class=type(p))
@@ -110,11 +116,12 @@ def register(subs: argparse._SubParsersAction) -> None:
         v.add_argument("--list-tables", action="store_true",
                        help="print the table names (CSV, and LaTeX/Markdown) and exit")
         v.add_argument("--out", help="output file: .svg, .png, .pdf (figure), .csv (table), .json "
-                                     "(parameters and results), .tex (LaTeX booktabs table) or .md "
-                                     "(Markdown table); a directory gets a name carrying every input, in "
-                                     "--format")
+                                     "(parameters and results), .tex (LaTeX booktabs table), .md "
+                                     "(Markdown table) or .html (regions, curves: the figure with a slider "
+                                     "over k, one file that opens offline); a directory gets a name "
+                                     "carrying every input, in --format")
         v.add_argument("--format", dest="fmt", default="svg",
-                       help="format when --out is a directory (svg, png, pdf, csv, json, tex or md; "
+                       help="format when --out is a directory (svg, png, pdf, csv, json, tex, md or html; "
                             "default svg)")
         add_param_flags(v, (WIDTH, HEIGHT, PNG_SCALE, FIGURE_BUDGET), optional=("height", "budget"))
         v.set_defaults(handler=run, spec=spec)
@@ -139,6 +146,8 @@ def run(args: argparse.Namespace) -> dict[str, Any] | None:
     if which not in view.figures:
         raise ParameterError("which", which, f"one of {', '.join(names)}")
     fmt, out = _output_kind(args)
+    if fmt == "html":  # before the file name below, which carries the figure's name
+        which, lecture = lecture_figure(spec.name, values, which=args.which, budget=budget)
     table = None
     if fmt in TABLE_FORMATS:
         if not shown:
@@ -169,6 +178,9 @@ def run(args: argparse.Namespace) -> dict[str, Any] | None:
                 else export.table_markdown(rows, caption=caption))
         data = text.encode("utf-8")
         result["table"], result["report_tables"] = table, shown
+    elif fmt == "html":
+        data = lecture_html(lecture, title=lecture.layout.title.text or spec.title).encode("utf-8")
+        result["figure"], result["k_values"] = which, [int(f.name) for f in lecture.frames]
     else:
         fig = view.figures[which]
         h = height or int(fig.layout.height or 700)

@@ -18,6 +18,7 @@ import argparse
 from dataclasses import replace
 from typing import Any
 
+from dpviz.cli import subcommand_help
 from dpviz.cli.flags import add_param_flags, values_from_args
 from dpviz.gce import heterogeneous, summary
 from dpviz.params import BUDGET, CLI_CAP, CLI_DELTA0, CLI_EPS0, CLI_K, CLI_LEVELS, TARGET_DELTA
@@ -42,7 +43,7 @@ CHOICES = "exactly one of --prior, --cap or --allowed"
 
 def register(subs: argparse._SubParsersAction) -> None:
     p = subs.add_parser("gce", description=__doc__,
-                        help="generalized composition experiment: priors, membership caps, allowed sets")
+                        help=subcommand_help("gce"))
     add_param_flags(p, PARAMS, required=REQUIRED, optional=OPTIONAL)
     p.set_defaults(handler=run)
 

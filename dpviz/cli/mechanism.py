@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from dpviz.cli import subcommand_help
 from dpviz.cli.flags import add_param_flags, values_from_args
 from dpviz.figures.mechanisms import ROUTE_KEYS, ROUTE_LABELS
 from dpviz.guarantee import Guarantee, Solved, Status, finite_or_none
@@ -51,7 +52,7 @@ def _common(q: argparse.ArgumentParser) -> None:
 
 
 def register(subs: argparse._SubParsersAction) -> None:
-    p = subs.add_parser("mechanism", help="compositions of concrete mechanisms (exact, PLD, RDP, zCDP, …)",
+    p = subs.add_parser("mechanism", help=subcommand_help("mechanism"),
                         description=f"{__doc__}\n{ROUTES_HELP}",
                         formatter_class=argparse.RawDescriptionHelpFormatter)
     kinds = p.add_subparsers(dest="kind", required=True, parser_class=type(p))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from dpviz.cli import subcommand_help
 from dpviz.cli.flags import add_param_flags, values_from_args
 from dpviz.composition import METHODS
 from dpviz.mechanisms.registry import MECHANISMS, NEIGHBOURING
@@ -42,7 +43,7 @@ OPTIONAL = ("budget", "sampling_rate", "prior", "cap", "k", "levels")
 
 
 def register(subs: argparse._SubParsersAction) -> None:
-    p = subs.add_parser("plan", help="plan a budget: largest ε0 or k, smallest noise, per method",
+    p = subs.add_parser("plan", help=subcommand_help("plan"),
                         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     qs = p.add_subparsers(dest="question", required=True, parser_class=type(p))
 

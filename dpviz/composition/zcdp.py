@@ -19,10 +19,10 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.optimize import brentq
 
 from dpviz.composition.levels import Levels, sum_delta, sum_epsilon_sq
 from dpviz.guarantee import DeltaCurve, Guarantee, Kind
+from dpviz.numerics import bisect_float
 
 SOURCE_PURE = "zCDP (Steinke Prop. 16, Thm 13/18"
 SOURCE_APPROX = "zCDP (Steinke Prop. 16, Thm 22"
@@ -65,7 +65,7 @@ def log_delta_at(r: float, epsilon: float, alpha: float) -> float:
 
 def delta_prop14(r: float, epsilon: float) -> tuple[float, float]:
     """(δ′, α): Prop. 14's δ′ at ε for ρ-zCDP, the infimum over α > 1. The exponent is convex in α;
-    its derivative (2α − 1)ρ − ε + ln(1 − 1/α) vanishes at one α (brentq in ln(α − 1))."""
+    its derivative (2α − 1)ρ − ε + ln(1 − 1/α) vanishes at one α (bisection in ln(α − 1))."""
     if r == 0.0:
         return 0.0, math.inf  # ρ = 0: the two distributions are equal
     def slope(t: float) -> float:  # t = ln(α − 1)
@@ -78,7 +78,7 @@ def delta_prop14(r: float, epsilon: float) -> tuple[float, float]:
         if lo < -700:
             break
     # ρ ≫ ε: slope ≥ 0 down to α − 1 = e^{−700}, the infimum is at α → 1, where δ′ → 1
-    t = lo if slope(lo) >= 0 else brentq(slope, lo, hi, xtol=1e-14, rtol=1e-13)
+    t = lo if slope(lo) >= 0 else bisect_float(lambda t: slope(t) < 0, lo, hi, rtol=1e-13, scale_floor=1.0)[1]
     alpha = 1.0 + math.exp(t)
     if alpha == 1.0:
         alpha = math.nextafter(1.0, 2.0)
@@ -98,14 +98,16 @@ def delta_remark15(r: float, epsilon: float) -> float:
 def epsilon_prop14(r: float, delta: float) -> tuple[float, float]:
     """(ε, α): Prop. 14's smallest ε at δ′ for ρ-zCDP, ε = inf_{α>1} αρ + ln(1 − 1/α) +
     (ln(1/δ′) − ln α)/(α − 1). Its derivative ρ − (ln(1/δ′) − ln α)/(α − 1)² vanishes where
-    ρ(α − 1)² + ln α = ln(1/δ′), at one α (brentq)."""
+    ρ(α − 1)² + ln α = ln(1/δ′), at one α (bisection)."""
     if r == 0.0 or delta >= 1.0:
         return 0.0, math.inf
     big_l = -math.log(delta)
     def root(u: float) -> float:
         return r * u * u + math.log1p(u) - big_l
     hi = math.sqrt(big_l / r)
-    u = brentq(root, 0.0, hi, xtol=1e-300, rtol=1e-13) if root(hi) > 0 else hi
+    u = hi
+    if root(hi) > 0:
+        u = bisect_float(lambda u: root(u) < 0, 0.0, hi, rtol=1e-13, scale_floor=1e-300)[1]
     u = max(u, 1e-300)
     alpha = 1.0 + u
     # ln(1 − 1/α) without cancellation: −ln(1 + 1/u) for u > 1, ln u − ln(1 + u) below

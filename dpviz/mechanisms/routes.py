@@ -32,7 +32,8 @@ from typing import Any
 import numpy as np
 from scipy.special import gammaln
 
-from dpviz.budget import Budget
+from dpviz import budget as budgets
+from dpviz.budget import Budget, Cost, cost_of
 from dpviz.composition import optimal
 from dpviz.composition import zcdp as zcdp_method
 from dpviz.composition.atoms import LossAtoms, binomial_atom_count
@@ -138,9 +139,11 @@ def _part_atoms(law: LossLaw, k: int, pair: tuple[float, float] | None, unit: fl
     return total, err, lp, p_inf
 
 
-def exact_atoms(parts: Sequence[Part], *, reverse: bool = False) -> LossAtoms | str:
-    """The composed atoms of one direction (losses rounded up by their error bound), or why not."""
-    n = 1
+def exact_cost(parts: Sequence[Part]) -> Cost | str:
+    """The exact route's estimated work for both directions it needs (``dpviz.budget``): the count
+    vectors enumerated per part (atoms × outcomes), then the product of the parts' atoms sorted;
+    or why the route does not apply."""
+    n, cells, directions = 1, 0.0, 1 if all(m.law.symmetric for m, _ in parts) else 2
     for m, k in parts:
         law = m.law
         if law.continuous is not None:
@@ -149,9 +152,22 @@ def exact_atoms(parts: Sequence[Part], *, reverse: bool = False) -> LossAtoms | 
         outcomes = max(int(np.count_nonzero(law.p > 0)), int(np.count_nonzero(law.q > 0)), 1)
         if pair is None and outcomes > MAX_OUTCOMES:
             return f"more than {MAX_OUTCOMES} outcomes per step"
-        n *= binomial_atom_count(k, pair[0]) if pair is not None else _n_compositions(outcomes, k)
+        atoms = binomial_atom_count(k, pair[0]) if pair is not None else _n_compositions(outcomes, k)
+        cells += atoms * (1 if pair is not None else outcomes)
+        n *= atoms
         if n > MAX_ATOMS:
             return f"more than {MAX_ATOMS:,} atoms"
+    what = f"{n:,} atoms"
+    enumerate_ = cost_of("exact_cell", directions * cells, memory_units=cells)
+    product = cost_of("product_atom", directions * n * max(1.0, math.log2(n)), memory_units=n)
+    return Cost(enumerate_.seconds + product.seconds, max(enumerate_.bytes, product.bytes), what)
+
+
+def exact_atoms(parts: Sequence[Part], *, reverse: bool = False) -> LossAtoms | str:
+    """The composed atoms of one direction (losses rounded up by their error bound), or why not."""
+    size = exact_cost(parts)
+    if isinstance(size, str):
+        return size
     loss = np.zeros(1)
     err = np.zeros(1)
     log_p = np.zeros(1)
@@ -169,12 +185,18 @@ def exact_atoms(parts: Sequence[Part], *, reverse: bool = False) -> LossAtoms | 
     return LossAtoms.from_masses(up, log_p, p_inf=p_inf)
 
 
-def exact(parts: Sequence[Part], *, delta: float | None = None, epsilon: float | None = None) -> Guarantee:
-    """Exact composition of finite laws (module docstring); not computed beyond ``MAX_ATOMS``."""
+def exact(parts: Sequence[Part], *, delta: float | None = None, epsilon: float | None = None,
+          budget: Budget | None = None) -> Guarantee:
+    """Exact composition of finite laws (module docstring); not computed beyond ``MAX_ATOMS`` or when
+    its estimated cost (:func:`exact_cost`) is above ``budget`` (None: the command line's)."""
     t0 = time.perf_counter()
     delta, epsilon = _target(delta, epsilon)
     parts = checked_parts(parts)
     solved: Solved = "epsilon" if delta is not None else "delta"
+    cost = exact_cost(parts)
+    if isinstance(cost, Cost) and not budgets.resolve(budget).admits(cost):
+        return Guarantee.not_computed(source=EXACT_SOURCE, delta=delta, epsilon=epsilon, solved=solved,
+                                      reason=f"exact composition {budgets.resolve(budget).reason(cost)}")
     dirs = []
     for reverse in (False, True):
         if reverse and all(m.law.symmetric for m, _ in parts):
@@ -516,7 +538,7 @@ def routes(parts: Sequence[Part], *, delta: float | None = None, epsilon: float 
     parts = checked_parts(parts)
     out: dict[str, Guarantee] = {}
     kw: dict[str, Any] = {"delta": delta, "epsilon": epsilon}
-    ex = exact(parts, **kw)
+    ex = exact(parts, budget=budget, **kw)
     if ex.status is not Status.NOT_COMPUTED or compare:
         out["exact"] = ex
     an = analytic(parts, **kw)

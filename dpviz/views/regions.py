@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
+
+import plotly.graph_objects as go
 
 from dpviz import budget as budgets
 from dpviz.budget import Budget
@@ -12,8 +15,9 @@ from dpviz.figures.regions import nested_region_figure, region_figure, region_va
 from dpviz.figures.style import STYLES, style
 from dpviz.params import DELTA0, EPS0, K, Param
 from dpviz.regions import intersection_boundary, method_region
+from dpviz.regions.boundary import Boundary
 from dpviz.regions.methods import method_slack_region, region_methods, slack_module
-from dpviz.regions.slack import TOLERANCE
+from dpviz.regions.slack import TOLERANCE, SlackRegion
 from dpviz.validation import ParameterError, check_count
 from dpviz.views import View, ViewSpec
 
@@ -58,13 +62,21 @@ KS = Param("ks", "k values overlaid (nested regions)", "1,3,10,30,100", check_ks
            "as in KOV Fig. 2, e.g. 1,3,10,30,100.")
 
 
-def build(*, eps0: float, delta0: float, k: int, ks: tuple[int, ...] = (1, 3, 10, 30, 100),
-          budget: Budget = budgets.PAGE) -> View:
-    """R(ε0, δ0) with its optimal k-fold region, every method's region (``METHODS``; the slack methods'
-    within ``TOLERANCE`` of the theorems', docs/MATH.md §13), and the optimal regions for each k in
-    ``ks`` nested (KOV Fig. 2). The optimal region keeps O(√k) atoms
-    (``composition/atoms.py``), far inside ``budget`` (default: the page's) for every k the page
-    accepts; beyond it the view is refused with the reason (``OverBudget``)."""
+@dataclass(frozen=True)
+class AtK:
+    """Everything that depends on k: each method's region (``swept``: the slack methods' sweeps, with
+    their error bounds) and the two figures of k mechanisms."""
+
+    regions: dict[str, Boundary]
+    swept: dict[str, SlackRegion]
+    figures: dict[str, go.Figure]
+
+
+def at_k(*, eps0: float, delta0: float, k: int, budget: Budget = budgets.PAGE) -> AtK:
+    """R(ε0, δ0) with its optimal k-fold region, and every method's region (``METHODS``; the slack
+    methods' within ``TOLERANCE`` of the theorems', docs/MATH.md §13). The optimal region keeps
+    O(√k) atoms (``composition/atoms.py``), far inside ``budget`` for every k the page accepts;
+    beyond it the view is refused with the reason (``OverBudget``)."""
     levels = homogeneous(k=k, eps0=eps0, delta0=delta0)
     swept = {m: method_slack_region(m, levels) for m in METHODS if slack_module(m) is not None}
     regions = {m: swept[m].boundary if m in swept else method_region(m, levels, budget=budget)
@@ -77,6 +89,15 @@ def build(*, eps0: float, delta0: float, k: int, ks: tuple[int, ...] = (1, 3, 10
     methods = region_figure(
         regions, title=f"Regions proved for k = {k} mechanisms, each ({eps0:g}, {delta0:g})-DP",
         labels=LABELS)
+    return AtK(regions=regions, swept=swept, figures={"single": single, "methods": methods})
+
+
+def build(*, eps0: float, delta0: float, k: int, ks: tuple[int, ...] = (1, 3, 10, 30, 100),
+          budget: Budget = budgets.PAGE) -> View:
+    """The figures of :func:`at_k` (default budget: the page's) and the optimal regions for each k
+    in ``ks`` nested (KOV Fig. 2)."""
+    fixed = at_k(eps0=eps0, delta0=delta0, k=k, budget=budget)
+    regions, swept = fixed.regions, fixed.swept
     share = budget.share(1.0 / len(ks))
     nested_regions = {n: regions["optimal"] if n == k else
                       method_region("optimal", homogeneous(k=n, eps0=eps0, delta0=delta0), budget=share)
@@ -95,7 +116,7 @@ def build(*, eps0: float, delta0: float, k: int, ks: tuple[int, ...] = (1, 3, 10
                    "note": "each slack method's drawn region contains the theorem's (the intersection over "
                            "every slack) and is larger by at most this much, in P_FA at every P_MD",
                    **{m: r.error_bound for m, r in swept.items()}}}
-    return View(figures={"single": single, "methods": methods, "nested": nested}, csv={"regions": columns},
+    return View(figures={**fixed.figures, "nested": nested}, csv={"regions": columns},
                 payload=payload)
 
 

@@ -1,14 +1,16 @@
 """Property-based fuzz of the CLI (issue 14): generated argument sets for ``compose``, ``gce`` and each
-``mechanism`` kind, run in-process through ``dpviz.cli.main`` with warnings as errors and a time guard.
+``mechanism`` kind, run in-process through ``dpviz.cli.main`` with warnings as errors.
 
 Properties (``tests/fuzz/harness.check``): no exception escapes; exit 0 or 2; an exit 2 is one
 stderr line naming a field; an exit 0 is strict JSON (no NaN/Infinity) with nothing on stderr,
 and consistent: compose's optimal ε ≤ every other method's, gce's exact ε ≤ every bound proved in
 both directions, mechanism intervals lower ≤ upper across all routes.
 
-The default run is sized for CI (``cli-fuzz`` profile: ~150-250 examples per subcommand, well under
-a minute on one core); set ``DPVIZ_FUZZ_EXAMPLES`` to scale it. ``scripts/fuzz_cli.py`` is the
-long run (10,000+ cases per subcommand, wide ranges up to k = 10^7).
+The default run is sized for CI (~150-250 examples per subcommand), in the suite's hypothesis profile
+(``tests/conftest.py``: derandomised under CI, so CI draws the same cases every run); set
+``DPVIZ_FUZZ_EXAMPLES`` to scale it. No call is timed: an expensive route is held to its work budget
+by its estimate, not by a clock. ``scripts/fuzz_cli.py`` is the long random run (10,000+ cases per
+subcommand, wide ranges up to k = 10^7, with a per-call time guard).
 """
 
 from __future__ import annotations
@@ -21,21 +23,17 @@ from hypothesis import HealthCheck, given, settings
 from tests.fuzz import space
 from tests.fuzz.harness import check
 
-settings.register_profile(
-    "cli-fuzz", deadline=None, derandomize=False, print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
-)
 _SCALE = float(os.environ.get("DPVIZ_FUZZ_EXAMPLES", "1"))
-TIME_GUARD = 60.0
-"""Seconds per call; the strategies keep honest calls far below it (a timeout is a failure)."""
+_HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 
 
 def _fuzz(n: int) -> settings:
-    return settings(settings.get_profile("cli-fuzz"), max_examples=max(1, round(n * _SCALE)))
+    """The loaded profile (``tests/conftest.py``) with this many examples."""
+    return settings(max_examples=max(1, round(n * _SCALE)), suppress_health_check=_HEALTH)
 
 
 def _assert_contract(argv: list[str]) -> None:
-    o = check(argv, timeout=TIME_GUARD)
+    o = check(argv, timeout=None)
     assert not o.problems, f"{o.category}: {o.problems} for argv {argv}"
 
 
@@ -119,22 +117,21 @@ def test_harness_catches_what_it_should() -> None:
     assert harness.consistency(["attack"], above) == []
     assert harness.consistency(["attack"], {**above, "empirical_epsilon": 1.0}) == [
         "exceeds_proven True with empirical ε 1.0, proven 1.5"]
-    o = check(["compose", "--eps0", "1", "--k", "3", "--delta", "0.1", "--no-such-flag"])
+    o = check(["compose", "--eps0", "1", "--k", "3", "--delta", "0.1", "--no-such-flag"], timeout=None)
     assert o.code == 2 and o.category == "ok"  # argparse's one-line usage error is fine
-    o = check(["gce", "--eps0", "1", "--delta", "0.1", "--prior", "uniform-nonzero"])  # no --k
+    o = check(["gce", "--eps0", "1", "--delta", "0.1", "--prior", "uniform-nonzero"], timeout=None)  # no --k
     assert o.code == 2 and o.category == "ok"  # "k must be …, got k=None" names the missing field
     assert not harness._given("k", ["gce", "--eps0", "1"], "… error: k must be ≥ 1, got k=3")
-    o = harness.run_cli(["compose", "--eps0", "1", "--k", "3", "--delta", "0.1"], timeout=30)
+    o = harness.run_cli(["compose", "--eps0", "1", "--k", "3", "--delta", "0.1"], timeout=None)
     assert o.code == 0 and o.error is None
 
 
 def test_time_guard_interrupts_a_long_call() -> None:
+    """The script's guard (``scripts/fuzz_cli.py``) stops a call that never ends (no time asserted)."""
     import time
 
     from tests.fuzz.harness import CallTimeout, time_guard
 
-    t0 = time.perf_counter()
     with pytest.raises(CallTimeout), time_guard(0.2):
         while True:
             time.sleep(0.01)
-    assert time.perf_counter() - t0 < 5.0
