@@ -221,28 +221,9 @@ BAND_POINTS, REGION_POINTS = 120, 240
 
 
 def best(results: Mapping[str, Guarantee]) -> dict[str, Any]:
-    """The smallest sound upper bound and the largest certified lower bound over the routes, each
-    with the route that gave it (``None`` when no route gave one)."""
-    ups = [(g.upper, key) for key, g in results.items()
-           if g.status is Status.OK and g.upper is not None and g.kind in (Kind.UPPER, Kind.EXACT)]
-    lows = [(g.lower, key) for key, g in results.items() if g.status is Status.OK and g.lower is not None]
-    up = min(ups, default=(None, None), key=lambda u: (u[0], results[u[1]].kind is not Kind.EXACT))
-    lo = max(lows, default=(None, None))
-    note = ""
-    if up[0] is not None and lo[0] is not None and up[0] < lo[0]:
-        solved = next(iter(results.values())).solved
-        if routes.disagree(lo[0], up[0], solved):
-            # a certified lower above a sound upper: one of the two routes is wrong; show the upper
-            # (never called exact) and say so, as ``routes.best`` does for the CLI
-            note = (f"routes disagree: {lo[1]} certifies {lo[0]:.6g}, above {up[1]}'s upper "
-                    f"bound {up[0]:.6g}")
-            lo = (None, None)
-        else:
-            # routes computing the same exact value (kε0) can differ in the last bits: a certified
-            # lower bound is a value the truth reaches, so no upper bound may be shown below it
-            up = (lo[0], up[1])
-    return {"upper": up[0], "upper_route": up[1], "lower": lo[0], "lower_route": lo[1], "note": note,
-            "impossible": [key for key, g in results.items() if g.status is Status.IMPOSSIBLE]}
+    """The routes' headline (``dpviz.mechanisms.headline``, the rule the CLI uses) as the page's
+    summary: upper and lower ends, each with its route, the note and the routes proving impossibility."""
+    return routes.headline(dict(results)).summary()
 
 
 def routes_csv(results: Mapping[str, Guarantee]) -> dict[str, list[Any]]:

@@ -191,13 +191,15 @@ def test_headline_never_shows_an_upper_below_a_certified_lower():
 
 def test_headline_says_when_routes_disagree_and_never_calls_it_exact():
     """A certified lower far above another route's sound upper is a contradiction (one route is
-    wrong): the headline keeps the upper, drops the lower and says so (it was shown as '=')."""
+    wrong, which one is not known): both bounds are left out, as on the command line, the headline is
+    the smallest upper nobody contradicts and it says so (it was shown as '=')."""
     from dpviz.guarantee import Guarantee, Kind
 
     up = Guarantee(epsilon=0.0, delta=1e-10, kind=Kind.UPPER, source="a", lower=0.0)
     low = Guarantee(epsilon=0.033, delta=1e-10, kind=Kind.EXACT, source="b")
     best = mv.best({"pld": up, "analytic": low})
-    assert best["lower"] is None and best["upper"] == 0.0 and "disagree" in best["note"]
+    assert best["upper"] == 0.033 and best["upper_route"] == "analytic" and best["lower"] == 0.0
+    assert "disagree" in best["note"]
     text = mv.headline(best, solve="epsilon", refined=True)
     assert "=" not in text.split("Warning")[0] and "routes disagree" in text
 
