@@ -107,9 +107,10 @@ def k_plans(*, epsilon: float, delta: float, eps0: float, delta0: float,
 
 
 def noise_plans(*, epsilon: float, delta: float, k: int, sensitivity: float, sampling_rate: float,
-                budget: Budget = budgets.PAGE) -> dict[str, Plan | str]:
+                budget: Budget = budgets.PAGE_SEARCH) -> dict[str, Plan | str]:
     """Per mechanism of ``noise.NOISE``: its plan, or the message why it has none here (e.g. a
-    geometric mechanism needs a whole sensitivity). Subsampled (q < 1): the Gaussian (DP-SGD) only."""
+    geometric mechanism needs a whole sensitivity). Subsampled (q < 1): the Gaussian (DP-SGD) only.
+    ``budget`` is the whole search's (``dpviz.budget.PAGE_SEARCH`` on the page)."""
     out: dict[str, Plan | str] = {}
     rate = None if sampling_rate >= 1.0 else sampling_rate
     for key in noise.NOISE:
@@ -268,10 +269,11 @@ def noise_rows(plans: dict[str, Plan | str], *, sensitivity: float) -> list[dict
             sd_text = f"flip probability {format_number(1.0 / (1.0 + math.exp(p.value)), 4)}"
         else:
             sd_text = format_number(sd) if sd is not None else NO_VALUE
+        note = f"; {p.check.note}" if p.check.note else ""
         rows.append({"mechanism": title, "answer": f"{name} = {shown}", "just below (−1e-4)": below,
                      "noise s.d.": sd_text, "route": str(dict(p.extra).get("route")),
                      "check": f"{name} = {shown} gives certified ε ≤ {format_number(p.check.upper, 10)} "
-                              f"({p.kind.value}, {p.source})"})
+                              f"({p.kind.value}, {p.source}){note}"})
     return rows
 
 
@@ -329,7 +331,7 @@ def build(*, epsilon: float, delta: float, k: int, delta0: float, eps0: float, s
                     eps0_p=eps0_plans(epsilon=epsilon, delta=delta, k=k, delta0=delta0, budget=budget),
                     k_p=k_plans(epsilon=epsilon, delta=delta, eps0=eps0, delta0=delta0, budget=budget),
                     noise_p=noise_plans(epsilon=epsilon, delta=delta, k=k, sensitivity=sensitivity,
-                                        sampling_rate=sampling_rate, budget=budget),
+                                        sampling_rate=sampling_rate, budget=budgets.for_search(budget)),
                     gce_p=gce_plans(epsilon=epsilon, delta=delta, k=k, delta0=delta0, cap=cap, prior=prior,
                                     budget=budget),
                     ks=ks, series=series,
