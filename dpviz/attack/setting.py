@@ -6,12 +6,12 @@ and the page refuse the same inputs with the same one-line message naming the fi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
 from dpviz.mechanisms.registry import make, mechanism_class
-from dpviz.params import Param
+from dpviz.params import SAMPLING_RATE, Param, count_param, subsampling
 from dpviz.validation import ParameterError, check_count, check_delta, check_probability
 
 KINDS = ("canonical", "randomized-response", "laplace", "gaussian")
@@ -51,8 +51,7 @@ def _check_prior(value: object) -> str:
     return text
 
 
-K = Param("k", "k (steps composed)", 10, partial(check_count, field="k", maximum=MAX_K),
-          f"Number of composed steps, 1 to {MAX_K:,}.")
+K = count_param("k (steps composed)", 10, maximum=MAX_K, what="composed steps")
 TRIALS = Param("trials", "trials per hypothesis N", 20_000,
                partial(check_count, field="trials", minimum=100, maximum=MAX_TRIALS),
                f"Experiments run with the target in and as many with it out, 100 to {MAX_TRIALS:,} "
@@ -67,15 +66,14 @@ PRIOR = Param("prior", "databases holding the target", "all", _check_prior,
               "all: the target is in every database (classic DP); uniform: in a uniformly drawn "
               "non-empty set of the k databases (HBW §V-B; canonical pair with δ0 = 0).")
 def _check_rate(value: object) -> float | None:
-    """A Poisson sampling rate in (0, 1]; None, empty or 0: no subsampling."""
+    """A Poisson sampling rate in (0, 1] (``SAMPLING_RATE``); none given: no subsampling."""
     if value is None or str(value).strip() == "":
         return None
-    q = check_probability(value, field="sampling_rate", open_low=False)
-    return None if q == 0.0 else q
+    return SAMPLING_RATE.check(value)
 
 
-RATE = Param("sampling_rate", "sampling rate q (0 = none)", None, _check_rate,
-             "Poisson subsampling rate q in [0, 1]; 0 (or none given) turns subsampling off.")
+RATE = replace(SAMPLING_RATE, default=None, check=_check_rate,
+               help=SAMPLING_RATE.help + " Absent: no subsampling.")
 PARAMS = (K, TRIALS, SEED, DELTA, CONFIDENCE, PRIOR, RATE)
 """The attack's own parameters (the mechanism's come from its registry entry)."""
 
@@ -101,8 +99,7 @@ def step_draws(a: Attack) -> float:
 
 def _rate(value: Any) -> float | None:
     """The sampling rate; q = 1 samples everyone: no subsampling."""
-    q = RATE.check(value)
-    return None if q == 1.0 else q
+    return subsampling(RATE.check(value))
 
 
 @dataclass(frozen=True)

@@ -210,7 +210,7 @@ def _calibration(mechanism: str, *, epsilon: float, delta: float, sensitivity: f
     epsilon = check_epsilon(epsilon, field="epsilon")
     delta = check_delta(delta, field="delta")
     if sampling_rate is not None:
-        sampling_rate = check_probability(sampling_rate, field="sampling-rate")
+        sampling_rate = check_probability(sampling_rate, field="sampling_rate")
     cal = Calibration(mechanism, delta=delta, sampling_rate=sampling_rate, neighbouring=neighbouring,
                       budget=budget, fixed=_fixed(mechanism, sensitivity, categories))
     return epsilon, delta, sampling_rate, cal

@@ -84,6 +84,13 @@ ALIASES = {"nb": "neighbouring"}
 """Old URL keys of the page, still read (links shared before the keys became the CLI's flags)."""
 
 
+def url_query(query: Mapping[str, str]) -> dict[str, str]:
+    """The URL query with a choice given by its short name (the CLI's value, ``kind=typed``,
+    ``preset=hospitals``) written as the name the page's menu shows, which its radio reads."""
+    names = {KIND.key: KIND_LABELS, PRESET.key: PRESET_TITLES}
+    return {k: names[k].get(v, v) if k in names else v for k, v in query.items()}
+
+
 def _or_preset(value: Any, *, check: Any) -> int | None:
     """``preset`` (the default) means: the scenario's own value."""
     return None if str(value) == "preset" else check(value)

@@ -22,6 +22,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import Any, cast
 
@@ -44,7 +45,8 @@ from dpviz.figures.tables import format_number
 from dpviz.guarantee import Guarantee, Kind, Status
 from dpviz.mechanisms import heterogeneous as het
 from dpviz.mechanisms import registry, routes
-from dpviz.params import Param, check_flag
+from dpviz.params import SAMPLING_RATE as RATE
+from dpviz.params import Param, check_flag, count_param, migrate
 from dpviz.pld import discretize
 from dpviz.pld.accountant import compose_many
 from dpviz.pld.grid import DEFAULT_TAIL
@@ -54,10 +56,8 @@ from dpviz.regions import intersection_boundary, method_region
 from dpviz.validation import (
     EPSILON_MAX,
     ParameterError,
-    check_count,
     check_delta,
     check_epsilon,
-    check_probability,
 )
 from dpviz.views import View, ViewSpec
 
@@ -78,11 +78,6 @@ def _kind(value: object) -> str:
     raise ParameterError("mechanism", value, "one of " + ", ".join(KINDS.values()))
 
 
-def _rate(value: object) -> float | None:
-    x = check_probability(value, field="sampling_rate", open_low=False)
-    return None if x == 0 else x
-
-
 def _neighbouring(value: object) -> str:
     text = str(value).strip().lower()
     if text not in registry.NEIGHBOURING:
@@ -101,10 +96,8 @@ SOLVE_OPTIONS = {"epsilon": "ε at a total δ", "delta": "δ at a total ε"}
 """The two directions (``--delta`` / ``--epsilon`` on the CLI)."""
 
 MECHANISM = Param("mechanism", "Mechanism", "gaussian", _kind, ", ".join(KINDS.values()) + ".")
-K = Param("k", "k (compositions)", 1000, partial(check_count, field="k", maximum=100_000),
-          "Number of composed runs, 1 to 100,000.")
-SAMPLING_RATE = Param("sampling_rate", "sampling rate q (0 = none)", 0.01, _rate,
-                      "Poisson subsampling rate in [0, 1]; 0 turns subsampling off.")
+K = count_param("k (compositions)", 1000, maximum=100_000, what="composed runs")
+SAMPLING_RATE = replace(RATE, default=0.01)
 NEIGHBOURING = Param("neighbouring", "neighbouring relation", "add-remove", _neighbouring,
                      "add-remove (one record more or less) or replace-one (one record changed), "
                      "Steinke §6.2.")
@@ -124,8 +117,9 @@ LEGACY_KEYS = {"mech_k": "k", "mech_delta": "delta", "rate": "sampling_rate", "m
 
 
 def legacy_query(query: Mapping[str, str]) -> dict[str, str]:
-    """The URL query with earlier keys renamed (a key given both ways keeps today's value) and the
-    mechanism named by its registry key."""
+    """The URL query with earlier keys renamed (a key given both ways keeps today's value), earlier
+    values in today's words (``sampling_rate=0`` was no subsampling: 1) and the mechanism named by
+    its registry key."""
     out = {k: v for k, v in query.items() if k not in LEGACY_KEYS}
     for old, new in LEGACY_KEYS.items():
         if old in query and new not in query:
@@ -133,7 +127,7 @@ def legacy_query(query: Mapping[str, str]) -> dict[str, str]:
     if "mechanism" in out:
         with contextlib.suppress(ParameterError):  # the page names the field
             out["mechanism"] = _kind(out["mechanism"])
-    return out
+    return migrate(out)
 
 
 def mechanism_params(key: str) -> tuple[Param, ...]:

@@ -27,7 +27,7 @@ from dpviz.figures.tables import NO_VALUE, format_number
 from dpviz.guarantee import Guarantee, Status
 from dpviz.mechanisms.registry import MECHANISMS
 from dpviz.params import PRIOR as CLI_PRIOR
-from dpviz.params import Param, check_prior
+from dpviz.params import SAMPLING_RATE, Param, check_prior, count_param, in_words, subsampling
 from dpviz.planner import composition, gce, noise
 from dpviz.planner.result import Plan
 from dpviz.validation import (
@@ -36,7 +36,6 @@ from dpviz.validation import (
     check_delta,
     check_epsilon,
     check_positive,
-    check_probability,
 )
 from dpviz.views import View, ViewSpec
 
@@ -44,8 +43,7 @@ EPSILON = Param("epsilon", "total ε", 1.0, partial(check_epsilon, field="total 
                 "The total ε you may spend on all releases together, in [0, 100].")
 DELTA = Param("delta", "total δ", 1e-5, partial(check_delta, field="total δ"),
               "The total δ you may spend, in [0, 1); e.g. 1e-5.")
-K = Param("k", "k (releases)", 100, partial(check_count, field="k", maximum=1_000_000),
-          "How many releases (queries) share the budget, 1 to 1,000,000.")
+K = count_param("k (releases)", 100, maximum=1_000_000, what="releases (queries) sharing the budget")
 DELTA0 = Param("delta0", "δ0 per release", 0.0, partial(check_delta, field="δ0"),
                "The δ0 each release may use (0 for pure ε0-DP releases such as Laplace).")
 EPS0 = Param("eps0", "ε0 per release (for the largest k)", 0.01, partial(check_epsilon, field="ε0"),
@@ -53,9 +51,6 @@ EPS0 = Param("eps0", "ε0 per release (for the largest k)", 0.01, partial(check_
 SENSITIVITY = Param("sensitivity", "sensitivity Δ", 1.0, partial(check_positive, field="sensitivity"),
                     "The query's sensitivity (ℓ1 for Laplace, ℓ2 for Gaussian; a whole number for "
                     "geometric).")
-SAMPLING_RATE = Param("sampling_rate", "sampling rate q (1 = none)", 1.0,
-                      partial(check_probability, field="sampling rate"),
-                      "Poisson sampling rate of each step (DP-SGD); 1 means no subsampling.")
 CAP = Param("cap", "at most C of the k databases per person", 10,
             partial(check_count, field="C", maximum=100_000),
             "Database priors (HBW §V-A): each person is in at most C of the k databases (one release each).")
@@ -112,7 +107,7 @@ def noise_plans(*, epsilon: float, delta: float, k: int, sensitivity: float, sam
     geometric mechanism needs a whole sensitivity). Subsampled (q < 1): the Gaussian (DP-SGD) only.
     ``budget`` is the whole search's (``dpviz.budget.PAGE_SEARCH`` on the page)."""
     out: dict[str, Plan | str] = {}
-    rate = None if sampling_rate >= 1.0 else sampling_rate
+    rate = subsampling(sampling_rate)
     for key in noise.NOISE:
         if rate is not None and key != "gaussian":
             continue
@@ -122,7 +117,7 @@ def noise_plans(*, epsilon: float, delta: float, k: int, sensitivity: float, sam
             out[key] = noise.smallest_noise(key, k=k, epsilon=epsilon, delta=delta, sensitivity=sens,
                                             sampling_rate=rate, budget=budget)
         except ParameterError as exc:
-            out[key] = str(exc)
+            out[key] = str(in_words(exc, (*SPEC.params, *MECHANISMS[key].params)))
     return out
 
 

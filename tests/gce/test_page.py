@@ -90,3 +90,15 @@ def test_too_large_exact_is_a_message_not_a_hang() -> None:
     assert "not computed" in exact["source / note"] and exact["kind"] == "upper"
     assert exact["ε"] == _row(rows, "Classic")["ε"] != "—"
     assert any("not computed" in w.value for w in at.warning)
+
+
+def test_the_short_names_the_help_lists_open_the_page() -> None:
+    """``kind=typed`` and ``preset=custom`` (the CLI's values, which the help lists) open the page as
+    the menu's names do (issue 19: the short name was refused and the page fell back to the cap)."""
+    short = run_page(PAGE, preset="custom", kind="typed", k="8", prior="1:0.5, 2:0.3, 3:0.2")
+    assert_clean(short)
+    assert not errors(short), errors(short)
+    assert short.radio(key="kind").value == "a prior you type (weights over |b| or over b)"
+    named = run_page(PAGE, preset=PRESETS["custom"].title, kind="a prior you type (weights over |b| or over b)",
+                     k="8", prior="1:0.5, 2:0.3, 3:0.2")
+    assert [t.to_csv() for t in tables(short)] == [t.to_csv() for t in tables(named)]
