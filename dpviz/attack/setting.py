@@ -10,12 +10,14 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
-from dpviz.mechanisms.registry import make, mechanism_class
+from dpviz.attack.binned import law_of
+from dpviz.mechanisms.registry import MECHANISMS, make, mechanism_class
 from dpviz.params import SAMPLING_RATE, Param, count_param, subsampling
 from dpviz.validation import ParameterError, check_count, check_delta, check_probability
 
-KINDS = ("canonical", "randomized-response", "laplace", "gaussian")
-"""The mechanisms the attack lab simulates (any of them Poisson-subsampled with ``sampling_rate``)."""
+KINDS = tuple(key for key, cls in MECHANISMS.items() if cls.attackable)
+"""The mechanisms the attack lab simulates, those that declare ``attackable`` (any of them
+Poisson-subsampled with ``sampling_rate``)."""
 
 PRIORS = ("all", "uniform")
 """Which databases hold the target under H0 (HBW's generalized experiment, seed 000): ``all`` —
@@ -82,19 +84,13 @@ def step_draws(a: Attack) -> float:
     """Expected per-step draws of one trial: 0 for the one-draw samplers (counts, the Gaussian sum),
     k for subsampled mechanisms, the middle steps k(1 − e^{−ε0})/2 for Laplace (``sampling``), and 0
     for those too where the binned post-processing is sampled instead (docs/MATH.md §14.5)."""
-    from dpviz.attack.run import binned_law
-
-    if binned_law(a) is not None:
+    mech = a.accountable()
+    if a.prior != "uniform" and law_of(mech, sampling_rate=a.sampling_rate) is not None:
         return 0.0
     if a.sampling_rate is not None:
         return float(a.k)
-    if a.mechanism == "laplace":
-        from dpviz.attack.sampling import laplace_middle
-        from dpviz.mechanisms.laplace import epsilon0
-
-        values = dict(a.params)
-        return a.k * laplace_middle(epsilon0(scale=values["scale"], sensitivity=values["sensitivity"]))
-    return 0.0
+    fast = mech.loss_sum(a.k)
+    return a.k * fast[1] if fast is not None else 0.0
 
 
 def _rate(value: Any) -> float | None:

@@ -39,6 +39,7 @@ class Canonical(Mechanism):
     title = "Canonical (ε0, δ0) pair"
     required = ("eps0",)
     finite = True
+    attackable = True
     params = (
         Param("eps0", "ε0", 0.1, partial(check_positive, field="eps0", maximum=100.0),
               "ε0 of the canonical pair"),

@@ -72,6 +72,7 @@ class DiscreteGaussian(Mechanism):
     key = "discrete-gaussian"
     title = "Discrete Gaussian"
     required = ("sigma",)
+    noise = "sigma"
     finite = True
     params = (
         Param("sigma", "σ", 1.0, check_sigma,
@@ -79,6 +80,9 @@ class DiscreteGaussian(Mechanism):
         Param("sensitivity", "sensitivity Δ", 1, partial(check_count, field="sensitivity", maximum=10_000),
               "integer query sensitivity Δ"),
     )
+
+    def noise_spread(self) -> tuple[str, float] | None:
+        return "s.d.", self.sigma  # its scale σ (the s.d. is slightly below σ)
 
     def loss_law(self) -> LossLaw:
         return loss_law(sigma=self.sigma, sensitivity=self.sensitivity)

@@ -43,6 +43,8 @@ class Geometric(Mechanism):
     key = "geometric"
     title = "Geometric (discrete Laplace)"
     required = ("eps0",)
+    noise = "eps0"
+    more_is_noise = False
     finite = True
     params = (
         Param("eps0", "ε0", 0.1, partial(check_positive, field="eps0", maximum=100.0),
@@ -50,6 +52,11 @@ class Geometric(Mechanism):
         Param("sensitivity", "sensitivity Δ", 1, partial(check_count, field="sensitivity", maximum=10_000),
               "integer query sensitivity Δ"),
     )
+
+    def noise_spread(self) -> tuple[str, float] | None:
+        """Two-sided geometric noise, P(z) ∝ α^|z| with α = e^{−ε0/Δ}: variance 2α/(1−α)²."""
+        a = math.exp(-self.eps0 / self.sensitivity)
+        return "s.d.", math.sqrt(2.0 * a) / (1.0 - a)
 
     def loss_law(self) -> LossLaw:
         return loss_law(eps0=self.eps0, sensitivity=self.sensitivity)

@@ -39,6 +39,9 @@ class RandomizedResponse(Mechanism):
     title = "Randomized response"
     required = ("eps0",)
     finite = True
+    noise = "eps0"
+    more_is_noise = False
+    attackable = True
     params = (
         Param("eps0", "ε0", 0.1, partial(check_positive, field="eps0", maximum=100.0),
               "ε0 of randomized response"),
@@ -46,6 +49,10 @@ class RandomizedResponse(Mechanism):
               partial(check_count, field="categories", minimum=2, maximum=1_000_000),
               "number of categories m ≥ 2"),
     )
+
+    def noise_spread(self) -> tuple[str, float] | None:
+        """The probability that an answer is flipped, 1/(1 + e^{ε0}) (two categories)."""
+        return "flip probability", 1.0 / (1.0 + math.exp(self.eps0))
 
     def loss_law(self) -> LossLaw:
         return loss_law(eps0=self.eps0, categories=self.categories)

@@ -226,16 +226,20 @@ def k_rows(plans: dict[str, Plan]) -> list[dict[str, str]]:
             for key, p in plans.items()]
 
 
-def noise_sd(key: str, value: float, sensitivity: float) -> float | None:
-    """The s.d. of the noise each query carries (None for randomized response: no additive noise)."""
-    if key in ("gaussian", "discrete-gaussian"):
-        return value
-    if key == "laplace":
-        return math.sqrt(2.0) * value
-    if key == "geometric":  # two-sided geometric, P(z) ∝ e^{−ε0|z|/Δ}: variance 2α/(1−α)², α = e^{−ε0/Δ}
-        a = math.exp(-value / sensitivity)
-        return math.sqrt(2.0 * a) / (1.0 - a)
-    return None
+def noise_text(key: str, value: float, sensitivity: float) -> str:
+    """The noise each query carries at the planned ``value`` (``Mechanism.noise_spread``): its s.d.,
+    or what the mechanism says instead (randomized response: the flip probability)."""
+    cls = MECHANISMS[key]
+    own = {p.key for p in cls.params}
+    try:
+        spread = cls(**{cls.noise or "": value},
+                     **({"sensitivity": sensitivity} if "sensitivity" in own else {})).noise_spread()
+    except ParameterError:
+        return NO_VALUE
+    if spread is None:
+        return NO_VALUE
+    what, x = spread
+    return format_number(x) if what == "s.d." else f"{what} {format_number(x, 4)}"
 
 
 def noise_rows(plans: dict[str, Plan | str], *, sensitivity: float) -> list[dict[str, str]]:
@@ -247,7 +251,7 @@ def noise_rows(plans: dict[str, Plan | str], *, sensitivity: float) -> list[dict
                          "noise s.d.": NO_VALUE, "route": NO_VALUE, "check": p})
             continue
         name = SYMBOL.get(p.name, p.name)
-        is_noise = noise.NOISE[key][1]
+        is_noise = MECHANISMS[key].more_is_noise
         if not p.feasible or p.value is None:
             rows.append({"mechanism": title, "answer": f"{NO_VALUE} ({kind_cell(p)})",
                          "just below (−1e-4)": NO_VALUE,
@@ -255,15 +259,11 @@ def noise_rows(plans: dict[str, Plan | str], *, sensitivity: float) -> list[dict
                          "check": _check_cell(p)})
             continue
         shown = format_number(p.value, 7, down=not is_noise)
-        sd = noise_sd(key, p.value, sensitivity)
         b = p.beyond
         below = NO_VALUE if b is None else (
             f"ε ∈ [{format_number(b.lower, 7, down=True)}, {format_number(b.upper, 7)}]"
             if b.lower is not None else f"ε = {format_number(b.upper, 7)}")
-        if key == "randomized-response":
-            sd_text = f"flip probability {format_number(1.0 / (1.0 + math.exp(p.value)), 4)}"
-        else:
-            sd_text = format_number(sd) if sd is not None else NO_VALUE
+        sd_text = noise_text(key, p.value, sensitivity)
         note = f"; {p.check.note}" if p.check.note else ""
         rows.append({"mechanism": title, "answer": f"{name} = {shown}", "just below (−1e-4)": below,
                      "noise s.d.": sd_text, "route": str(dict(p.extra).get("route")),

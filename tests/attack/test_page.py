@@ -48,7 +48,7 @@ def test_url_inputs_choose_the_mechanism_and_the_run():
 @pytest.mark.parametrize("params,field", [
     ({"trials": "5"}, "trials per hypothesis N"),
     ({"mechanism": "canonical", "delta0": "0.01", "sampling_rate": "0.1", "k": "10000", "trials": "100000"},
-     "trials per hypothesis N"),  # mass at +∞: drawn step by step, capped (Laplace at this size is fine now, §14.5)
+     "trials per hypothesis N"),  # mass at +∞: drawn step by step, capped (Laplace here is fine, §14.5)
     ({"confidence": "2"}, "confidence"),
     ({"mechanism": "gaussian", "prior": "uniform"}, "databases holding the target"),
     ({"mechanism": "gaussian", "sigma": "-1"}, "noise σ"),
