@@ -24,6 +24,9 @@ class Param:
     default: Any
     check: Callable[[Any], Any]
     help: str = ""
+    span: tuple[float, float] | None = None
+    """Where inputs are drawn from (log-uniform) by tests that sample a page or command: values
+    a person typically uses, inside what ``check`` accepts."""
 
     def parse(self, raw: Any, *, name: str | None = None) -> Any:
         """The checked value of ``raw``; a ``ParameterError`` about the whole value names ``name``

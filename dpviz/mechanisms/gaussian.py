@@ -105,9 +105,9 @@ class Gaussian(Mechanism):
     attackable = True
     params = (
         Param("sigma", "noise σ", 1.0, partial(check_positive, field="sigma"),
-              "noise standard deviation σ > 0"),
+              "noise standard deviation σ > 0", span=(1e-2, 1e3)),
         Param("sensitivity", "sensitivity Δ", 1.0, partial(check_positive, field="sensitivity"),
-              "query sensitivity Δ"),
+              "query sensitivity Δ", span=(1e-3, 1e3)),
     )
 
     @property

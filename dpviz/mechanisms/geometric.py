@@ -48,9 +48,9 @@ class Geometric(Mechanism):
     finite = True
     params = (
         Param("eps0", "ε0", 0.1, partial(check_positive, field="eps0", maximum=100.0),
-              "ε0 of the geometric (discrete Laplace) noise, e^{−ε0|z|}"),
+              "ε0 of the geometric (discrete Laplace) noise, e^{−ε0|z|}", span=(1e-3, 20.0)),
         Param("sensitivity", "sensitivity Δ", 1, partial(check_count, field="sensitivity", maximum=10_000),
-              "integer query sensitivity Δ"),
+              "integer query sensitivity Δ", span=(1, 20)),
     )
 
     def noise_spread(self) -> tuple[str, float] | None:

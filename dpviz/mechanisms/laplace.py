@@ -76,9 +76,10 @@ class Laplace(Mechanism):
     noise = "scale"
     attackable = True
     params = (
-        Param("scale", "scale b", 1.0, partial(check_positive, field="scale"), "Laplace scale b > 0"),
+        Param("scale", "scale b", 1.0, partial(check_positive, field="scale"), "Laplace scale b > 0",
+              span=(1e-2, 1e3)),
         Param("sensitivity", "sensitivity Δ", 1.0, partial(check_positive, field="sensitivity"),
-              "query sensitivity Δ"),
+              "query sensitivity Δ", span=(1e-3, 1e3)),
     )
 
     @property

@@ -44,10 +44,10 @@ class RandomizedResponse(Mechanism):
     attackable = True
     params = (
         Param("eps0", "ε0", 0.1, partial(check_positive, field="eps0", maximum=100.0),
-              "ε0 of randomized response"),
+              "ε0 of randomized response", span=(1e-3, 20.0)),
         Param("categories", "categories m", 2,
               partial(check_count, field="categories", minimum=2, maximum=1_000_000),
-              "number of categories m ≥ 2"),
+              "number of categories m ≥ 2", span=(2, 10)),
     )
 
     def noise_spread(self) -> tuple[str, float] | None:

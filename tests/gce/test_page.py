@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from dpviz.views.database_priors import KIND_LABELS
 from dpviz.views.gce_questions import PRESETS
 from tests.app.helpers import assert_clean, errors, figures, run_page, tables, trace_names
 
@@ -98,7 +99,7 @@ def test_the_short_names_the_help_lists_open_the_page() -> None:
     short = run_page(PAGE, preset="custom", kind="typed", k="8", prior="1:0.5, 2:0.3, 3:0.2")
     assert_clean(short)
     assert not errors(short), errors(short)
-    assert short.radio(key="kind").value == "a prior you type (weights over |b| or over b)"
-    named = run_page(PAGE, preset=PRESETS["custom"].title, kind="a prior you type (weights over |b| or over b)",
-                     k="8", prior="1:0.5, 2:0.3, 3:0.2")
+    assert short.radio(key="kind").value == KIND_LABELS["typed"]
+    named = run_page(PAGE, preset=PRESETS["custom"].title, kind=KIND_LABELS["typed"], k="8",
+                     prior="1:0.5, 2:0.3, 3:0.2")
     assert [t.to_csv() for t in tables(short)] == [t.to_csv() for t in tables(named)]
