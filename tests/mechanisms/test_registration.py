@@ -14,7 +14,6 @@ import sys
 import pytest
 
 from dpviz.figures.tables import format_number
-
 from tests.app.helpers import ROOT
 
 
