@@ -67,7 +67,8 @@ def report(root: str) -> dict[str, Any]:
     key = LeaningCoin.key
     found: dict[str, Any] = {}
     found["cli_mechanism"] = _cli("mechanism", key, "--eps0", "0.5", "--k", "4", "--delta", "1e-5")["epsilon"]
-    found["cli_plan_noise"] = _cli("plan", "noise", key, "--epsilon", "1", "--delta", "1e-5", "--k", "4")["eps0"]
+    plan = _cli("plan", "noise", key, "--epsilon", "1", "--delta", "1e-5", "--k", "4")
+    found["cli_plan_noise"] = plan["eps0"]
     at = _page(f"{root}/pages/4_Mechanisms.py", mechanism=key, eps0="0.5", k="4", sampling_rate="1")
     found["mechanisms_page"] = " ".join(m.value for m in at.markdown if "ε" in m.value and "**" in m.value)
     at = _page(f"{root}/pages/5_Plan_a_budget.py", epsilon="1", k="4")
