@@ -92,7 +92,7 @@ class RenderBusyError(RenderError):
 
 
 def register(subs: argparse._SubParsersAction) -> None:
-    from dpviz.views import registry
+    from dpviz.views.catalog import registry
 
     p = subs.add_parser("figure", help="export a page's figure (SVG, PNG, PDF) or its data (CSV, JSON)",
                         description="Render a view's figure headlessly, as the page shows it, or write "

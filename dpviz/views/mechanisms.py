@@ -602,4 +602,4 @@ SPEC = ViewSpec(name="mechanisms", title="Mechanisms", aliases=LEGACY_KEYS,
                 params=(MECHANISM, *_own_params(), K, SAMPLING_RATE, NEIGHBOURING, SOLVE, DELTA, EPSILON,
                         COMPARE),
                 build=build_view)
-"""For ``dpviz.views.registry``."""
+"""For ``dpviz.views.catalog.registry``."""

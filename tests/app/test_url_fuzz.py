@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dpviz.gce.questions import PRESETS
 from dpviz.params import DELTA0, EPS0, HETERO_LEVELS, Param, row_levels, text_rows
 from dpviz.ui import SHOWN_CHARS
 from dpviz.validation import ParameterError
@@ -26,7 +27,6 @@ from dpviz.views import mechanisms as mv
 from dpviz.views import regions
 from dpviz.views.curves import SPEC as CURVES
 from dpviz.views.database_priors import ALIASES
-from dpviz.views.gce_questions import PRESETS
 from tests.app.helpers import PAYLOADS, ROOT, TIMEOUT, assert_clean, assert_inert, errors, split_code_spans
 
 CASES = int(os.environ.get("DPVIZ_URL_FUZZ_CASES", "16"))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from dpviz.gce.questions import PRESETS
 from dpviz.views.database_priors import KIND_LABELS
-from dpviz.views.gce_questions import PRESETS
 from tests.app.helpers import assert_clean, errors, figures, run_page, tables, trace_names
 
 PAGE = "pages/3_Database_priors.py"
