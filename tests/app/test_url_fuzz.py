@@ -107,7 +107,7 @@ def expected_notice(page: Page, at: AppTest, key: str, value: str) -> tuple[str,
     None when no widget for the key is drawn on this run or the value is accepted."""
     if (box := _widget(at, "text_input", key)) is not None:
         try:
-            page.text[key].check(box.value)
+            page.text[key].parse(box.value)  # the field named as the user sees it (its label)
         except ParameterError as exc:
             return exc.field, exc.value
         return None
