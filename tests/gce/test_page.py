@@ -71,7 +71,7 @@ def test_custom_kind_switches_inputs() -> None:
 
 
 @pytest.mark.parametrize(("params", "field"), [
-    ({"eps0": "-1"}, "ε0"), ({"delta0": "2"}, "δ0"), ({"delta": "abc"}, "target δ"), ({"k": "0"}, "k"),
+    ({"eps0": "-1"}, "ε0"), ({"delta0": "2"}, "δ0"), ({"delta": "abc"}, "target total δ"), ({"k": "0"}, "k"),
     ({"cap": "0"}, "C"), ({"k": "1e9"}, "k"),
 ])
 def test_bad_input_names_the_field(params: dict, field: str) -> None:
