@@ -148,6 +148,18 @@ PAGE = Budget(seconds=2.0, max_bytes=float(256 << 20),
               hint="the command line computes it with a larger --budget")
 """Default for the Streamlit pages: one rerun stays within a few seconds and a bounded memory."""
 
+PAGE_SEARCH = Budget(seconds=25.0, max_bytes=PAGE.max_bytes, hint=PAGE.hint)
+"""A search on a page (the planner's smallest noise): its ~25 forward evaluations each get the 1 s
+the Mechanisms page gives its one forward PLD route, so the planner certifies the noise that page
+certifies (with ``PAGE`` each got 0.08 s: a coarser grid, σ = 1.90315 where 1.895231 fits). The
+estimate is pessimistic: such a search measured about 3 s of one core at k = 100,000, q = 0.004."""
+
+
+def for_search(budget: Budget) -> Budget:
+    """The budget of a search asked with ``budget``: ``PAGE_SEARCH`` for the page's, else the same."""
+    return PAGE_SEARCH if budget == PAGE else budget
+
+
 BUDGET_MAX_SECONDS = 86_400.0
 
 MEMORY_SCALE_MAX = 4.0

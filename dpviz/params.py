@@ -3,14 +3,14 @@ option, the default and the check (Streamlit-free, shared by pages and the CLI).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
 from dpviz.budget import from_seconds
 from dpviz.composition.levels import Level, Levels, as_levels, parse_levels
-from dpviz.validation import ParameterError, check_count, check_delta, check_epsilon
+from dpviz.validation import ParameterError, check_count, check_delta, check_epsilon, check_probability
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,73 @@ class Param:
     default: Any
     check: Callable[[Any], Any]
     help: str = ""
+    span: tuple[float, float] | None = None
+    """Where inputs are drawn from (log-uniform) by tests that sample a page or command: values
+    a person typically uses, inside what ``check`` accepts."""
+
+    def parse(self, raw: Any, *, name: str | None = None) -> Any:
+        """The checked value of ``raw``; a ``ParameterError`` about the whole value names ``name``
+        (the CLI's flag) or else the label the user sees; one about a part (a cell) keeps its name."""
+        try:
+            return self.check(raw)
+        except ParameterError as exc:
+            shown = name or self.label
+            if exc.field == shown or exc.value != raw:
+                raise
+            raise ParameterError(shown, exc.value, exc.allowed) from None
+
+
+def in_words(exc: ParameterError, params: Iterable[Param]) -> ParameterError:
+    """``exc`` naming the label the user sees: a field that is a parameter's key (``sigma``,
+    ``sampling_rate`` or ``sampling-rate``), or ends in one (``mix[1].sigma``), takes its label."""
+    labels = {p.key: p.label for p in params}
+    head, dot, last = exc.field.rpartition(".")
+    key = last.replace("-", "_")
+    if key not in labels:
+        return exc
+    return ParameterError(f"{head}{dot}{labels[key]}" if dot else labels[key], exc.value, exc.allowed)
+
+
+def count_param(label: str, default: int | None, *, maximum: int, what: str) -> Param:
+    """``k``, the number of composed steps, as one page words and bounds it."""
+    return replace(K, label=label, default=default, check=partial(check_count, field="k", maximum=maximum),
+                   help=f"Number of {what}, 1 to {maximum:,}.")
+
+
+def check_sampling_rate(value: object) -> float:
+    """A Poisson sampling rate q in (0, 1]; 1 (every record in every batch) is no subsampling."""
+    return check_probability(value, field="sampling_rate")
+
+
+SAMPLING_RATE = Param(
+    "sampling_rate", "sampling rate q", 1.0, check_sampling_rate,
+    "Poisson sampling rate q in (0, 1]: each record is in a step's batch with probability q "
+    "(DP-SGD); 1, every record in every batch, is no subsampling.")
+"""The one sampling-rate parameter (pages and CLI); q = 1 means no subsampling everywhere."""
+
+
+def subsampling(q: float | None) -> float | None:
+    """The rate a mechanism is subsampled at: ``None`` for no subsampling (q absent or 1)."""
+    return None if q is None or q >= 1.0 else q
+
+
+LEGACY_VALUES: dict[str, Callable[[str], str]] = {
+    "sampling_rate": lambda text: "1" if _reads_zero(text) else text,
+}
+"""URL values of earlier versions in today's vocabulary: ``sampling_rate=0`` meant "no
+subsampling" on the Mechanisms page and in the attack lab; today that is ``1``."""
+
+
+def _reads_zero(text: str) -> bool:
+    try:
+        return float(text) == 0.0
+    except ValueError:
+        return False
+
+
+def migrate(query: Mapping[str, str]) -> dict[str, str]:
+    """``query`` with earlier values rewritten (``LEGACY_VALUES``): old links keep their meaning."""
+    return {k: LEGACY_VALUES[k](v) if k in LEGACY_VALUES else v for k, v in query.items()}
 
 
 EPS0 = Param("eps0", "ε0 (each mechanism)", 0.1, partial(check_epsilon, field="ε0"),
@@ -70,9 +137,7 @@ LOG_K = Param("log_k", "log k axis", True, partial(check_flag, field="log k axis
 GCE_DELTA0 = replace(DELTA0, default=0.0,
                      help="δ0 of every mechanism, in [0, 1). With δ0 > 0 the exact method needs k ≲ 2800 "
                           "(0⃗ against a prior) or k ≲ 290 (two composite priors).")
-GCE_K = Param("k", "k (databases, one mechanism each)", 1000,
-              partial(check_count, field="k", maximum=100_000),
-              "Number of databases, 1 to 100,000.")
+GCE_K = count_param("k (databases, one mechanism each)", 1000, maximum=100_000, what="databases")
 CAP = Param("cap", "at most C databases per person", 365, partial(check_count, field="C", maximum=100_000),
             "C ≥ 1 and at most k.")
 K2 = Param("k2", "k' (in at least k' databases)", 3, partial(check_count, field="k'", maximum=100_000),

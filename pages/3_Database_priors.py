@@ -25,6 +25,7 @@ from dpviz.views.database_priors import (
     SPEC,
     K,
     heterogeneous_rows,
+    url_query,
     with_default,
 )
 
@@ -85,6 +86,10 @@ with st.expander("How to read this page"):
     )
 
 titles = {p.title: key for key, p in PRESETS.items()}
+named = url_query(st.query_params.to_dict())  # kind=typed (the CLI's value): the menu's name, then rerun
+if named != st.query_params.to_dict():
+    st.query_params.from_dict(named)
+    st.rerun()
 
 
 def apply_scenario() -> None:

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from dpviz import ui
-from dpviz.params import HET_ROWS
+from dpviz.params import HET_ROWS, in_words
 from dpviz.validation import ParameterError
 from dpviz.views import mechanisms as mv
 
@@ -81,7 +81,7 @@ def single_mechanism() -> None:
         args = (kind, mv.as_values({key: v for key, v in values.items() if key != "k"}))
         first = ui.cached(mv.quick_for)(*args, k=k, **target_kw)
     except ParameterError as exc:
-        ui.notice(exc)
+        ui.notice(in_words(exc, (*own, mv.K, mv.SAMPLING_RATE, target_param)))
         return  # the mix and the heterogeneous table below still answer
 
     tag = ui.export.file_stem("mechanisms", {"mechanism": kind, "solve": solve, **values, **target_kw})
@@ -182,7 +182,7 @@ spec = mix_editor()
 try:
     mixed = ui.cached(mv.mix_view)(spec, **target_kw)
 except ParameterError as exc:
-    ui.notice(exc)
+    ui.notice(exc)  # a mix entry's fields are the keys typed in it (scale=2)
 else:
     st.markdown("**The mix:** " + mv.headline(mixed.summary, solve=solve, refined=True))
     ui.table(mixed.tables["mix"], key="table_mix")

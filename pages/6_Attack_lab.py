@@ -8,11 +8,16 @@ from concurrent.futures import ThreadPoolExecutor
 import streamlit as st
 
 from dpviz import ui
+from dpviz.params import in_words, migrate
 from dpviz.validation import ParameterError
 from dpviz.views import attack as av
 from dpviz.views.regions import K_PAGE_MAX
 
 ui.page_setup("Attack lab")
+migrated = migrate(st.query_params.to_dict())  # old shared links: today's values, then rerun
+if migrated != st.query_params.to_dict():
+    st.query_params.from_dict(migrated)
+    st.rerun()
 st.title("Attack lab")
 st.markdown(
     "The regions page says what no test can do; here a test is run. An adversary sees k releases and "
@@ -72,6 +77,7 @@ settings = {p.key: p for p in av.ATTACK_PARAMS}
 slots = (*own, *(None,) * max(0, 2 - len(own)), settings["k"], settings["trials"], settings["seed"],
          settings["delta"], settings["confidence"], settings["sampling_rate"], settings["prior"])
 values = {"mechanism": kind, **ui.param_inputs(slots, per_row=3)}
+slots_params = [p for p in slots if p is not None]
 
 
 def lab() -> int:
@@ -79,7 +85,7 @@ def lab() -> int:
     try:
         attack = av.attack_of(values)
     except ParameterError as exc:
-        ui.notice(exc)
+        ui.notice(in_words(exc, slots_params))
         return int(settings["seed"].check(values["seed"]))
     same = av.same_as_canonical(values)
     if same is not None:

@@ -217,3 +217,85 @@ def test_checker_finds_a_cycle(tmp_path: Path) -> None:
         "dpviz/views/registry.py": "def r():\n    from dpviz.mechanisms.view import SPEC\n"})
     assert cycles(unit_graph(root)) == [["dpviz.mechanisms", "dpviz.views"]]
     assert any("math imports no" in v for v in violations(root))
+
+
+# --- Imports inside functions that hide a cycle ----------------------------------------------
+
+def _module_level(tree: ast.Module) -> set[int]:
+    """The ids of the import nodes at module level (also under ``if``/``try`` at top level)."""
+    out: set[int] = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        out.update(id(sub) for sub in ast.walk(node) if isinstance(sub, ast.Import | ast.ImportFrom))
+    return out
+
+
+def _dpviz_modules(root: Path) -> dict[str, Path]:
+    return {module_name(root, p): p for p in sorted((root / "dpviz").rglob("*.py"))}
+
+
+def _resolve(name: str, modules: dict[str, Path]) -> str | None:
+    """The dpviz module an imported name lives in (``a.b.c`` → the longest prefix that is a module)."""
+    parts = name.split(".")
+    for i in range(len(parts), 0, -1):
+        if ".".join(parts[:i]) in modules:
+            return ".".join(parts[:i])
+    return None
+
+
+def hidden_cycles(root: Path) -> list[str]:
+    """Every import inside a function of module A of a module B that imports A back at module level
+    (directly or through other modules): the local import only hides the cycle."""
+    modules = _dpviz_modules(root)
+    top: dict[str, set[str]] = {m: set() for m in modules}
+    local: list[tuple[str, str, int]] = []
+    for me, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        level = _module_level(tree)
+        lines = {node.lineno: id(node) in level for node in ast.walk(tree)
+                 if isinstance(node, ast.Import | ast.ImportFrom)}
+        for target, line in imports(root, path):
+            other = _resolve(target, modules)
+            if other is None or other == me:
+                continue
+            (top[me].add(other) if lines.get(line, True) else local.append((me, other, line)))
+    # a package's module-level imports include its __init__'s
+    out = []
+    for me, other, line in local:
+        seen, todo = set(), [other]
+        while todo:
+            m = todo.pop()
+            if m in seen:
+                continue
+            seen.add(m)
+            todo.extend(top.get(m, ()))
+            parent = m.rpartition(".")[0]
+            if parent in top:
+                todo.append(parent)
+        if me in seen:
+            out.append(f"{modules[me].relative_to(root)}:{line} imports {other} inside a function: "
+                       f"{other} imports {me} back at module level")
+    return sorted(out)
+
+
+def test_no_function_local_import_hides_a_cycle() -> None:
+    assert hidden_cycles(ROOT) == []
+
+
+def test_the_cli_answers_from_the_core() -> None:
+    """Only ``figure``, which exports a page's view, imports views: every other command calls the core."""
+    out = []
+    for path in sorted((ROOT / "dpviz" / "cli").glob("*.py")):
+        if path.name == "figure.py":
+            continue
+        out += [f"{path.name}:{line} imports {target}" for target, line in imports(ROOT, path)
+                if _within(target, ("dpviz.views",))]
+    assert out == []
+
+
+def test_checker_finds_a_hidden_cycle(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {"dpviz/__init__.py": "", "dpviz/a.py": "def f():\n    from dpviz import b\n",
+                            "dpviz/b.py": "from dpviz import a\n"})
+    assert hidden_cycles(root) == ["dpviz/a.py:2 imports dpviz.b inside a function: dpviz.b imports "
+                                   "dpviz.a back at module level"]

@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from dpviz.mechanisms.subsampling import subsample_remove
 from dpviz.pld import fft
 from dpviz.pld.law import LossLaw
 
@@ -197,3 +199,17 @@ def compose(step: BinnedPair, k: int) -> BinnedPair:
 def composed_law(law: LossLaw, k: int, lattice: float | None = None) -> BinnedPair:
     """T's two laws for k steps of ``law`` (``step_width`` chooses h)."""
     return compose(bin_law(law, step_width(law, k, lattice)), k)
+
+
+def law_of(mech: Any, *, sampling_rate: float | None) -> tuple[LossLaw, float | None] | None:
+    """(one step's loss law, its atoms' lattice) where the binned route is used: every
+    Poisson-subsampled mechanism (remove direction, as ``sampling.subsampled_step``) and a law of
+    atoms on a lattice with a continuous part between (Laplace), when ``usable``; None elsewhere
+    (their exact samplers already cost one draw per trial)."""
+    if sampling_rate is not None:
+        law, lattice = subsample_remove(mech.base.law, rate=sampling_rate), None
+    elif mech.law.continuous is not None and mech.grid_unit is not None:
+        law, lattice = mech.law, mech.grid_unit
+    else:
+        return None
+    return (law, lattice) if usable(law) else None

@@ -24,7 +24,6 @@ from dpviz.attack import theory
 from dpviz.attack.setting import Attack, step_draws
 from dpviz.budget import Budget, Cost, cost_of
 from dpviz.guarantee import Guarantee, finite_or_none
-from dpviz.mechanisms.subsampling import subsample_remove
 from dpviz.pld.law import LossLaw
 from dpviz.validation import ParameterError
 
@@ -52,39 +51,21 @@ def sampler_for(a: Attack, *, per_step: bool = False) -> S.Sampler:
         return S.uniform_prior_count(dict(a.params)["eps0"], a.k)
     mech = a.accountable()
     if a.sampling_rate is None:
-        if mech.key == "gaussian":
-            return S.gaussian_sum(mech.mu, a.k)
-        if mech.key == "laplace":
-            return S.laplace_sum(mech.eps0, a.k)
+        fast = mech.loss_sum(a.k)
+        if fast is not None:
+            return S.of_sum(fast, a.k)
         if mech.law.continuous is None:
             return S.finite_sum(mech.law, a.k, mech.grid_unit)
     base = mech.base if a.sampling_rate is not None else mech
-    if base.key == "laplace":
-        step = S.laplace_step(base.eps0)
-    elif base.key == "gaussian":
-        step = S.gaussian_step(base.mu)
-    else:
-        step = S.finite_step(base.law)
+    step = base.loss_draw()
     if a.sampling_rate is not None:
         step = S.subsampled_step(step, a.sampling_rate)
     return S.summed(step, a.k)
 
 
 def binned_law(a: Attack) -> tuple[LossLaw, float | None] | None:
-    """(one step's loss law, its atoms' lattice) where the binned route is used: Laplace and every
-    Poisson-subsampled mechanism (remove direction, as ``sampling.subsampled_step``) with finite
-    losses; None elsewhere (their exact samplers already cost one draw per trial)."""
-    if a.prior == "uniform":
-        return None
-    mech = a.accountable()
-    if a.sampling_rate is not None:
-        law = subsample_remove(mech.base.law, rate=a.sampling_rate)
-        lattice = None
-    elif mech.key == "laplace":
-        law, lattice = mech.law, mech.eps0
-    else:
-        return None
-    return (law, lattice) if B.usable(law) else None
+    """``binned.law_of`` the attack's mechanism; None under the uniform prior (counted, not binned)."""
+    return None if a.prior == "uniform" else B.law_of(a.accountable(), sampling_rate=a.sampling_rate)
 
 
 def sample(a: Attack, progress: Callable[[float], None] | None = None, *, per_step: bool = False

@@ -30,12 +30,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpviz.attack.binned import BinnedPair
+from dpviz.mechanisms.base import LossDraw
 from dpviz.pld.law import LossLaw
 
 CHUNK_DRAWS = 1 << 22
 """Most per-step draws held in memory at once (32 MiB of float64)."""
 
-StepDraw = Callable[[np.random.Generator, int, bool], NDArray[np.float64]]
+StepDraw = LossDraw
 """(rng, n, under_p) → n independent one-step privacy losses under P (``under_p``) or Q."""
 
 
@@ -59,39 +60,7 @@ class Sampler:
 
 
 # ---------------------------------------------------------------------- one step
-def finite_step(law: LossLaw) -> StepDraw:
-    """One step of a finite law: an atom drawn by its P- (or Q-) mass; ±∞ for the masses where the
-    other distribution is 0."""
-    loss = np.concatenate([law.loss, [math.inf, -math.inf]])
-    p = np.concatenate([law.p, [law.p_inf, 0.0]])
-    q = np.concatenate([law.q, [0.0, law.q_neg_inf]])
-    p, q = p / p.sum(), q / q.sum()
-
-    def draw(rng: np.random.Generator, n: int, under_p: bool) -> NDArray[np.float64]:
-        return loss[rng.choice(loss.size, size=n, p=p if under_p else q)]
-
-    return draw
-
-
-def laplace_step(eps0: float) -> StepDraw:
-    """Lap(0, 1) against Lap(ε0, 1) in units of the scale b (ε0 = Δ/b): L(t) = |t − ε0| − |t|."""
-
-    def draw(rng: np.random.Generator, n: int, under_p: bool) -> NDArray[np.float64]:
-        t = rng.laplace(0.0, 1.0, size=n) + (0.0 if under_p else eps0)
-        return np.abs(t - eps0) - np.abs(t)
-
-    return draw
-
-
-def gaussian_step(mu: float) -> StepDraw:
-    """N(μ, 1) against N(0, 1) (μ = Δ/σ): L(x) = μx − μ²/2 (Steinke Prop. 3)."""
-
-    def draw(rng: np.random.Generator, n: int, under_p: bool) -> NDArray[np.float64]:
-        x = rng.standard_normal(n) + (mu if under_p else 0.0)
-        return mu * x - mu * mu / 2.0
-
-    return draw
-
+# One step's loss is drawn by the mechanism itself (``Mechanism.loss_draw``).
 
 def subsampled_step(base: StepDraw, rate: float) -> StepDraw:
     """Poisson subsampling at rate q, remove direction (P' = (1 − q)Q + qP against Q): the loss is
@@ -157,45 +126,11 @@ def finite_sum(law: LossLaw, k: int, unit: float | None) -> Sampler:
     return Sampler(draw=draw, per_step=False, k=k)
 
 
-def laplace_middle(eps0: float) -> float:
-    """P(−ε0 < L < ε0) for one Laplace step, under P or Q: (1 − e^{−ε0})/2."""
-    return -0.5 * math.expm1(-eps0)
-
-
-def laplace_sum(eps0: float, k: int) -> Sampler:
-    """k Laplace steps (units of b, ε0 = Δ/b): under P the loss is +ε0 when t ≤ 0 (mass ½), −ε0 when
-    t ≥ ε0 (mass e^{−ε0}/2), else ε0 − 2t with t a standard exponential truncated to (0, ε0); the
-    atoms are counted, only the middle steps drawn. Under Q the loss law is the mirror image
-    (the Laplace pair is symmetric), so Q's sum is minus a P-sum."""
-    mid = laplace_middle(eps0)
-    pvals = np.array([0.5, 0.5 * math.exp(-eps0), mid])
-    pvals /= pvals.sum()
-    span = -math.expm1(-eps0)  # P(t < ε0 | t > 0)
-
-    def draw(rng: np.random.Generator, n: int, under_p: bool) -> NDArray[np.float64]:
-        out = np.empty(n)
-        rows = max(1, int(CHUNK_DRAWS // max(1.0, 2.0 * k * mid)))
-        for start in range(0, n, rows):
-            m = min(rows, n - start)
-            counts = rng.multinomial(k, pvals, size=m)
-            middle = counts[:, 2]
-            t = -np.log1p(-span * rng.random(int(middle.sum())))
-            sums = np.bincount(np.repeat(np.arange(m), middle), weights=eps0 - 2.0 * t, minlength=m)
-            out[start:start + m] = (counts[:, 0] - counts[:, 1]) * eps0 + sums
-        return out if under_p else -out
-
-    return Sampler(draw=draw, per_step=True, k=k, step_fraction=mid)
-
-
-def gaussian_sum(mu: float, k: int) -> Sampler:
-    """The sum of k Gaussian losses, N(kμ²/2, kμ²) under P and N(−kμ²/2, kμ²) under Q (Steinke
-    Cor. 10), one draw per trial."""
-    m = mu * math.sqrt(k)
-
-    def draw(rng: np.random.Generator, n: int, under_p: bool) -> NDArray[np.float64]:
-        return (m * m / 2.0 if under_p else -m * m / 2.0) + m * rng.standard_normal(n)
-
-    return Sampler(draw=draw, per_step=False, k=k)
+def of_sum(fast: tuple[StepDraw, float], k: int) -> Sampler:
+    """The sampler of a mechanism's own k-step sum (``Mechanism.loss_sum``): one draw per trial,
+    or, when a fraction of the steps is still drawn one by one, that fraction per trial."""
+    draw, fraction = fast
+    return Sampler(draw=draw, per_step=fraction > 0, k=k, step_fraction=fraction if fraction > 0 else 1.0)
 
 
 def uniform_prior_count(eps0: float, k: int) -> Sampler:

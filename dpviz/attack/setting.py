@@ -6,16 +6,18 @@ and the page refuse the same inputs with the same one-line message naming the fi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
-from dpviz.mechanisms.registry import make, mechanism_class
-from dpviz.params import Param
+from dpviz.attack.binned import law_of
+from dpviz.mechanisms.registry import MECHANISMS, make, mechanism_class
+from dpviz.params import SAMPLING_RATE, Param, count_param, subsampling
 from dpviz.validation import ParameterError, check_count, check_delta, check_probability
 
-KINDS = ("canonical", "randomized-response", "laplace", "gaussian")
-"""The mechanisms the attack lab simulates (any of them Poisson-subsampled with ``sampling_rate``)."""
+KINDS = tuple(key for key, cls in MECHANISMS.items() if cls.attackable)
+"""The mechanisms the attack lab simulates, those that declare ``attackable`` (any of them
+Poisson-subsampled with ``sampling_rate``)."""
 
 PRIORS = ("all", "uniform")
 """Which databases hold the target under H0 (HBW's generalized experiment, seed 000): ``all`` —
@@ -51,8 +53,7 @@ def _check_prior(value: object) -> str:
     return text
 
 
-K = Param("k", "k (steps composed)", 10, partial(check_count, field="k", maximum=MAX_K),
-          f"Number of composed steps, 1 to {MAX_K:,}.")
+K = count_param("k (steps composed)", 10, maximum=MAX_K, what="composed steps")
 TRIALS = Param("trials", "trials per hypothesis N", 20_000,
                partial(check_count, field="trials", minimum=100, maximum=MAX_TRIALS),
                f"Experiments run with the target in and as many with it out, 100 to {MAX_TRIALS:,} "
@@ -67,15 +68,14 @@ PRIOR = Param("prior", "databases holding the target", "all", _check_prior,
               "all: the target is in every database (classic DP); uniform: in a uniformly drawn "
               "non-empty set of the k databases (HBW §V-B; canonical pair with δ0 = 0).")
 def _check_rate(value: object) -> float | None:
-    """A Poisson sampling rate in (0, 1]; None, empty or 0: no subsampling."""
+    """A Poisson sampling rate in (0, 1] (``SAMPLING_RATE``); none given: no subsampling."""
     if value is None or str(value).strip() == "":
         return None
-    q = check_probability(value, field="sampling_rate", open_low=False)
-    return None if q == 0.0 else q
+    return SAMPLING_RATE.check(value)
 
 
-RATE = Param("sampling_rate", "sampling rate q (0 = none)", None, _check_rate,
-             "Poisson subsampling rate q in [0, 1]; 0 (or none given) turns subsampling off.")
+RATE = replace(SAMPLING_RATE, default=None, check=_check_rate,
+               help=SAMPLING_RATE.help + " Absent: no subsampling.")
 PARAMS = (K, TRIALS, SEED, DELTA, CONFIDENCE, PRIOR, RATE)
 """The attack's own parameters (the mechanism's come from its registry entry)."""
 
@@ -84,25 +84,18 @@ def step_draws(a: Attack) -> float:
     """Expected per-step draws of one trial: 0 for the one-draw samplers (counts, the Gaussian sum),
     k for subsampled mechanisms, the middle steps k(1 − e^{−ε0})/2 for Laplace (``sampling``), and 0
     for those too where the binned post-processing is sampled instead (docs/MATH.md §14.5)."""
-    from dpviz.attack.run import binned_law
-
-    if binned_law(a) is not None:
+    mech = a.accountable()
+    if a.prior != "uniform" and law_of(mech, sampling_rate=a.sampling_rate) is not None:
         return 0.0
     if a.sampling_rate is not None:
         return float(a.k)
-    if a.mechanism == "laplace":
-        from dpviz.attack.sampling import laplace_middle
-        from dpviz.mechanisms.laplace import epsilon0
-
-        values = dict(a.params)
-        return a.k * laplace_middle(epsilon0(scale=values["scale"], sensitivity=values["sensitivity"]))
-    return 0.0
+    fast = mech.loss_sum(a.k)
+    return a.k * fast[1] if fast is not None else 0.0
 
 
 def _rate(value: Any) -> float | None:
     """The sampling rate; q = 1 samples everyone: no subsampling."""
-    q = RATE.check(value)
-    return None if q == 1.0 else q
+    return subsampling(RATE.check(value))
 
 
 @dataclass(frozen=True)

@@ -98,7 +98,7 @@ class RenderBusyError(RenderError):
 
 
 def register(subs: argparse._SubParsersAction) -> None:
-    from dpviz.views import registry
+    from dpviz.views.catalog import registry
 
     p = subs.add_parser("figure", help=subcommand_help("figure"),
                         description="Render a view's figure headlessly, as the page shows it, or write "

@@ -14,7 +14,6 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from dpviz.params import Param
-from dpviz.validation import ParameterError
 
 
 def flag(p: Param) -> str:
@@ -82,11 +81,5 @@ def values_from_args(args: argparse.Namespace, params: Iterable[Param], *,
             if p.key in optional:
                 continue
             raw = p.default
-        try:
-            values[p.key] = p.check(raw)
-        except ParameterError as exc:
-            name = flag(p)[2:]
-            if exc.field == name or exc.value != raw:
-                raise
-            raise ParameterError(name, exc.value, exc.allowed) from None
+        values[p.key] = p.parse(raw, name=flag(p)[2:])
     return values

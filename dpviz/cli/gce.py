@@ -21,11 +21,10 @@ from typing import Any
 from dpviz.cli import subcommand_help
 from dpviz.cli.flags import add_param_flags, values_from_args
 from dpviz.gce import heterogeneous, summary
+from dpviz.gce.questions import ALLOWED, NEIGHBOURING, NULL, PAPER_NULL, PRIOR, Question, typed_bounds
+from dpviz.gce.typed import parse_allowed
 from dpviz.params import BUDGET, CLI_CAP, CLI_DELTA0, CLI_EPS0, CLI_K, CLI_LEVELS, TARGET_DELTA
 from dpviz.validation import ParameterError
-from dpviz.views.database_priors import ALLOWED, NEIGHBOURING, NULL, PRIOR
-from dpviz.views.gce_questions import PAPER_NULL, Question, typed_bounds
-from dpviz.views.typed_priors import parse_allowed
 
 CLI_NEIGHBOURING = replace(NEIGHBOURING, help="unbounded or bounded (with --cap or --allowed).")
 CLI_PRIOR = replace(PRIOR, default=None, help=PRIOR.help.replace(", as `gce --prior` and more: ", ": "))

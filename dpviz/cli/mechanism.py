@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +24,12 @@ from dpviz.guarantee import Guarantee, Solved, Status, finite_or_none
 from dpviz.mechanisms import registry
 from dpviz.mechanisms import routes as R
 from dpviz.mechanisms.registry import MECHANISMS, NEIGHBOURING, make_sampled, mechanism_class
-from dpviz.params import BUDGET, TARGET_DELTA, TARGET_EPSILON, Param
-from dpviz.validation import ParameterError, check_count, check_positive, check_probability
+from dpviz.params import BUDGET, CLI_K, SAMPLING_RATE, TARGET_DELTA, TARGET_EPSILON, Param
+from dpviz.validation import ParameterError, check_count, check_positive
 
-K = Param("k", "k (steps)", None, lambda v: check_count(v, field="k"),
-          "number of compositions, a whole number ≥ 1")
-RATE = Param("sampling_rate", "sampling rate q", None, lambda v: check_probability(v, field="sampling_rate"),
-             "Poisson subsampling rate q in (0, 1] (or --batch-size/--dataset-size: fixed-size batches)")
+K = replace(CLI_K, label="k (steps)", help="Number of compositions, a whole number in [1, 10,000,000].")
+RATE = replace(SAMPLING_RATE, default=None, help=SAMPLING_RATE.help + " Absent: no subsampling "
+               "(or --batch-size/--dataset-size: fixed-size batches).")
 BATCH = Param("batch_size", "batch size m", None, lambda v: check_count(v, field="batch_size"),
               "fixed-size sampling: a batch of m records drawn without replacement (with --dataset-size "
               "and --neighbouring replace-one; Balle-Barthe-Gaboardi 2018, Steinke §6.2)")

@@ -13,6 +13,7 @@ Each answer: the value, the forward check (total ε, δ, kind, source) and the n
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from typing import Any
 
 from dpviz.cli import subcommand_help
@@ -27,17 +28,16 @@ from dpviz.params import (
     CLI_K,
     CLI_LEVELS,
     PRIOR,
+    SAMPLING_RATE,
     TARGET_DELTA,
     TARGET_EPSILON,
-    Param,
+    subsampling,
 )
 from dpviz.planner import composition, gce, noise
 from dpviz.planner.result import Plan
-from dpviz.validation import ParameterError, check_probability
+from dpviz.validation import ParameterError
 
-RATE = Param("sampling_rate", "sampling rate q", None,
-             lambda v: check_probability(v, field="sampling-rate"),
-             "Poisson sampling rate q in (0, 1] (DP-SGD); absent: no subsampling.")
+RATE = replace(SAMPLING_RATE, default=None, help=SAMPLING_RATE.help + " Absent: no subsampling.")
 TARGETS = (TARGET_EPSILON, TARGET_DELTA)
 OPTIONAL = ("budget", "sampling_rate", "prior", "cap", "k", "levels")
 
@@ -114,7 +114,7 @@ def run_noise(args: argparse.Namespace) -> dict[str, Any]:
         raise ParameterError(f"k/{param}", None, f"exactly one of --k (smallest {param}) or --{param} "
                              "(largest number of steps)")
     common = {"epsilon": v["epsilon"], "delta": v["delta"], "sensitivity": mv.get("sensitivity"),
-              "categories": mv.get("categories"), "sampling_rate": v.get("sampling_rate"),
+              "categories": mv.get("categories"), "sampling_rate": subsampling(v.get("sampling_rate")),
               "neighbouring": args.neighbouring, "budget": v.get("budget")}
     if "k" in v:
         plan = noise.smallest_noise(key, k=v["k"], **common)

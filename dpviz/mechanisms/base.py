@@ -13,13 +13,22 @@ naming the field). What the accounting routes (``dpviz.mechanisms.routes``) ask 
 - ``max_loss``: the largest privacy loss over both directions (finite = pure ε-DP at ε = it);
 - ``label``: a short name, e.g. ``"Gaussian μ=1"``.
 
+What the layers above ask of it, declared on the class so that a new mechanism reaches them all:
+
+- ``noise``, ``more_is_noise``: the parameter the planner calibrates (σ, b; ε0 where there is no
+  noise scale) and whether a larger value is more noise; ``noise_spread()``: the noise a query
+  carries, as the planner shows it;
+- ``attackable``: whether the attack lab runs it; ``loss_draw()``: one step's privacy loss drawn
+  under P or Q (finite laws by default); ``loss_sum(k)``: a cheaper draw of the k-step sum, where
+  the mechanism has one.
+
 Subsampling is the wrapper ``dpviz.mechanisms.subsampling.Subsampled`` around any mechanism.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cached_property
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -30,6 +39,23 @@ from dpviz.numerics import bisect_float
 from dpviz.params import Param
 from dpviz.pld.law import LossLaw
 from dpviz.validation import ParameterError
+
+LossDraw = Callable[[np.random.Generator, int, bool], np.ndarray]
+"""(rng, n, under_p) → n independent privacy losses under P (``under_p``) or Q."""
+
+
+def finite_loss_draw(law: LossLaw) -> LossDraw:
+    """One step of a finite law: an atom drawn by its P- (or Q-) mass; ±∞ for the masses where the
+    other distribution is 0."""
+    loss = np.concatenate([law.loss, [math.inf, -math.inf]])
+    p = np.concatenate([law.p, [law.p_inf, 0.0]])
+    q = np.concatenate([law.q, [0.0, law.q_neg_inf]])
+    p, q = p / p.sum(), q / q.sum()
+
+    def draw(rng: np.random.Generator, n: int, under_p: bool) -> np.ndarray:
+        return loss[rng.choice(loss.size, size=n, p=p if under_p else q)]
+
+    return draw
 
 
 @runtime_checkable
@@ -78,6 +104,12 @@ class Mechanism:
     """True when the loss law has finitely many atoms (exact composition applies)."""
     required: ClassVar[tuple[str, ...]] = ()
     """Parameters a user must give (the CLI makes their flags required); the others have defaults."""
+    noise: ClassVar[str | None] = None
+    """The parameter the planner calibrates (``dpviz.planner.noise``); None: not calibrated."""
+    more_is_noise: ClassVar[bool] = True
+    """Whether a larger ``noise`` value is more noise (σ, b) or less (ε0)."""
+    attackable: ClassVar[bool] = False
+    """Whether the attack lab (``dpviz.attack``) runs it: its loss can be drawn (``loss_draw``)."""
 
     def __init__(self, **values: Any) -> None:
         known = {p.key: p for p in self.params}
@@ -178,6 +210,22 @@ class Mechanism:
     def describe(self) -> dict[str, Any]:
         """A JSON-ready description: the key and the parameter values."""
         return {"mechanism": self.key, **self.values}
+
+    def noise_spread(self) -> tuple[str, float] | None:
+        """The noise one query carries, as (what, value), e.g. ("s.d.", σ); None when not additive."""
+        return None
+
+    def loss_draw(self) -> LossDraw:
+        """One step's privacy loss, drawn (the attack lab): finite laws by their atoms."""
+        law = self.law
+        if law.continuous is not None:
+            raise NotImplementedError(f"{self.key}: no sampler of a continuous loss law")
+        return finite_loss_draw(law)
+
+    def loss_sum(self, k: int) -> tuple[LossDraw, float] | None:
+        """(draw of the k-step loss sum, the expected fraction of steps drawn one by one) where the
+        mechanism has a cheaper route than k draws; None: draw the steps."""
+        return None
 
 
 def law_max_loss(law: LossLaw) -> float | None:

@@ -39,9 +39,10 @@ class Canonical(Mechanism):
     title = "Canonical (ε0, δ0) pair"
     required = ("eps0",)
     finite = True
+    attackable = True
     params = (
         Param("eps0", "ε0", 0.1, partial(check_positive, field="eps0", maximum=100.0),
-              "ε0 of the canonical pair"),
+              "ε0 of the canonical pair", span=(1e-3, 20.0)),
         Param("delta0", "δ0", 0.0, partial(check_delta, field="delta0"),
               "δ0 of the canonical pair"),
     )

@@ -72,13 +72,17 @@ class DiscreteGaussian(Mechanism):
     key = "discrete-gaussian"
     title = "Discrete Gaussian"
     required = ("sigma",)
+    noise = "sigma"
     finite = True
     params = (
         Param("sigma", "σ", 1.0, check_sigma,
-              f"scale σ of the discrete Gaussian, in [{SIGMA_MIN:g}, {SIGMA_MAX:g}]"),
+              f"scale σ of the discrete Gaussian, in [{SIGMA_MIN:g}, {SIGMA_MAX:g}]", span=(0.5, 100.0)),
         Param("sensitivity", "sensitivity Δ", 1, partial(check_count, field="sensitivity", maximum=10_000),
-              "integer query sensitivity Δ"),
+              "integer query sensitivity Δ", span=(1, 20)),
     )
+
+    def noise_spread(self) -> tuple[str, float] | None:
+        return "s.d.", self.sigma  # its scale σ (the s.d. is slightly below σ)
 
     def loss_law(self) -> LossLaw:
         return loss_law(sigma=self.sigma, sensitivity=self.sensitivity)

@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from scipy.special import log_ndtr, ndtr
 
 from dpviz.guarantee import Guarantee, Kind
-from dpviz.mechanisms.base import Mechanism
+from dpviz.mechanisms.base import LossDraw, Mechanism
 from dpviz.numerics import bisect_float, log1mexp
 from dpviz.params import Param
 from dpviz.pld.law import ContinuousPart, LossLaw
@@ -101,11 +101,13 @@ class Gaussian(Mechanism):
     key = "gaussian"
     title = "Gaussian"
     required = ("sigma",)
+    noise = "sigma"
+    attackable = True
     params = (
         Param("sigma", "noise σ", 1.0, partial(check_positive, field="sigma"),
-              "noise standard deviation σ > 0"),
+              "noise standard deviation σ > 0", span=(1e-2, 1e3)),
         Param("sensitivity", "sensitivity Δ", 1.0, partial(check_positive, field="sensitivity"),
-              "query sensitivity Δ"),
+              "query sensitivity Δ", span=(1e-3, 1e3)),
     )
 
     @property
@@ -117,6 +119,28 @@ class Gaussian(Mechanism):
 
     def loss_law(self) -> LossLaw:
         return loss_law(sigma=self.sigma, sensitivity=self.sensitivity)
+
+    def noise_spread(self) -> tuple[str, float] | None:
+        return "s.d.", self.sigma
+
+    def loss_draw(self) -> LossDraw:
+        """N(μ, 1) against N(0, 1) (μ = Δ/σ): L(x) = μx − μ²/2 (Steinke Prop. 3)."""
+        m = self.mu
+
+        def draw(rng: np.random.Generator, n: int, under_p: bool) -> NDArray[np.float64]:
+            x = rng.standard_normal(n) + (m if under_p else 0.0)
+            return m * x - m * m / 2.0
+
+        return draw
+
+    def loss_sum(self, k: int) -> tuple[LossDraw, float] | None:
+        """The k-step sum itself, N(±kμ²/2, kμ²) (Steinke Cor. 10): one draw per trial."""
+        m = self.mu * math.sqrt(k)
+
+        def draw(rng: np.random.Generator, n: int, under_p: bool) -> NDArray[np.float64]:
+            return (m * m / 2.0 if under_p else -m * m / 2.0) + m * rng.standard_normal(n)
+
+        return draw, 0.0
 
     def replace_one_law(self, rate: float) -> LossLaw | None:
         from dpviz.mechanisms.subsampling import gaussian_replace_one

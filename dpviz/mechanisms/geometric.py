@@ -43,13 +43,20 @@ class Geometric(Mechanism):
     key = "geometric"
     title = "Geometric (discrete Laplace)"
     required = ("eps0",)
+    noise = "eps0"
+    more_is_noise = False
     finite = True
     params = (
         Param("eps0", "ε0", 0.1, partial(check_positive, field="eps0", maximum=100.0),
-              "ε0 of the geometric (discrete Laplace) noise, e^{−ε0|z|}"),
+              "ε0 of the geometric (discrete Laplace) noise, e^{−ε0|z|}", span=(1e-3, 20.0)),
         Param("sensitivity", "sensitivity Δ", 1, partial(check_count, field="sensitivity", maximum=10_000),
-              "integer query sensitivity Δ"),
+              "integer query sensitivity Δ", span=(1, 20)),
     )
+
+    def noise_spread(self) -> tuple[str, float] | None:
+        """Two-sided geometric noise, P(z) ∝ α^|z| with α = e^{−ε0/Δ}: variance 2α/(1−α)²."""
+        a = math.exp(-self.eps0 / self.sensitivity)
+        return "s.d.", math.sqrt(2.0 * a) / (1.0 - a)
 
     def loss_law(self) -> LossLaw:
         return loss_law(eps0=self.eps0, sensitivity=self.sensitivity)

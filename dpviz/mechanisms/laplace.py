@@ -18,7 +18,7 @@ from functools import partial
 import numpy as np
 from numpy.typing import NDArray
 
-from dpviz.mechanisms.base import Mechanism
+from dpviz.mechanisms.base import LossDraw, Mechanism
 from dpviz.params import Param
 from dpviz.pld.law import ContinuousPart, LossLaw
 from dpviz.validation import ParameterError, check_positive
@@ -58,16 +58,28 @@ def loss_law(*, scale: float, sensitivity: float = 1.0) -> LossLaw:
                    q=np.array([half_tail, 0.5]), continuous=part, symmetric=True)
 
 
+CHUNK_DRAWS = 1 << 22
+"""Most draws held in memory at once by ``loss_sum`` (32 MiB of float64)."""
+
+
+def middle(eps0: float) -> float:
+    """P(−ε0 < L < ε0) for one Laplace step, under P or Q: (1 − e^{−ε0})/2."""
+    return -0.5 * math.expm1(-eps0)
+
+
 class Laplace(Mechanism):
     """The Laplace mechanism Lap(b) on a query of ℓ1-sensitivity Δ; pure ε0 = Δ/b."""
 
     key = "laplace"
     title = "Laplace"
     required = ("scale",)
+    noise = "scale"
+    attackable = True
     params = (
-        Param("scale", "scale b", 1.0, partial(check_positive, field="scale"), "Laplace scale b > 0"),
+        Param("scale", "scale b", 1.0, partial(check_positive, field="scale"), "Laplace scale b > 0",
+              span=(1e-2, 1e3)),
         Param("sensitivity", "sensitivity Δ", 1.0, partial(check_positive, field="sensitivity"),
-              "query sensitivity Δ"),
+              "query sensitivity Δ", span=(1e-3, 1e3)),
     )
 
     @property
@@ -79,6 +91,43 @@ class Laplace(Mechanism):
 
     def loss_law(self) -> LossLaw:
         return loss_law(scale=self.scale, sensitivity=self.sensitivity)
+
+    def noise_spread(self) -> tuple[str, float] | None:
+        return "s.d.", math.sqrt(2.0) * self.scale
+
+    def loss_draw(self) -> LossDraw:
+        """Lap(0, 1) against Lap(ε0, 1) in units of b (ε0 = Δ/b): L(t) = |t − ε0| − |t|."""
+        e = self.eps0
+
+        def draw(rng: np.random.Generator, n: int, under_p: bool) -> NDArray[np.float64]:
+            t = rng.laplace(0.0, 1.0, size=n) + (0.0 if under_p else e)
+            return np.abs(t - e) - np.abs(t)
+
+        return draw
+
+    def loss_sum(self, k: int) -> tuple[LossDraw, float] | None:
+        """Under P the loss is +ε0 when t ≤ 0 (mass ½), −ε0 when t ≥ ε0 (mass e^{−ε0}/2), else ε0 − 2t
+        with t a standard exponential truncated to (0, ε0): the atoms are counted, only the middle
+        steps drawn. Q's law is the mirror image (the pair is symmetric): Q's sum is minus a P-sum."""
+        e = self.eps0
+        mid = middle(e)
+        pvals = np.array([0.5, 0.5 * math.exp(-e), mid])
+        pvals /= pvals.sum()
+        span = -math.expm1(-e)  # P(t < ε0 | t > 0)
+
+        def draw(rng: np.random.Generator, n: int, under_p: bool) -> NDArray[np.float64]:
+            out = np.empty(n)
+            rows = max(1, int(CHUNK_DRAWS // max(1.0, 2.0 * k * mid)))
+            for start in range(0, n, rows):
+                m = min(rows, n - start)
+                counts = rng.multinomial(k, pvals, size=m)
+                middle_steps = counts[:, 2]
+                t = -np.log1p(-span * rng.random(int(middle_steps.sum())))
+                sums = np.bincount(np.repeat(np.arange(m), middle_steps), weights=e - 2.0 * t, minlength=m)
+                out[start:start + m] = (counts[:, 0] - counts[:, 1]) * e + sums
+            return out if under_p else -out
+
+        return draw, mid
 
     def rdp(self, order: int) -> float:
         """Mironov 2017, Table II (see ``dpviz.rdp.subsampled``)."""

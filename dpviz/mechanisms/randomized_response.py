@@ -39,13 +39,20 @@ class RandomizedResponse(Mechanism):
     title = "Randomized response"
     required = ("eps0",)
     finite = True
+    noise = "eps0"
+    more_is_noise = False
+    attackable = True
     params = (
         Param("eps0", "ε0", 0.1, partial(check_positive, field="eps0", maximum=100.0),
-              "ε0 of randomized response"),
+              "ε0 of randomized response", span=(1e-3, 20.0)),
         Param("categories", "categories m", 2,
               partial(check_count, field="categories", minimum=2, maximum=1_000_000),
-              "number of categories m ≥ 2"),
+              "number of categories m ≥ 2", span=(2, 10)),
     )
+
+    def noise_spread(self) -> tuple[str, float] | None:
+        """The probability that an answer is flipped, 1/(1 + e^{ε0}) (two categories)."""
+        return "flip probability", 1.0 / (1.0 + math.exp(self.eps0))
 
     def loss_law(self) -> LossLaw:
         return loss_law(eps0=self.eps0, categories=self.categories)

@@ -17,9 +17,8 @@ several: a heterogeneous mix). Each route answers ε at δ (``delta=``) or δ at
   pure mechanism (Prop. 16), added (Thm 13) and converted by Prop. 14 (``dpviz.composition.zcdp``);
 - ``buckets``: privacy buckets (one part only, for comparison).
 
-``best`` keeps the smallest sound upper bound and the largest certified lower bound, and names the
-route of the upper: no headline is ever above a cheaper sound route. Routes that contradict each
-other (a lower above an upper beyond round-off) are left out of the headline and named in its note.
+The headline of the routes (``best``, ``headline``) is chosen by ``dpviz.mechanisms.headline``, the
+one rule every caller shares.
 """
 
 from __future__ import annotations
@@ -40,6 +39,7 @@ from dpviz.composition.atoms import LossAtoms, binomial_atom_count
 from dpviz.composition.levels import Level, as_levels
 from dpviz.guarantee import Guarantee, Kind, Solved, Status
 from dpviz.mechanisms.base import Accountable
+from dpviz.mechanisms.headline import LOWER_ROUTES, best, disagree, headline
 from dpviz.pld import accountant
 from dpviz.pld.law import LossLaw
 from dpviz.rdp.analytic import SOURCE as ANALYTIC_RDP_SOURCE
@@ -56,9 +56,6 @@ MAX_ATOMS = 1 << 21
 
 MAX_OUTCOMES = 8
 """Most distinct atoms of one step the exact route enumerates count vectors for."""
-
-LOWER_ROUTES = ("exact", "analytic", "pld", "buckets")
-"""Routes whose lower end is certified."""
 
 EXACT_SOURCE = "exact atoms (Steinke Prop. 7)"
 PURE_SOURCE = "basic composition Σ k·ε0 (pure mechanisms)"
@@ -558,66 +555,5 @@ def routes(parts: Sequence[Part], *, delta: float | None = None, epsilon: float 
     return out
 
 
-CLAMP_RTOL = 1e-12
-"""A certified lower above a sound upper by at most this (relative) is floating point: clamped."""
-
-CLAMP_FLOOR = {"epsilon": 1.0, "delta": 0.0}
-"""Scale below which ``CLAMP_RTOL`` is absolute: ε = 0 is reached through losses of size ~1 (a
-loss ln(1 − q + q) = 1e-16 is round-off), δ keeps its relative tolerance down to 0."""
-
-
-def disagree(lo: float, up: float, solved: Solved = "epsilon") -> bool:
-    """``lo`` exceeds ``up`` by more than round-off (``CLAMP_RTOL`` relative, ``CLAMP_FLOOR``)."""
-    return lo - up > CLAMP_RTOL * max(abs(up), CLAMP_FLOOR[solved])
-
-
-def best(results: dict[str, Guarantee], *, solved: Solved = "epsilon") -> tuple[str, Guarantee]:
-    """(route, guarantee): the smallest sound upper bound among ``results`` with the largest
-    certified lower bound (from ``LOWER_ROUTES``); IMPOSSIBLE when a route proved it, else
-    NOT_COMPUTED with the routes' reasons.
-
-    A certified lower above a sound upper by more than ``CLAMP_RTOL`` is a bug in one of the two
-    routes, and which one is not known here: both are left out of the headline (the lower from the
-    bracket, the upper from the choice, so the headline is the smallest upper that no certified
-    lower contradicts), the headline's ``note`` names them and it is never EXACT."""
-    ok = {k: g for k, g in results.items() if g.status is Status.OK and g.upper is not None}
-    lowers = {k: g.lower for k, g in results.items() if (k in LOWER_ROUTES or g.kind is Kind.EXACT)
-              and g.status is Status.OK and g.lower is not None}
-    if not ok:
-        first = next(iter(results.values()))
-        for key, g in results.items():
-            if g.status is Status.IMPOSSIBLE:
-                return key, g
-        reason = "; ".join(f"{k}: {g.reason}" for k, g in results.items() if g.reason)
-        return "none", Guarantee.not_computed(source="no route", reason=reason or "not computed",
-                                              delta=first.delta, epsilon=first.epsilon, solved=first.solved)
-    clash = [(a, lo, b, g.upper) for a, lo in lowers.items() for b, g in ok.items()
-             if a != b and g.upper is not None and disagree(lo, g.upper, solved)]
-    bad_lower = {a for a, *_ in clash}
-    bad_upper = {b for *_, b, _ in clash}
-    trusted = {k: g for k, g in ok.items() if k not in bad_upper}
-    note = ""
-    if clash:
-        note = "routes disagree: " + "; ".join(f"{a} lower {lo:.6g} > {b} upper {up:.6g}"
-                                               for a, lo, b, up in clash) + " (those bounds left out)"
-        if not trusted:
-            first = next(iter(results.values()))
-            return "none", Guarantee.not_computed(source="no route", reason=note, delta=first.delta,
-                                                  epsilon=first.epsilon, solved=first.solved)
-    key = min(trusted, key=lambda k: (trusted[k].upper or 0.0, k not in LOWER_ROUTES))
-    g = trusted[key]
-    up = g.upper
-    kept = [lo for a, lo in lowers.items() if a not in bad_lower]
-    lo = max(kept) if kept else None
-    if lo is not None and up is not None and lo > up:  # within CLAMP_RTOL: round-off at an exact answer
-        lo = up
-    kind = Kind.EXACT if lo is not None and lo == up and not clash else Kind.UPPER
-    fields: dict[str, Any] = {"epsilon": up, "delta": g.delta} if solved == "epsilon" else {
-        "epsilon": g.epsilon, "delta": up}
-    note = "; ".join(x for x in (g.note, note) if x)
-    return key, Guarantee(kind=kind, source=g.source, lower=lo, upper=up, solved=g.solved, detail=g.detail,
-                          seconds=sum(r.seconds or 0.0 for r in results.values()), note=note, **fields)
-
-
-__all__ = ["Part", "analytic", "best", "buckets", "exact", "generic", "pld", "pure", "rdp", "rdp_analytic",
-           "routes", "zcdp"]
+__all__ = ["LOWER_ROUTES", "Part", "analytic", "best", "buckets", "disagree", "exact", "generic", "headline",
+           "pld", "pure", "rdp", "rdp_analytic", "routes", "zcdp"]

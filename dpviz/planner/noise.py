@@ -24,14 +24,15 @@ from dpviz.planner.result import Plan, fits_state, step_budget
 from dpviz.planner.search import largest, largest_int
 from dpviz.validation import K_MAX, ParameterError, check_count, check_delta, check_epsilon, check_probability
 
-NOISE: dict[str, tuple[str, bool]] = {key: spec for key, spec in {
-    "gaussian": ("sigma", True),
-    "discrete-gaussian": ("sigma", True),
-    "laplace": ("scale", True),
-    "geometric": ("eps0", False),
-    "randomized-response": ("eps0", False),
-}.items() if key in MECHANISMS}
-"""Mechanism key → (its noise parameter, whether a larger value is more noise)."""
+
+def calibrated() -> dict[str, tuple[str, bool]]:
+    """Registered mechanism key → (its noise parameter, whether a larger value is more noise), for
+    every mechanism that declares one (``Mechanism.noise``), in registry order."""
+    return {key: (cls.noise, cls.more_is_noise) for key, cls in MECHANISMS.items() if cls.noise is not None}
+
+
+NOISE = calibrated()
+"""The mechanisms calibrated at import time (the CLI's subcommands; ``calibrated()`` is live)."""
 
 ROUTES: dict[str, Callable[..., Guarantee | None]] = {
     "exact": routes.exact, "analytic": routes.analytic, "pld": routes.pld}
@@ -48,9 +49,10 @@ X_TOP = 100.0
 
 
 def _check_key(mechanism: str) -> tuple[str, bool]:
-    if mechanism not in NOISE:
-        raise ParameterError("mechanism", mechanism, "one of " + ", ".join(NOISE))
-    return NOISE[mechanism]
+    noise = calibrated()
+    if mechanism not in noise:
+        raise ParameterError("mechanism", mechanism, "one of " + ", ".join(noise))
+    return noise[mechanism]
 
 
 class Calibration:
@@ -210,7 +212,7 @@ def _calibration(mechanism: str, *, epsilon: float, delta: float, sensitivity: f
     epsilon = check_epsilon(epsilon, field="epsilon")
     delta = check_delta(delta, field="delta")
     if sampling_rate is not None:
-        sampling_rate = check_probability(sampling_rate, field="sampling-rate")
+        sampling_rate = check_probability(sampling_rate, field="sampling_rate")
     cal = Calibration(mechanism, delta=delta, sampling_rate=sampling_rate, neighbouring=neighbouring,
                       budget=budget, fixed=_fixed(mechanism, sensitivity, categories))
     return epsilon, delta, sampling_rate, cal

@@ -163,7 +163,7 @@ def param_input(p: Param, container: Any = None) -> Any:
     raw = box.text_input(p.label, value=str(p.default), key=p.key, help=p.help or None,
                          bind="query-params")
     try:
-        return p.check(raw)
+        return p.parse(raw)
     except ParameterError as exc:
         notice(exc, default=f"{p.label} = {p.default}", container=box)
         return p.check(p.default)

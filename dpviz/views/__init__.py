@@ -42,11 +42,3 @@ class ViewSpec:
 
     def defaults(self) -> dict[str, Any]:
         return {p.key: p.check(p.default) for p in self.params}
-
-
-def registry() -> dict[str, ViewSpec]:
-    """All views by CLI name (imported lazily: each view pulls in its core)."""
-    from dpviz.views import attack, curves, database_priors, mechanisms, planner, regions
-
-    return {s.name: s for s in (regions.SPEC, curves.SPEC, database_priors.SPEC, mechanisms.SPEC,
-                                planner.SPEC, attack.SPEC)}

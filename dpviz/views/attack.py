@@ -40,7 +40,7 @@ def _kind(value: object) -> str:
 
 MECHANISM = Param("mechanism", "mechanism", "canonical", _kind,
                   "The mechanism attacked: " + ", ".join(KINDS) + ".")
-PAGE_DEFAULTS = {"eps0": 0.5, "trials": 100_000, "delta": 1e-3, "sampling_rate": 0.0}
+PAGE_DEFAULTS = {"eps0": 0.5, "trials": 100_000, "delta": 1e-3, "sampling_rate": 1.0}
 """The page opens on the canonical (0.5, 0)-DP pair, k = 10, 100,000 trials, δ = 1e-3."""
 
 

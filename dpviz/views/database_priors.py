@@ -18,18 +18,17 @@ from dpviz.figures.gce import (
     prior_region_figure,
 )
 from dpviz.gce import constraints, heterogeneous
-from dpviz.guarantee import Guarantee
-from dpviz.params import CAP, COMMON, EPS0, FREE_ONLY, GCE_DELTA0, GCE_K, HETERO_LEVELS, K2, PAID_ONLY, Param
-from dpviz.params import CURVES_DELTA as DELTA
-from dpviz.validation import ParameterError
-from dpviz.views import View, ViewSpec
-from dpviz.views.gce_questions import (
+from dpviz.gce.questions import (
+    ALLOWED,
     AXIS_EPS0,
     DEFAULT_ALLOWED,
     DEFAULT_PRIOR,
     KINDS,
+    NEIGHBOURING,
+    NULL,
     PAPER_NULL,
     PRESETS,
+    PRIOR,
     Question,
     bounds,
     epsilon_series,
@@ -37,7 +36,11 @@ from dpviz.views.gce_questions import (
     regions,
     series_axis,
 )
-from dpviz.views.typed_priors import ALLOWED_FORM, PRIOR_FORM, check_allowed_text, check_prior_text
+from dpviz.guarantee import Guarantee
+from dpviz.params import CAP, COMMON, EPS0, FREE_ONLY, GCE_DELTA0, GCE_K, HETERO_LEVELS, K2, PAID_ONLY, Param
+from dpviz.params import CURVES_DELTA as DELTA
+from dpviz.validation import ParameterError
+from dpviz.views import View, ViewSpec
 
 KIND_LABELS = {"cap": "at most C databases per person", "features": "free vs paid feature columns",
                "uniform-nonzero": "in at least one database (uniform prior)",
@@ -62,28 +65,18 @@ PRESET = Param("preset", "Scenario", "hospitals", partial(_choice, field="preset
                "A scenario of HBW §V: " + ", ".join(PRESET_TITLES) + " (or its title on the page).")
 KIND = Param("kind", "Constraint or prior", "cap", partial(_choice, field="kind", names=KIND_LABELS),
              "Custom scenario only: " + ", ".join(KINDS) + ".")
-NEIGHBOURING = Param("neighbouring", "Neighbouring relation", "unbounded",
-                     lambda v: constraints.check_neighbouring(str(v)),
-                     "Unbounded: add or remove the person's records (compare with 0⃗). Bounded: replace "
-                     "them, so two membership vectors are compared and twice as many mechanisms can differ.")
 DELTA0, K = GCE_DELTA0, GCE_K
 
 
-def _null_text(value: Any) -> str:
-    text = str(value).strip()
-    return PAPER_NULL if text in ("", PAPER_NULL) else check_prior_text(text, field="null")
-
-
-PRIOR = Param("prior", "prior p1 (weights over |b| or b)", DEFAULT_PRIOR,
-              partial(check_prior_text, field="prior"),
-              "The membership prior, as `gce --prior` and more: " + PRIOR_FORM + ". Weights are scaled to "
-              "sum to 1; an entry without ':w' has weight 1.")
-NULL = Param("null", "null hypothesis p0", PAPER_NULL, _null_text,
-             "'paper': 0⃗ (in no database), or U{|b| < K2} against at-least:K2; or a prior typed as p1.")
-ALLOWED = Param("allowed", "allowed membership vectors b", DEFAULT_ALLOWED, check_allowed_text,
-                "The b a person may have (HBW §V-A): " + ALLOWED_FORM + ". k is their length.")
 ALIASES = {"nb": "neighbouring"}
 """Old URL keys of the page, still read (links shared before the keys became the CLI's flags)."""
+
+
+def url_query(query: Mapping[str, str]) -> dict[str, str]:
+    """The URL query with a choice given by its short name (the CLI's value, ``kind=typed``,
+    ``preset=hospitals``) written as the name the page's menu shows, which its radio reads."""
+    names = {KIND.key: KIND_LABELS, PRESET.key: PRESET_TITLES}
+    return {k: names[k].get(v, v) if k in names else v for k, v in query.items()}
 
 
 def _or_preset(value: Any, *, check: Any) -> int | None:

@@ -22,6 +22,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import Any, cast
 
@@ -44,7 +45,8 @@ from dpviz.figures.tables import format_number
 from dpviz.guarantee import Guarantee, Kind, Status
 from dpviz.mechanisms import heterogeneous as het
 from dpviz.mechanisms import registry, routes
-from dpviz.params import Param, check_flag
+from dpviz.params import SAMPLING_RATE as RATE
+from dpviz.params import Param, check_flag, count_param, migrate
 from dpviz.pld import discretize
 from dpviz.pld.accountant import compose_many
 from dpviz.pld.grid import DEFAULT_TAIL
@@ -54,10 +56,8 @@ from dpviz.regions import intersection_boundary, method_region
 from dpviz.validation import (
     EPSILON_MAX,
     ParameterError,
-    check_count,
     check_delta,
     check_epsilon,
-    check_probability,
 )
 from dpviz.views import View, ViewSpec
 
@@ -78,11 +78,6 @@ def _kind(value: object) -> str:
     raise ParameterError("mechanism", value, "one of " + ", ".join(KINDS.values()))
 
 
-def _rate(value: object) -> float | None:
-    x = check_probability(value, field="sampling_rate", open_low=False)
-    return None if x == 0 else x
-
-
 def _neighbouring(value: object) -> str:
     text = str(value).strip().lower()
     if text not in registry.NEIGHBOURING:
@@ -101,10 +96,8 @@ SOLVE_OPTIONS = {"epsilon": "ε at a total δ", "delta": "δ at a total ε"}
 """The two directions (``--delta`` / ``--epsilon`` on the CLI)."""
 
 MECHANISM = Param("mechanism", "Mechanism", "gaussian", _kind, ", ".join(KINDS.values()) + ".")
-K = Param("k", "k (compositions)", 1000, partial(check_count, field="k", maximum=100_000),
-          "Number of composed runs, 1 to 100,000.")
-SAMPLING_RATE = Param("sampling_rate", "sampling rate q (0 = none)", 0.01, _rate,
-                      "Poisson subsampling rate in [0, 1]; 0 turns subsampling off.")
+K = count_param("k (compositions)", 1000, maximum=100_000, what="composed runs")
+SAMPLING_RATE = replace(RATE, default=0.01)
 NEIGHBOURING = Param("neighbouring", "neighbouring relation", "add-remove", _neighbouring,
                      "add-remove (one record more or less) or replace-one (one record changed), "
                      "Steinke §6.2.")
@@ -124,8 +117,9 @@ LEGACY_KEYS = {"mech_k": "k", "mech_delta": "delta", "rate": "sampling_rate", "m
 
 
 def legacy_query(query: Mapping[str, str]) -> dict[str, str]:
-    """The URL query with earlier keys renamed (a key given both ways keeps today's value) and the
-    mechanism named by its registry key."""
+    """The URL query with earlier keys renamed (a key given both ways keeps today's value), earlier
+    values in today's words (``sampling_rate=0`` was no subsampling: 1) and the mechanism named by
+    its registry key."""
     out = {k: v for k, v in query.items() if k not in LEGACY_KEYS}
     for old, new in LEGACY_KEYS.items():
         if old in query and new not in query:
@@ -133,7 +127,7 @@ def legacy_query(query: Mapping[str, str]) -> dict[str, str]:
     if "mechanism" in out:
         with contextlib.suppress(ParameterError):  # the page names the field
             out["mechanism"] = _kind(out["mechanism"])
-    return out
+    return migrate(out)
 
 
 def mechanism_params(key: str) -> tuple[Param, ...]:
@@ -221,28 +215,9 @@ BAND_POINTS, REGION_POINTS = 120, 240
 
 
 def best(results: Mapping[str, Guarantee]) -> dict[str, Any]:
-    """The smallest sound upper bound and the largest certified lower bound over the routes, each
-    with the route that gave it (``None`` when no route gave one)."""
-    ups = [(g.upper, key) for key, g in results.items()
-           if g.status is Status.OK and g.upper is not None and g.kind in (Kind.UPPER, Kind.EXACT)]
-    lows = [(g.lower, key) for key, g in results.items() if g.status is Status.OK and g.lower is not None]
-    up = min(ups, default=(None, None), key=lambda u: (u[0], results[u[1]].kind is not Kind.EXACT))
-    lo = max(lows, default=(None, None))
-    note = ""
-    if up[0] is not None and lo[0] is not None and up[0] < lo[0]:
-        solved = next(iter(results.values())).solved
-        if routes.disagree(lo[0], up[0], solved):
-            # a certified lower above a sound upper: one of the two routes is wrong; show the upper
-            # (never called exact) and say so, as ``routes.best`` does for the CLI
-            note = (f"routes disagree: {lo[1]} certifies {lo[0]:.6g}, above {up[1]}'s upper "
-                    f"bound {up[0]:.6g}")
-            lo = (None, None)
-        else:
-            # routes computing the same exact value (kε0) can differ in the last bits: a certified
-            # lower bound is a value the truth reaches, so no upper bound may be shown below it
-            up = (lo[0], up[1])
-    return {"upper": up[0], "upper_route": up[1], "lower": lo[0], "lower_route": lo[1], "note": note,
-            "impossible": [key for key, g in results.items() if g.status is Status.IMPOSSIBLE]}
+    """The routes' headline (``dpviz.mechanisms.headline``, the rule the CLI uses) as the page's
+    summary: upper and lower ends, each with its route, the note and the routes proving impossibility."""
+    return routes.headline(dict(results)).summary()
 
 
 def routes_csv(results: Mapping[str, Guarantee]) -> dict[str, list[Any]]:
@@ -627,4 +602,4 @@ SPEC = ViewSpec(name="mechanisms", title="Mechanisms", aliases=LEGACY_KEYS,
                 params=(MECHANISM, *_own_params(), K, SAMPLING_RATE, NEIGHBOURING, SOLVE, DELTA, EPSILON,
                         COMPARE),
                 build=build_view)
-"""For ``dpviz.views.registry``."""
+"""For ``dpviz.views.catalog.registry``."""

@@ -27,7 +27,7 @@ from dpviz.figures.tables import NO_VALUE, format_number
 from dpviz.guarantee import Guarantee, Status
 from dpviz.mechanisms.registry import MECHANISMS
 from dpviz.params import PRIOR as CLI_PRIOR
-from dpviz.params import Param, check_prior
+from dpviz.params import SAMPLING_RATE, Param, check_prior, count_param, in_words, subsampling
 from dpviz.planner import composition, gce, noise
 from dpviz.planner.result import Plan
 from dpviz.validation import (
@@ -36,7 +36,6 @@ from dpviz.validation import (
     check_delta,
     check_epsilon,
     check_positive,
-    check_probability,
 )
 from dpviz.views import View, ViewSpec
 
@@ -44,8 +43,7 @@ EPSILON = Param("epsilon", "total ε", 1.0, partial(check_epsilon, field="total 
                 "The total ε you may spend on all releases together, in [0, 100].")
 DELTA = Param("delta", "total δ", 1e-5, partial(check_delta, field="total δ"),
               "The total δ you may spend, in [0, 1); e.g. 1e-5.")
-K = Param("k", "k (releases)", 100, partial(check_count, field="k", maximum=1_000_000),
-          "How many releases (queries) share the budget, 1 to 1,000,000.")
+K = count_param("k (releases)", 100, maximum=1_000_000, what="releases (queries) sharing the budget")
 DELTA0 = Param("delta0", "δ0 per release", 0.0, partial(check_delta, field="δ0"),
                "The δ0 each release may use (0 for pure ε0-DP releases such as Laplace).")
 EPS0 = Param("eps0", "ε0 per release (for the largest k)", 0.01, partial(check_epsilon, field="ε0"),
@@ -53,9 +51,6 @@ EPS0 = Param("eps0", "ε0 per release (for the largest k)", 0.01, partial(check_
 SENSITIVITY = Param("sensitivity", "sensitivity Δ", 1.0, partial(check_positive, field="sensitivity"),
                     "The query's sensitivity (ℓ1 for Laplace, ℓ2 for Gaussian; a whole number for "
                     "geometric).")
-SAMPLING_RATE = Param("sampling_rate", "sampling rate q (1 = none)", 1.0,
-                      partial(check_probability, field="sampling rate"),
-                      "Poisson sampling rate of each step (DP-SGD); 1 means no subsampling.")
 CAP = Param("cap", "at most C of the k databases per person", 10,
             partial(check_count, field="C", maximum=100_000),
             "Database priors (HBW §V-A): each person is in at most C of the k databases (one release each).")
@@ -107,11 +102,12 @@ def k_plans(*, epsilon: float, delta: float, eps0: float, delta0: float,
 
 
 def noise_plans(*, epsilon: float, delta: float, k: int, sensitivity: float, sampling_rate: float,
-                budget: Budget = budgets.PAGE) -> dict[str, Plan | str]:
+                budget: Budget = budgets.PAGE_SEARCH) -> dict[str, Plan | str]:
     """Per mechanism of ``noise.NOISE``: its plan, or the message why it has none here (e.g. a
-    geometric mechanism needs a whole sensitivity). Subsampled (q < 1): the Gaussian (DP-SGD) only."""
+    geometric mechanism needs a whole sensitivity). Subsampled (q < 1): the Gaussian (DP-SGD) only.
+    ``budget`` is the whole search's (``dpviz.budget.PAGE_SEARCH`` on the page)."""
     out: dict[str, Plan | str] = {}
-    rate = None if sampling_rate >= 1.0 else sampling_rate
+    rate = subsampling(sampling_rate)
     for key in noise.NOISE:
         if rate is not None and key != "gaussian":
             continue
@@ -121,7 +117,7 @@ def noise_plans(*, epsilon: float, delta: float, k: int, sensitivity: float, sam
             out[key] = noise.smallest_noise(key, k=k, epsilon=epsilon, delta=delta, sensitivity=sens,
                                             sampling_rate=rate, budget=budget)
         except ParameterError as exc:
-            out[key] = str(exc)
+            out[key] = str(in_words(exc, (*SPEC.params, *MECHANISMS[key].params)))
     return out
 
 
@@ -230,16 +226,20 @@ def k_rows(plans: dict[str, Plan]) -> list[dict[str, str]]:
             for key, p in plans.items()]
 
 
-def noise_sd(key: str, value: float, sensitivity: float) -> float | None:
-    """The s.d. of the noise each query carries (None for randomized response: no additive noise)."""
-    if key in ("gaussian", "discrete-gaussian"):
-        return value
-    if key == "laplace":
-        return math.sqrt(2.0) * value
-    if key == "geometric":  # two-sided geometric, P(z) ∝ e^{−ε0|z|/Δ}: variance 2α/(1−α)², α = e^{−ε0/Δ}
-        a = math.exp(-value / sensitivity)
-        return math.sqrt(2.0 * a) / (1.0 - a)
-    return None
+def noise_text(key: str, value: float, sensitivity: float) -> str:
+    """The noise each query carries at the planned ``value`` (``Mechanism.noise_spread``): its s.d.,
+    or what the mechanism says instead (randomized response: the flip probability)."""
+    cls = MECHANISMS[key]
+    own = {p.key for p in cls.params}
+    try:
+        spread = cls(**{cls.noise or "": value},
+                     **({"sensitivity": sensitivity} if "sensitivity" in own else {})).noise_spread()
+    except ParameterError:
+        return NO_VALUE
+    if spread is None:
+        return NO_VALUE
+    what, x = spread
+    return format_number(x) if what == "s.d." else f"{what} {format_number(x, 4)}"
 
 
 def noise_rows(plans: dict[str, Plan | str], *, sensitivity: float) -> list[dict[str, str]]:
@@ -251,7 +251,7 @@ def noise_rows(plans: dict[str, Plan | str], *, sensitivity: float) -> list[dict
                          "noise s.d.": NO_VALUE, "route": NO_VALUE, "check": p})
             continue
         name = SYMBOL.get(p.name, p.name)
-        is_noise = noise.NOISE[key][1]
+        is_noise = MECHANISMS[key].more_is_noise
         if not p.feasible or p.value is None:
             rows.append({"mechanism": title, "answer": f"{NO_VALUE} ({kind_cell(p)})",
                          "just below (−1e-4)": NO_VALUE,
@@ -259,19 +259,16 @@ def noise_rows(plans: dict[str, Plan | str], *, sensitivity: float) -> list[dict
                          "check": _check_cell(p)})
             continue
         shown = format_number(p.value, 7, down=not is_noise)
-        sd = noise_sd(key, p.value, sensitivity)
         b = p.beyond
         below = NO_VALUE if b is None else (
             f"ε ∈ [{format_number(b.lower, 7, down=True)}, {format_number(b.upper, 7)}]"
             if b.lower is not None else f"ε = {format_number(b.upper, 7)}")
-        if key == "randomized-response":
-            sd_text = f"flip probability {format_number(1.0 / (1.0 + math.exp(p.value)), 4)}"
-        else:
-            sd_text = format_number(sd) if sd is not None else NO_VALUE
+        sd_text = noise_text(key, p.value, sensitivity)
+        note = f"; {p.check.note}" if p.check.note else ""
         rows.append({"mechanism": title, "answer": f"{name} = {shown}", "just below (−1e-4)": below,
                      "noise s.d.": sd_text, "route": str(dict(p.extra).get("route")),
                      "check": f"{name} = {shown} gives certified ε ≤ {format_number(p.check.upper, 10)} "
-                              f"({p.kind.value}, {p.source})"})
+                              f"({p.kind.value}, {p.source}){note}"})
     return rows
 
 
@@ -329,7 +326,7 @@ def build(*, epsilon: float, delta: float, k: int, delta0: float, eps0: float, s
                     eps0_p=eps0_plans(epsilon=epsilon, delta=delta, k=k, delta0=delta0, budget=budget),
                     k_p=k_plans(epsilon=epsilon, delta=delta, eps0=eps0, delta0=delta0, budget=budget),
                     noise_p=noise_plans(epsilon=epsilon, delta=delta, k=k, sensitivity=sensitivity,
-                                        sampling_rate=sampling_rate, budget=budget),
+                                        sampling_rate=sampling_rate, budget=budgets.for_search(budget)),
                     gce_p=gce_plans(epsilon=epsilon, delta=delta, k=k, delta0=delta0, cap=cap, prior=prior,
                                     budget=budget),
                     ks=ks, series=series,

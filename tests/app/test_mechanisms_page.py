@@ -15,11 +15,12 @@ from hypothesis import strategies as st
 
 from dpviz import export
 from dpviz.cli.mechanism import answer, load_spec
+from dpviz.validation import ParameterError
 from dpviz.views import mechanisms as mv
 from tests.app.helpers import assert_clean, errors, run_page, tables
 
 PAGE = "pages/4_Mechanisms.py"
-CHEAP = {"k": "20", "sampling_rate": "0"}  # a small run: each page run stays well under a second
+CHEAP = {"k": "20", "sampling_rate": "1"}  # a small run: each page run stays well under a second
 
 
 def _markdown(at) -> str:
@@ -62,8 +63,24 @@ def test_old_links_open_with_the_new_keys():
     assert not errors(at)
     assert at.radio(key="mechanism").value == "laplace"
     assert at.text_input(key="k").value == "20" and at.text_input(key="delta").value == "1e-06"
-    assert at.text_input(key="sampling_rate").value == "0.0"
+    # q = 0 meant "no subsampling" here; today q = 1 does, on every page and the CLI (issue 19)
+    assert at.text_input(key="sampling_rate").value == "1"
     assert "mech_k" not in at.query_params and "rate" not in at.query_params
+
+
+def test_no_subsampling_is_q_1_and_old_links_with_q_0_keep_their_meaning():
+    """One convention (issue 19): q = 1 is no subsampling; ``sampling_rate=0`` of earlier links is
+    read as 1, and the page's headline then equals the mechanism's own (the CLI without the flag)."""
+    assert mv.legacy_query({"sampling_rate": "0"}) == {"sampling_rate": "1"}
+    assert mv.legacy_query({"sampling_rate": "0.25"}) == {"sampling_rate": "0.25"}
+    with pytest.raises(ParameterError, match="sampling rate q"):
+        mv.SAMPLING_RATE.parse("0")
+    old = run_page(PAGE, mechanism="laplace", scale="2", k="5", sampling_rate="0", delta="1e-06")
+    assert_clean(old)
+    assert not errors(old)
+    plain = mv.make_mechanism("laplace", {"scale": 2.0, "sampling_rate": None})
+    expected = mv.headline(mv.refine(plain, k=5, delta=1e-6).summary, solve="epsilon", refined=True)
+    assert expected.split("**")[1] in _markdown(old)
 
 
 def test_legacy_query_is_pure():
@@ -191,13 +208,15 @@ def test_headline_never_shows_an_upper_below_a_certified_lower():
 
 def test_headline_says_when_routes_disagree_and_never_calls_it_exact():
     """A certified lower far above another route's sound upper is a contradiction (one route is
-    wrong): the headline keeps the upper, drops the lower and says so (it was shown as '=')."""
+    wrong, which one is not known): both bounds are left out, as on the command line, the headline is
+    the smallest upper nobody contradicts and it says so (it was shown as '=')."""
     from dpviz.guarantee import Guarantee, Kind
 
     up = Guarantee(epsilon=0.0, delta=1e-10, kind=Kind.UPPER, source="a", lower=0.0)
     low = Guarantee(epsilon=0.033, delta=1e-10, kind=Kind.EXACT, source="b")
     best = mv.best({"pld": up, "analytic": low})
-    assert best["lower"] is None and best["upper"] == 0.0 and "disagree" in best["note"]
+    assert best["upper"] == 0.033 and best["upper_route"] == "analytic" and best["lower"] == 0.0
+    assert "disagree" in best["note"]
     text = mv.headline(best, solve="epsilon", refined=True)
     assert "=" not in text.split("Warning")[0] and "routes disagree" in text
 

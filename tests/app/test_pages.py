@@ -50,8 +50,9 @@ def test_regions_page_k_changes_the_figure():
 
 
 @pytest.mark.parametrize("key,value,field", [
-    ("eps0", "-1", "ε0"), ("delta0", "1.5", "δ0"), ("eps0", "nan", "ε0"), ("delta0", "abc", "δ0"),
-])
+    ("eps0", "-1", "ε0 (each mechanism)"), ("delta0", "1.5", "δ0 (each mechanism)"),
+    ("eps0", "nan", "ε0 (each mechanism)"), ("delta0", "abc", "δ0 (each mechanism)"),
+])  # the label the user sees (issue 19)
 def test_regions_page_bad_input_names_the_field(key, value, field):
     at = run_page("pages/1_Privacy_regions.py")
     at.text_input(key=key).set_value(value).run()
@@ -135,7 +136,7 @@ def test_curves_page_url_parameters_restore_the_view():
 def test_curves_page_malformed_url_falls_back_with_notice():
     at = run_page("pages/2_Composition_curves.py", eps0="zzz")
     assert_clean(at)
-    assert any(m.startswith("ε0 must be") and "default" in m for m in errors(at))
+    assert any(m.startswith("ε0 (each mechanism) must be") and "default" in m for m in errors(at))
 
 
 def test_curves_page_heterogeneous_table_and_bad_levels():

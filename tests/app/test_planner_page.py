@@ -13,7 +13,7 @@ from dpviz import export
 from dpviz.planner import composition
 from dpviz.planner import gce as pg
 from dpviz.views import planner as pv
-from tests.app.helpers import assert_clean, errors, figures, run_page, tables, trace_names
+from tests.app.helpers import ROOT, assert_clean, errors, figures, run_page, tables, trace_names
 
 PAGE = "pages/5_Plan_a_budget.py"
 URL = {"epsilon": "2.0", "delta": "1e-06", "k": "50", "delta0": "1e-09", "eps0": "0.05", "sensitivity": "2.0",
@@ -39,7 +39,8 @@ def test_defaults_tables_figure_and_buttons() -> None:
         {"basic": 100, "advanced": 400, "kov": 476, "optimal": 720}
     k_plans = composition.max_k(eps0=0.01, epsilon=1.0, delta=1e-5)
     assert k_shown == {m: int(p.value) for m, p in k_plans.items()}  # type: ignore[arg-type]
-    assert list(noise["route"]) == ["analytic", "pld", "pld", "exact", "exact"]
+    # registry order (issue 19: the calibrated mechanisms are those declaring a noise parameter)
+    assert list(noise["route"]) == ["analytic", "pld", "exact", "exact", "pld"]
     assert priors["bound"][0].startswith("Classic") and len(priors) == 7
     (fig,) = figures(at)
     names = trace_names(fig)
@@ -67,7 +68,7 @@ def test_bad_url_value_is_named_and_the_page_goes_on() -> None:
     at = run_page(PAGE, k="0")
     assert_clean(at)
     msgs = errors(at)
-    assert len(msgs) == 1 and msgs[0].startswith("k must be"), msgs
+    assert len(msgs) == 1 and msgs[0].startswith(f"{pv.K.label} must be"), msgs
     assert len(tables(at)) == 4
 
 
@@ -154,5 +155,25 @@ def test_bad_prior_is_named_and_the_cap_applies() -> None:
     at = run_page(PAGE, prior="everyone")
     assert_clean(at)
     msgs = errors(at)
-    assert len(msgs) == 1 and msgs[0].startswith("prior must be"), msgs
+    assert len(msgs) == 1 and msgs[0].startswith(f"{pv.PRIOR.label} must be"), msgs
     assert tables(at)[3]["bound"][0].startswith("Classic") and len(tables(at)[3]) == 7
+
+
+def test_the_smallest_sigma_on_the_page_is_the_command_lines() -> None:
+    """Issue 19: the page gave σ = 1.90315 where the command line certifies σ = 1.895231 (and the
+    Mechanisms page certifies ε ≤ 2.99986 at σ = 1.8953): each of the search's evaluations had
+    1/25 of the page's budget, a grid too coarse for this k. Now the page's search has the budget
+    ``PAGE_SEARCH`` and answers what ``plan noise gaussian`` answers."""
+    import subprocess
+    import sys
+
+    at = run_page(PAGE, epsilon="3", k="100000", sampling_rate="0.004")
+    assert_clean(at)
+    noise = tables(at)[2]
+    shown = float(str(noise["answer"][0]).split("=")[1])
+    out = subprocess.run([sys.executable, "-m", "dpviz", "plan", "noise", "gaussian", "--epsilon", "3",
+                          "--delta", "1e-5", "--k", "100000", "--sampling-rate", "0.004"],
+                         capture_output=True, text=True, check=True, cwd=str(ROOT))
+    sigma = json.loads(out.stdout)["sigma"]
+    assert sigma == pytest.approx(1.895231, abs=1e-6)
+    assert shown == float(pv.format_number(sigma, 7))  # the CLI's σ, rounded up to 7 digits

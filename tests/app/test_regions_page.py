@@ -39,7 +39,7 @@ def test_any_k_typed_is_drawn() -> None:
 def test_bad_overlay_names_the_field_and_falls_back() -> None:
     at = run_page("pages/1_Privacy_regions.py", ks="1,2,3,4,5,6,7,8,9")
     assert_clean(at)
-    assert any(m.startswith("overlaid k values must be") for m in errors(at)), errors(at)
+    assert any(m.startswith("k values overlaid (nested regions) must be") for m in errors(at)), errors(at)
     assert len(_ks(_nested(at))) == 5
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dpviz.gce.questions import PRESETS
 from dpviz.params import DELTA0, EPS0, HETERO_LEVELS, Param, row_levels, text_rows
 from dpviz.ui import SHOWN_CHARS
 from dpviz.validation import ParameterError
@@ -26,7 +27,6 @@ from dpviz.views import mechanisms as mv
 from dpviz.views import regions
 from dpviz.views.curves import SPEC as CURVES
 from dpviz.views.database_priors import ALIASES
-from dpviz.views.gce_questions import PRESETS
 from tests.app.helpers import PAYLOADS, ROOT, TIMEOUT, assert_clean, assert_inert, errors, split_code_spans
 
 CASES = int(os.environ.get("DPVIZ_URL_FUZZ_CASES", "16"))
@@ -107,7 +107,7 @@ def expected_notice(page: Page, at: AppTest, key: str, value: str) -> tuple[str,
     None when no widget for the key is drawn on this run or the value is accepted."""
     if (box := _widget(at, "text_input", key)) is not None:
         try:
-            page.text[key].check(box.value)
+            page.text[key].parse(box.value)  # the field named as the user sees it (its label)
         except ParameterError as exc:
             return exc.field, exc.value
         return None

@@ -10,7 +10,7 @@ from dpviz import budget as budgets
 from dpviz.cli import build_parser
 from dpviz.cli.flags import values_from_args
 from dpviz.ui import table_frame
-from dpviz.views import registry
+from dpviz.views.catalog import registry
 from tests.app.helpers import assert_clean, errors, run_page, tables
 
 CASES = [  # (page, view, its URL query, the view's tables in page order)

@@ -14,7 +14,7 @@ CASES = {
     "pages/3_Database_priors.py": {"preset": "Subsidiaries", "eps0": "0.3", "delta0": "0.0", "delta": "1e-06",
                                    "k": "50", "cap": "2", "neighbouring": "bounded"},
     "pages/4_Mechanisms.py": {"mechanism": "laplace", "scale": "3.0", "sensitivity": "1.0", "k": "20",
-                              "sampling_rate": "0.0", "delta": "1e-06", "het_delta": "0.001"},
+                              "sampling_rate": "1.0", "delta": "1e-06", "het_delta": "0.001"},
 }
 
 

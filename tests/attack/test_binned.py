@@ -14,11 +14,20 @@ from dpviz.attack import curve as C
 from dpviz.attack import make_attack, run_attack
 from dpviz.attack import sampling as S
 from dpviz.attack.run import binned_law, sample, sampler_for
+from dpviz.mechanisms.registry import make
+
+
+def _step(key: str, noise: str, mu: float):
+    """One step's loss draw of ``key`` in units of its noise (sensitivity μ, noise 1)."""
+    return make(key, **{noise: 1.0, "sensitivity": mu}).loss_draw()
+
 
 CASES = [
-    ("laplace", {"scale": 1.0}, S.laplace_step(1.0)),
-    ("gaussian", {"sigma": 1.0, "sampling_rate": 0.3}, S.subsampled_step(S.gaussian_step(1.0), 0.3)),
-    ("laplace", {"scale": 2.0, "sampling_rate": 0.5}, S.subsampled_step(S.laplace_step(0.5), 0.5)),
+    ("laplace", {"scale": 1.0}, _step("laplace", "scale", 1.0)),
+    ("gaussian", {"sigma": 1.0, "sampling_rate": 0.3},
+     S.subsampled_step(_step("gaussian", "sigma", 1.0), 0.3)),
+    ("laplace", {"scale": 2.0, "sampling_rate": 0.5},
+     S.subsampled_step(_step("laplace", "scale", 0.5), 0.5)),
 ]
 IDS = ["laplace", "subsampled-gaussian", "subsampled-laplace"]
 

@@ -1,5 +1,5 @@
 """``python -m dpviz figure attack … --out x.json`` is the page's JSON download: the attack view is in
-``dpviz.views.registry()``, its flags are the page's URL keys, and the file parses back equal to what
+``dpviz.views.catalog.registry()``, its flags are the page's URL keys, and the file parses back equal to what
 the page's button gives (``export.payload_json`` of ``av.build`` of the page's run) — up to the
 measured times, which are never equal between two runs."""
 
@@ -13,7 +13,7 @@ import pytest
 from dpviz import export
 from dpviz.cli import main
 from dpviz.views import attack as av
-from dpviz.views import registry
+from dpviz.views.catalog import registry
 
 CASES = [
     {"mechanism": "canonical", "eps0": "0.5", "k": "10", "trials": "20000", "seed": "3", "delta": "1e-3"},

@@ -46,13 +46,17 @@ def test_url_inputs_choose_the_mechanism_and_the_run():
 
 
 @pytest.mark.parametrize("params,field", [
-    ({"trials": "5"}, "trials"),
+    ({"trials": "5"}, "trials per hypothesis N"),
     ({"mechanism": "canonical", "delta0": "0.01", "sampling_rate": "0.1", "k": "10000", "trials": "100000"},
-     "trials"),  # mass at +∞: drawn step by step, capped (Laplace at this size is fine now, §14.5)
+     "trials per hypothesis N"),  # mass at +∞: drawn step by step, capped (Laplace here is fine, §14.5)
     ({"confidence": "2"}, "confidence"),
-    ({"mechanism": "gaussian", "prior": "uniform"}, "prior"),
+    ({"mechanism": "gaussian", "prior": "uniform"}, "databases holding the target"),
+    ({"mechanism": "gaussian", "sigma": "-1"}, "noise σ"),
+    ({"sampling_rate": "2"}, "sampling rate q"),
 ])
 def test_bad_input_is_named_and_the_example_still_shows(params, field):
+    """The message names the label the user sees (issue 19), whether the input's own check or the
+    attack's cross-check refused it."""
     at = run_page(PAGE, **params)
     assert_clean(at)
     msgs = errors(at)
@@ -129,3 +133,11 @@ def test_legend_names_the_test_that_was_run():
     assert any("Black: the test on the binned privacy loss" in c.value for c in at.caption)
     canonical = " ".join(trace_names(figures(run_page(PAGE, mechanism="canonical"))[0]))
     assert "likelihood-ratio test" in canonical and "binned" not in canonical
+
+
+def test_an_old_link_with_q_0_opens_without_subsampling():
+    """``sampling_rate=0`` meant no subsampling here before issue 19; today q = 1 does."""
+    at = run_page(PAGE, mechanism="gaussian", sigma="1", sampling_rate="0", k="10", trials="1000")
+    assert_clean(at)
+    assert not errors(at), errors(at)
+    assert at.text_input(key="sampling_rate").value == "1"

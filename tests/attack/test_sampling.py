@@ -12,6 +12,7 @@ import pytest
 from dpviz.attack import make_attack
 from dpviz.attack import sampling as S
 from dpviz.attack.run import sample, sampler_for
+from dpviz.mechanisms.registry import make
 
 
 def mean_within(x: np.ndarray, expected: float, sds: float = 5.0) -> bool:
@@ -36,15 +37,16 @@ def test_likelihood_ratio_has_mean_one_under_q(kind, params):
 
 def test_laplace_counted_atoms_match_per_step_draws():
     # the sampler that counts the atoms ±ε0 and draws only the middle steps against the plain one
-    # that draws every step (dpviz.attack.sampling.laplace_step): same law of the sum (two-sample KS)
+    # that draws every step (Laplace.loss_draw): same law of the sum (two-sample KS)
     from scipy.stats import ks_2samp
 
     k, e0, n = 12, 1.3, 40_000
     rng = np.random.default_rng(8)
-    fast = S.laplace_sum(e0, k).draw(rng, n, True)
-    slow = S.summed(S.laplace_step(e0), k).draw(rng, n, True)
+    fast = S.of_sum(make("laplace", scale=1.0, sensitivity=e0).loss_sum(k), k).draw(rng, n, True)
+    slow = S.summed(make("laplace", scale=1.0, sensitivity=e0).loss_draw(), k).draw(rng, n, True)
     assert ks_2samp(fast, slow).pvalue > 1e-4
-    wrong = S.summed(S.laplace_step(1.2 * e0), k).draw(rng, n, True) * (1 / 1.2)
+    wrong_step = make("laplace", scale=1.0, sensitivity=1.2 * e0).loss_draw()
+    wrong = S.summed(wrong_step, k).draw(rng, n, True) * (1 / 1.2)
     assert ks_2samp(fast, wrong).pvalue < 1e-4, "the check tells a different law apart"
 
 
@@ -96,7 +98,7 @@ def test_uniform_prior_count_matches_its_mixture():
 def test_chunking_changes_nothing(monkeypatch, chunk):
     # per-step draws are consumed row by row: any chunk size (below k = 50 too) gives the same sums
     def draws() -> tuple[np.ndarray, np.ndarray]:
-        sampler = S.summed(S.laplace_step(0.7), 50)
+        sampler = S.summed(make("laplace", scale=1.0, sensitivity=0.7).loss_draw(), 50)
         rng = np.random.default_rng
         return sampler.draw(rng(9), 300, True), sampler.draw(rng(9), 300, False)
 

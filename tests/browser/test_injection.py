@@ -13,10 +13,10 @@ from urllib.parse import urlencode, urlparse
 import pytest
 from playwright.sync_api import BrowserContext, Page
 
+from dpviz.gce.questions import PRESETS
 from dpviz.ui import SHOWN_CHARS
 from dpviz.views import attack as av
 from dpviz.views.database_priors import KIND_LABELS, PRESET_TITLES
-from dpviz.views.gce_questions import PRESETS
 from dpviz.views.planner import SPEC as PLANNER
 from tests.app.helpers import LOOPBACK, PAYLOADS
 from tests.app.test_url_fuzz import PAGES

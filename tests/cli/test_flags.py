@@ -14,7 +14,7 @@ from dpviz.cli import gce as gce_cli
 from dpviz.cli.flags import add_param_flags, flag, values_from_args
 from dpviz.params import Param
 from dpviz.validation import ParameterError, check_count, check_epsilon
-from dpviz.views import registry
+from dpviz.views.catalog import registry
 
 
 def _subparser(*path: str) -> argparse.ArgumentParser:

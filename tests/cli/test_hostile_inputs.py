@@ -24,9 +24,9 @@ from dpviz.cli.mechanism import SPEC_MAX_BYTES, load_spec
 from dpviz.composition import optimal
 from dpviz.composition.levels import parse_levels
 from dpviz.gce import constraints, hypotheses
+from dpviz.gce.typed import SIZES_COVERED_MAX, check_prior_text, parse_allowed, parse_prior
 from dpviz.validation import ParameterError
 from dpviz.views import attack as attack_view
-from dpviz.views.typed_priors import SIZES_COVERED_MAX, check_prior_text, parse_allowed, parse_prior
 
 MiB = float(1 << 20)
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from dpviz.views import View, registry
-from dpviz.views.gce_questions import PRESETS
+from dpviz.gce.questions import PRESETS
+from dpviz.views import View
+from dpviz.views.catalog import registry
 from dpviz.views.mechanisms import KINDS
 
 CASES: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (

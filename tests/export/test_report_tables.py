@@ -17,7 +17,7 @@ import pytest
 
 from dpviz import export, references
 from dpviz.cli import main
-from dpviz.views import registry
+from dpviz.views.catalog import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"mechanisms": {"k": 20}, "attack": {"trials": 2000}}

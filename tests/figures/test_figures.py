@@ -15,7 +15,7 @@ from dpviz.figures.regions import region_figure
 from dpviz.figures.style import FONT_FAMILY, TEMPLATE_NAME
 from dpviz.regions import intersection_boundary
 from dpviz.regions.boundary import Boundary
-from dpviz.views import registry
+from dpviz.views.catalog import registry
 from tests.export.cases import CASES, case_id, values, view
 
 IDS = [case_id(c) for c in CASES]

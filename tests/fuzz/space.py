@@ -14,6 +14,10 @@ import random
 
 from hypothesis import strategies as st
 
+from dpviz.mechanisms.base import Mechanism
+from dpviz.mechanisms.registry import MECHANISMS
+from dpviz.params import Param
+
 BOUNDARY = ("0", "1", "-0", "0.5", "1e-300", "5e-324", "2.2e-308", "1e308", "1.7976931348623157e308",
             "100", "0.999999999", "1e-12", "1e-9", "700", "1e6", "10000000")
 MALFORMED = ("nan", "NaN", "inf", "-inf", "Infinity", "-1", "-1e-300", "1e-400", "1e400", "", " ", "abc",
@@ -227,29 +231,45 @@ def mix(draw, *, wide: bool = False) -> list[str]:
             "--budget", seconds]
 
 
-_MECH_PARAM = {
-    "gaussian": ("--sigma", (1e-3, 1e3)),
-    "laplace": ("--scale", (1e-3, 1e3)),
-    "geometric": ("--eps0", (1e-3, 100.0)),
-    "randomized-response": ("--eps0", (1e-3, 100.0)),
-}
+def _param_space(p: Param) -> st.SearchStrategy[str]:
+    """A mechanism parameter drawn from its declared ``span``: whole numbers for an integer
+    parameter (and, sometimes, a fraction it must refuse), else log-uniform."""
+    assert p.span is not None, p.key
+    lo, hi = p.span
+    if isinstance(p.default, int):
+        return st.one_of(count(int(hi)), number(0.1, 10.0))
+    return number(lo, hi)
+
+
+def calibrated() -> tuple[str, ...]:
+    """The mechanisms the ``mechanism`` fuzz draws: every registered one with a noise parameter."""
+    return tuple(sorted(key for key, cls in MECHANISMS.items() if cls.noise is not None))
+
+
+def attackable() -> tuple[str, ...]:
+    """The mechanisms the ``attack`` fuzz draws: every registered one the attack lab runs."""
+    return tuple(sorted(key for key, cls in MECHANISMS.items() if cls.attackable))
 
 
 @st.composite
 def mechanism(draw, kind: str | None = None, *, wide: bool = False, fast: bool = False) -> list[str]:
     """``fast`` (the default test): k ≤ 30, a coarse --h most of the time and --compare rarely, so
-    that a call takes ~0.1 s; the long run draws k up to 10^7 (``wide``) and the automatic grid."""
-    kind = kind or draw(st.sampled_from(sorted(_MECH_PARAM)))
-    flag, (lo, hi) = _MECH_PARAM[kind]
-    k_hi = 10_000_000 if wide else 30 if fast else 2_000 if kind == "gaussian" else 200
-    pairs = [(flag, number(lo, hi)), ("--k", count(k_hi)), ("--delta", probability())]
+    that a call takes ~0.1 s; the long run draws k up to 10^7 (``wide``) and the automatic grid.
+    The mechanism's own flags and ranges are those its class declares (``Param.span``)."""
+    kind = kind or draw(st.sampled_from(calibrated()))
+    cls = MECHANISMS[kind]
+    by_key = {p.key: p for p in cls.params}
+    closed = cls.closed_form is not Mechanism.closed_form  # a closed form: large k stays cheap
+    k_hi = 10_000_000 if wide else 30 if fast else 2_000 if closed else 200
+    main = cls.noise or cls.required[0]
+    pairs = [(f"--{main}", _param_space(by_key[main])), ("--k", count(k_hi)), ("--delta", probability())]
     optional = ["--sampling-rate", "--h"]
     h = number(1e-3, 1.0) if fast and draw(st.integers(0, 7)) != 1 else number(1e-5, 1.0)
     pairs += [("--sampling-rate", number(1e-6, 1.0)), ("--h", h)]
-    if kind in ("gaussian", "laplace", "geometric"):
-        sens = number(1e-3, 1e3) if kind != "geometric" else st.one_of(count(20), number(0.1, 10.0))
-        pairs.append(("--sensitivity", sens))
-        optional.append("--sensitivity")
+    for p in cls.params:
+        if p.key != main and p.span is not None:
+            pairs.append((f"--{p.key}", _param_space(p)))
+            optional.append(f"--{p.key}")
     if fast:
         optional.remove("--h")  # always a grid width: the automatic one aims at 1M bins (~1 s)
     args = ["mechanism", kind, *draw(_flags(pairs, optional=tuple(optional)))]
@@ -258,23 +278,16 @@ def mechanism(draw, kind: str | None = None, *, wide: bool = False, fast: bool =
     return args + draw(budget())
 
 
-_ATTACK_PARAM = {
-    "canonical": ("--eps0", (1e-3, 20.0)),
-    "randomized-response": ("--eps0", (1e-3, 20.0)),
-    "laplace": ("--scale", (1e-2, 1e3)),
-    "gaussian": ("--sigma", (1e-2, 1e3)),
-}
-
-
 @st.composite
 def attack(draw, kind: str | None = None) -> list[str]:
     """``attack KIND``: small k and trials (a call takes well under a second), the mechanism's main
     flag, δ anywhere, the confidence and Poisson rate sometimes; rarely trials beyond the maximum."""
-    kind = kind or draw(st.sampled_from(sorted(_ATTACK_PARAM)))
-    flag, (lo, hi) = _ATTACK_PARAM[kind]
+    kind = kind or draw(st.sampled_from(attackable()))
+    cls = MECHANISMS[kind]
+    main = next(p for p in cls.params if p.key == cls.required[0])
     trials = st.one_of(st.integers(100, 3_000).map(str), st.integers(100, 3_000).map(str),
                        count(3_000, rare=True), st.sampled_from(("50", "20000000", "1e3", "0")))
-    pairs = [(flag, number(lo, hi)), ("--k", count(30)), ("--trials", trials),
+    pairs = [(f"--{main.key}", _param_space(main)), ("--k", count(30)), ("--trials", trials),
              ("--seed", count(10**6)), ("--delta", probability()),
              ("--confidence", number(0.4, 0.9999999, log=False)), ("--sampling-rate", number(1e-4, 1.0))]
     return ["attack", kind, *draw(_flags(pairs, optional=("--confidence", "--sampling-rate")))]

@@ -49,7 +49,7 @@ def test_gce(argv: list[str]) -> None:
     _assert_contract(argv)
 
 
-@pytest.mark.parametrize("kind", ["gaussian", "laplace", "geometric", "randomized-response"])
+@pytest.mark.parametrize("kind", space.calibrated())
 def test_mechanism(kind: str) -> None:
     @_fuzz(45)
     @given(argv=space.mechanism(kind, fast=True))

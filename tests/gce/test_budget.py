@@ -20,9 +20,9 @@ from dpviz.budget import Budget
 from dpviz.cli import main
 from dpviz.gce import exact, summary
 from dpviz.gce import hypotheses as H
+from dpviz.gce import questions as presets
 from dpviz.gce.exact import TooLargeError, exact_pair
 from dpviz.guarantee import Kind
-from dpviz.views import gce_questions as presets
 
 TINY = Budget(seconds=1e-9, max_bytes=1e18)
 UNLIMITED = Budget(seconds=1e12, max_bytes=1e18)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from dpviz.views.gce_questions import PRESETS
+from dpviz.gce.questions import PRESETS
+from dpviz.views.database_priors import KIND_LABELS
 from tests.app.helpers import assert_clean, errors, figures, run_page, tables, trace_names
 
 PAGE = "pages/3_Database_priors.py"
@@ -70,7 +71,7 @@ def test_custom_kind_switches_inputs() -> None:
 
 
 @pytest.mark.parametrize(("params", "field"), [
-    ({"eps0": "-1"}, "ε0"), ({"delta0": "2"}, "δ0"), ({"delta": "abc"}, "target δ"), ({"k": "0"}, "k"),
+    ({"eps0": "-1"}, "ε0"), ({"delta0": "2"}, "δ0"), ({"delta": "abc"}, "target total δ"), ({"k": "0"}, "k"),
     ({"cap": "0"}, "C"), ({"k": "1e9"}, "k"),
 ])
 def test_bad_input_names_the_field(params: dict, field: str) -> None:
@@ -90,3 +91,15 @@ def test_too_large_exact_is_a_message_not_a_hang() -> None:
     assert "not computed" in exact["source / note"] and exact["kind"] == "upper"
     assert exact["ε"] == _row(rows, "Classic")["ε"] != "—"
     assert any("not computed" in w.value for w in at.warning)
+
+
+def test_the_short_names_the_help_lists_open_the_page() -> None:
+    """``kind=typed`` and ``preset=custom`` (the CLI's values, which the help lists) open the page as
+    the menu's names do (issue 19: the short name was refused and the page fell back to the cap)."""
+    short = run_page(PAGE, preset="custom", kind="typed", k="8", prior="1:0.5, 2:0.3, 3:0.2")
+    assert_clean(short)
+    assert not errors(short), errors(short)
+    assert short.radio(key="kind").value == KIND_LABELS["typed"]
+    named = run_page(PAGE, preset=PRESETS["custom"].title, kind=KIND_LABELS["typed"], k="8",
+                     prior="1:0.5, 2:0.3, 3:0.2")
+    assert [t.to_csv() for t in tables(short)] == [t.to_csv() for t in tables(named)]

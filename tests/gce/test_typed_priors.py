@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from dpviz.gce import hypotheses, summary
+from dpviz.gce import questions as gq
+from dpviz.gce import typed as tp
 from dpviz.validation import ParameterError
 from dpviz.views import database_priors as dp
-from dpviz.views import gce_questions as gq
-from dpviz.views import typed_priors as tp
 from tests import oracles as brute
 from tests.app.helpers import assert_clean, errors, figures, run_page, tables
 

@@ -56,3 +56,54 @@ def test_the_asymmetric_pair_headline_is_the_exact_answer():
     m = make("finite", p="0.99,0.01", q="0.5,0.5")
     g = routes.best(routes.routes([(m, 1)], delta=1e-3, compare=True))[1]
     assert g.kind is Kind.EXACT and g.upper == pytest.approx(3.9100210, rel=1e-6) and not g.note
+
+
+def _random_results(rng):
+    """A few routes with random brackets: exact, bracketed, upper-only and lower-only answers."""
+    out = {}
+    for route in rng.choice(["exact", "analytic", "pld", "rdp", "generic", "zcdp", "buckets"],
+                            size=int(rng.integers(1, 6)), replace=False):
+        v = float(rng.uniform(0.5, 2.0))
+        form = int(rng.integers(4))
+        if form == 0:
+            g = _exact(v)
+        elif form == 1:
+            g = Guarantee(epsilon=v, delta=1e-3, kind=Kind.UPPER, source=str(route), lower=v * 0.9, upper=v)
+        elif form == 2:
+            g = _upper(v)
+        else:
+            g = Guarantee(epsilon=v, delta=1e-3, kind=Kind.LOWER, source=str(route))
+        out[str(route)] = g
+    return out
+
+
+def test_one_rule_for_the_page_and_the_command_line():
+    """The page's summary and the CLI's (route, guarantee) are one function's answer, and the rule
+    holds on 300 drawn sets of routes: the upper is the smallest upper nobody contradicts, the lower
+    comes only from a route proving one, and a clash leaves both bounds out and says so."""
+    import numpy as np
+
+    from dpviz.mechanisms.headline import disagree, proves_lower
+    from dpviz.views import mechanisms as mv
+
+    rng = np.random.default_rng(19)
+    for _ in range(300):
+        results = _random_results(rng)
+        key, g = routes.best(results)
+        page = mv.best(results)
+        assert page["upper"] == (g.upper if g.status is Status.OK else None)
+        assert page["upper_route"] == (key if g.status is Status.OK else None)
+        assert page["lower"] == (g.lower if g.status is Status.OK else None)
+        lowers = {r: x.lower for r, x in results.items() if proves_lower(r, x)}
+        uppers = {r: x.upper for r, x in results.items() if x.kind is not Kind.LOWER}
+        clash = {(a, b) for a, lo in lowers.items() for b, up in uppers.items()
+                 if a != b and disagree(lo, up)}
+        trusted = {b: up for b, up in uppers.items() if b not in {b for _, b in clash}}
+        if not trusted:
+            assert g.status is Status.NOT_COMPUTED
+            continue
+        assert g.upper == min(trusted.values())
+        kept = [lo for a, lo in lowers.items() if a not in {a for a, _ in clash}]
+        assert g.lower == (min(max(kept), g.upper) if kept else None)
+        assert ("routes disagree" in g.note) == bool(clash)
+        assert g.kind is (Kind.EXACT if kept and g.lower == g.upper and not clash else Kind.UPPER)

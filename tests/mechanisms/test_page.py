@@ -56,9 +56,9 @@ def test_subsampling_rate_changes_epsilon():
 
 
 @pytest.mark.parametrize(("key", "value", "field"), [
-    ("sigma", "-1", "sigma"), ("k", "0", "k"), ("sampling_rate", "2", "sampling_rate"),
-    ("delta", "1", "delta"), ("sigma", "abc", "sigma"),
-])
+    ("sigma", "-1", "noise σ"), ("k", "0", "k (compositions)"), ("sampling_rate", "2", "sampling rate q"),
+    ("delta", "1", "target total δ"), ("sigma", "abc", "noise σ"),
+])  # the label the user sees (issue 19)
 def test_bad_input_names_the_field(key, value, field):
     at = run_page(PAGE, k="40")
     at.text_input(key=key).set_value(value).run()

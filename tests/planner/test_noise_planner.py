@@ -126,7 +126,7 @@ def test_bad_mechanism_and_parameter_are_named() -> None:
         noise.smallest_noise("canonical", k=10, epsilon=1.0, delta=1e-5)
     with pytest.raises(ParameterError, match="categories"):
         noise.smallest_noise("laplace", k=10, epsilon=1.0, delta=1e-5, categories=3)
-    with pytest.raises(ParameterError, match="sampling-rate"):
+    with pytest.raises(ParameterError, match="sampling_rate"):
         noise.smallest_noise("gaussian", k=10, epsilon=1.0, delta=1e-5, sampling_rate=2.0)
 
 

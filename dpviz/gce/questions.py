@@ -13,7 +13,7 @@ Each takes a ``budget`` (``dpviz.budget``; ``None`` = the CLI default): ``bounds
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 import numpy as np
@@ -22,13 +22,22 @@ from dpviz import budget as budgets
 from dpviz.budget import Budget, Cost
 from dpviz.composition import METHODS, homogeneous, optimal
 from dpviz.gce import constraints, exact, hypotheses, summary
+from dpviz.gce import typed as typed_priors
 from dpviz.gce.exact import TooLargeError, exact_pair
+from dpviz.gce.typed import (
+    ALLOWED_FORM,
+    PRIOR_FORM,
+    check_allowed_text,
+    check_prior_text,
+    parse_allowed,
+    parse_prior,
+    support_distance,
+)
 from dpviz.guarantee import Guarantee, Kind
+from dpviz.params import Param
 from dpviz.regions import method_region
 from dpviz.regions.boundary import Boundary
 from dpviz.validation import ParameterError, check_count
-from dpviz.views import typed_priors
-from dpviz.views.typed_priors import parse_allowed, parse_prior, support_distance
 
 KINDS = ("cap", "features", "uniform-nonzero", "at-least", "typed", "allowed")
 PAPER_NULL = "paper"
@@ -344,3 +353,26 @@ def _eps(b: Guarantee, key: str = "") -> float:
     if key and b.kind is not Kind.EXACT and b.reason:
         return float("nan")
     return float(b.epsilon) if b.feasible and b.epsilon is not None else float("nan")
+
+
+# --- The question's typed parameters (the Database priors page and ``python -m dpviz gce``) ---
+
+NEIGHBOURING = Param("neighbouring", "Neighbouring relation", "unbounded",
+                     lambda v: constraints.check_neighbouring(str(v)),
+                     "Unbounded: add or remove the person's records (compare with 0⃗). Bounded: replace "
+                     "them, so two membership vectors are compared and twice as many mechanisms can differ.")
+
+
+def _null_text(value: Any) -> str:
+    text = str(value).strip()
+    return PAPER_NULL if text in ("", PAPER_NULL) else check_prior_text(text, field="null")
+
+
+PRIOR = Param("prior", "prior p1 (weights over |b| or b)", DEFAULT_PRIOR,
+              partial(check_prior_text, field="prior"),
+              "The membership prior, as `gce --prior` and more: " + PRIOR_FORM + ". Weights are scaled to "
+              "sum to 1; an entry without ':w' has weight 1.")
+NULL = Param("null", "null hypothesis p0", PAPER_NULL, _null_text,
+             "'paper': 0⃗ (in no database), or U{|b| < K2} against at-least:K2; or a prior typed as p1.")
+ALLOWED = Param("allowed", "allowed membership vectors b", DEFAULT_ALLOWED, check_allowed_text,
+                "The b a person may have (HBW §V-A): " + ALLOWED_FORM + ". k is their length.")

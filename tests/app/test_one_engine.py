@@ -1,0 +1,88 @@
+"""One engine (issue 19): for inputs drawn from each page's declared ranges (seeded, not fixed
+points), the page's headline, the command line's answer and the exported view's value are one
+number. The page side runs in ``streamlit.testing.v1.AppTest``; inputs are kept cheap (small k,
+no subsampling) so that 50 draws per page stay affordable."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import re
+
+import numpy as np
+
+from dpviz import budget as budgets
+from dpviz.cli import main
+from dpviz.figures.tables import format_number
+from dpviz.mechanisms.registry import MECHANISMS
+from dpviz.views import mechanisms as mv
+from dpviz.views import planner as pv
+from tests.app.helpers import assert_clean, errors, run_page, tables
+
+DRAWS = 50
+HEADLINE = re.compile(r"ε (?:≤|=) \*\*([^*]+)\*\*|ε ∈ \[\*\*[^*]+\*\*, \*\*([^*]+)\*\*\]")
+
+
+def _cli(*argv: str) -> dict:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(list(argv)) == 0, argv
+    return json.loads(out.getvalue())
+
+
+def _draw(rng: np.random.Generator, span: tuple[float, float], whole: bool) -> str:
+    lo, hi = span
+    x = math.exp(rng.uniform(math.log(lo), math.log(hi)))
+    return str(round(x)) if whole else f"{x:.4g}"
+
+
+def test_mechanisms_page_cli_and_export_agree_on_drawn_inputs() -> None:
+    rng = np.random.default_rng(1919)
+    kinds = [key for key, cls in MECHANISMS.items() if cls.noise is not None]
+    for _ in range(DRAWS):
+        kind = str(rng.choice(kinds))
+        cls = MECHANISMS[kind]
+        own = {p.key: _draw(rng, p.span, isinstance(p.default, int)) for p in cls.params if p.span}
+        k = str(int(rng.integers(1, 12)))
+        delta = f"{math.exp(rng.uniform(math.log(1e-9), math.log(1e-2))):.3g}"
+        at = run_page("pages/4_Mechanisms.py", mechanism=kind, k=k, delta=delta, sampling_rate="1", **own)
+        assert_clean(at)
+        assert not errors(at), (kind, own, errors(at))
+        shown = next(m for g in (HEADLINE.search(x.value) for x in at.markdown) if g for m in g.groups() if m)
+        flags = [s for key, v in own.items() for s in (f"--{key}", v)]
+        cli = _cli("mechanism", kind, *flags, "--k", k, "--delta", delta, "--budget", "2")
+        values = {p.key: p.check(own[p.key]) for p in cls.params if p.key in own}
+        # the export's payload (``figure mechanisms``: build_view → build → refine), without its figures
+        export = mv.refine(mv.make_mechanism(kind, values), k=int(k), delta=float(delta),
+                           budget=budgets.PAGE).payload["best"]["upper"]
+        assert shown == format_number(cli["epsilon"]) == format_number(export), (kind, own, k, delta)
+
+
+def test_planner_page_cli_and_export_agree_on_drawn_inputs() -> None:
+    """The largest ε0 per method and the smallest Gaussian σ: page cell == ``plan eps0`` /
+    ``plan noise gaussian`` (with the page's budgets) == the exported view's value."""
+    rng = np.random.default_rng(919)
+    for _ in range(DRAWS):
+        eps = f"{math.exp(rng.uniform(math.log(0.1), math.log(10.0))):.3g}"
+        delta = f"{math.exp(rng.uniform(math.log(1e-9), math.log(1e-3))):.3g}"
+        k = str(int(rng.integers(1, 200)))
+        at = run_page("pages/5_Plan_a_budget.py", epsilon=eps, delta=delta, k=k, k_max="10")
+        assert_clean(at)
+        eps0_table, _, noise_table, _ = tables(at)
+        cli = _cli("plan", "eps0", "--epsilon", eps, "--delta", delta, "--k", k, "--budget", "2")
+        sigma = _cli("plan", "noise", "gaussian", "--epsilon", eps, "--delta", delta, "--k", k,
+                     "--budget", str(budgets.PAGE_SEARCH.seconds))["sigma"]
+        view = pv.build(epsilon=float(eps), delta=float(delta), k=int(k), delta0=0.0, eps0=0.01,
+                        sensitivity=1.0, sampling_rate=1.0, cap=10, k_max=10, budget=budgets.PAGE)
+        for method, cell in zip(pv.METHODS, eps0_table["largest ε0"], strict=True):
+            value = cli[method]["eps0"]
+            exported = view.payload["eps0"][method]["eps0"]
+            assert (cell is None or (isinstance(cell, float) and math.isnan(cell))) == (value is None)
+            if value is not None:
+                assert float(cell) == float(format_number(value, 7, down=True)) == \
+                    float(format_number(exported, 7, down=True)), (method, eps, delta, k)
+        shown = float(str(noise_table["answer"][0]).split("=")[1])
+        exported = view.payload["noise"]["gaussian"]["sigma"]
+        assert shown == float(format_number(sigma, 7)) == float(format_number(exported, 7)), (eps, delta, k)

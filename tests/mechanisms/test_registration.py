@@ -1,0 +1,36 @@
+"""One mechanism = one module + one registry line (issue 19 item 4): a test-only mechanism
+(``extra_mechanism.LeaningCoin``) registered in a fresh interpreter is found by the CLI, the
+Mechanisms page, noise calibration (page and CLI), the attack lab and the fuzz spaces, with no
+other edit. Its numbers are checked against the exact answer of its two-atom law."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+from dpviz.figures.tables import format_number
+from tests.app.helpers import ROOT
+
+
+def test_a_registered_mechanism_reaches_every_layer() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, str(ROOT / "tests/mechanisms/extra_mechanism.py"), str(ROOT)],
+                         capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    found = json.loads(out.stdout)
+    # the larger one-step loss is ln(2e^ε0/(1 + e^ε0)) (P-side); k = 4 steps at δ = 1e-5 stay below 4×
+    e0 = 0.5
+    one = max(math.log(2 / (1 + math.exp(-e0))), math.log((1 + math.exp(e0)) / 2))
+    assert 0 < found["cli_mechanism"] <= 4 * one + 1e-9
+    assert found["cli_plan_noise"] > 0
+    assert f"**{format_number(found['cli_mechanism'])}**" in found["mechanisms_page"]  # the CLI's ε
+    assert found["planner_page"] and found["planner_page"][0].startswith("ε0 = ")
+    shown = float(found["planner_page"][0].split("=")[1])
+    assert shown == pytest.approx(found["cli_plan_noise"], rel=1e-6)
+    assert found["attack_page"] and found["attack"] >= 0
+    assert found["fuzz"] == [True, True]
