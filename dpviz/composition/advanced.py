@@ -4,7 +4,8 @@ Roth lecture 4 Thm 6 / KOV Thm 3.2: for δ' > 0 the k-fold composition of
 (ε0, δ0)-DP mechanisms is (√(2k ln(1/δ')) ε0 + kε0(e^{ε0} − 1), kδ0 + δ')-DP.
 For heterogeneous levels the same proof gives √(2 ln(1/δ') Σε_i²) + Σε_i(e^{ε_i} − 1)
 with δ = Σδ_i + δ' (DRV 2010, Thm III.3 in its general form). The raw theorem
-value is reported, without a min with basic composition.
+value is reported, without a min with basic composition. √(Σε_i²) is computed scaled (no
+underflow at a subnormal ε0) and every value is rounded up (docs/MATH.md §10).
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dpviz.composition.levels import Levels, sum_delta, sum_epsilon_sq
+from dpviz.composition.levels import Levels, root_sum_epsilon_sq, sum_delta
 from dpviz.guarantee import DeltaCurve, Guarantee, Kind
+from dpviz.numerics import ROUND_ULPS, round_up, round_up_array
 
 SOURCE = "Advanced composition (DRV; KOV Thm 3.2; Roth Thm 6)"
 
@@ -26,14 +28,14 @@ def drift(levels: Levels) -> float:
 
 
 def epsilon_at_slack(levels: Levels, *, slack: float) -> float:
-    """ε for slack δ' ∈ (0, 1]."""
-    return math.sqrt(2.0 * sum_epsilon_sq(levels) * -math.log(slack)) + drift(levels)
+    """ε for slack δ' ∈ (0, 1], rounded up."""
+    return round_up(math.sqrt(2.0 * -math.log(slack)) * root_sum_epsilon_sq(levels) + drift(levels))
 
 
 def epsilon_at_slacks(levels: Levels, slacks: ArrayLike) -> NDArray[np.float64]:
     """:func:`epsilon_at_slack` at many slacks δ' ∈ (0, 1] at once (the regions' sweep)."""
     s = np.asarray(slacks, dtype=float)
-    return np.sqrt(2.0 * sum_epsilon_sq(levels) * -np.log(s)) + drift(levels)
+    return round_up_array(np.sqrt(2.0 * -np.log(s)) * root_sum_epsilon_sq(levels) + drift(levels))
 
 
 def total_delta(levels: Levels, slack: float) -> float:
@@ -54,16 +56,17 @@ def epsilon_for_delta(levels: Levels, *, delta: float) -> Guarantee:
 def delta_for_epsilon(levels: Levels, *, epsilon: float) -> Guarantee:
     """Invert the theorem for δ'; defined only for ε above the drift term."""
     excess = epsilon - drift(levels)
-    var = sum_epsilon_sq(levels)
-    if var == 0:  # every ε_i = 0: ε = 0 for any slack δ' > 0, so δ is Σδ_i + δ' for all δ' > 0
+    root = root_sum_epsilon_sq(levels)
+    if root == 0:  # every ε_i = 0: ε = 0 for any slack δ' > 0, so δ is Σδ_i + δ' for all δ' > 0
         return Guarantee(epsilon=epsilon, delta=min(sum_delta(levels), 1.0), kind=Kind.UPPER,
                          source=SOURCE, solved="delta")
     if excess <= 0:
         return Guarantee.impossible(
             source=SOURCE, solved="delta",
             reason=f"advanced composition gives no δ for ε ≤ Σε_i(e^ε_i − 1) = {drift(levels):.6g}")
-    slack = math.exp(-(excess**2) / (2.0 * var))
-    return Guarantee(epsilon=epsilon, delta=min(sum_delta(levels) + slack, 1.0),
+    z = 0.5 * (excess / root) ** 2  # δ' = e^{−z}, rounded up
+    slack = math.nextafter(math.exp(-z * (1.0 - ROUND_ULPS)), math.inf)
+    return Guarantee(epsilon=epsilon, delta=min(math.nextafter(sum_delta(levels) + slack, math.inf), 1.0),
                      kind=Kind.UPPER, source=SOURCE, solved="delta")
 
 

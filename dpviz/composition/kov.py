@@ -2,7 +2,8 @@
 
 ε = min{Σε, T + √(2Σε² ln(e + √(Σε²)/δ~)), T + √(2Σε² ln(1/δ~))} with
 T = Σ ε_i (e^{ε_i} − 1)/(e^{ε_i} + 1) = Σ ε_i tanh(ε_i/2), and
-δ = 1 − (1 − δ~) Π(1 − δ_i). For one level this is exactly Thm 3.4.
+δ = 1 − (1 − δ~) Π(1 − δ_i). For one level this is exactly Thm 3.4. √(Σε²) is computed scaled (no
+underflow at a subnormal ε0) and the square-root terms are rounded up (docs/MATH.md §10).
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import sys
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dpviz.composition.levels import Levels, describe_floor, log_no_delta, sum_epsilon, sum_epsilon_sq
+from dpviz.composition.levels import Levels, describe_floor, log_no_delta, root_sum_epsilon_sq, sum_epsilon
 from dpviz.guarantee import DeltaCurve, Guarantee, Kind
+from dpviz.numerics import ROUND_ULPS, round_up, round_up_array
 
 SOURCE_HOMOGENEOUS = "KOV Thm 3.4"
 SOURCE_HETEROGENEOUS = "KOV Thm 3.5"
@@ -56,14 +58,15 @@ def epsilon_at_slack(levels: Levels, *, slack: float) -> float:
 
 
 def epsilon_with_drift(levels: Levels, t: float, *, slack: float) -> float:
-    """The three-term minimum of Thm 3.4/3.5 with drift ``t``, at δ~ ∈ [0, 1]."""
+    """The three-term minimum of Thm 3.4/3.5 with drift ``t``, at δ~ ∈ [0, 1]. The two square-root
+    terms are rounded up; Σε is basic composition's own value, so that KOV is never above basic."""
     total = sum_epsilon(levels)
     if slack <= 0:
         return total
-    var = sum_epsilon_sq(levels)
-    second = t + math.sqrt(2.0 * var * math.log(math.e + math.sqrt(var) / slack))
-    third = t + math.sqrt(2.0 * var * -math.log(slack))
-    return min(total, second, third)
+    root = root_sum_epsilon_sq(levels)
+    second = t + math.sqrt(2.0 * math.log(math.e + root / slack)) * root
+    third = t + math.sqrt(2.0 * -math.log(slack)) * root
+    return min(total, round_up(min(second, third)))
 
 
 def epsilon_at_slacks(levels: Levels, slacks: ArrayLike) -> NDArray[np.float64]:
@@ -74,11 +77,11 @@ def epsilon_at_slacks(levels: Levels, slacks: ArrayLike) -> NDArray[np.float64]:
 def epsilons_with_drift(levels: Levels, t: float, slacks: ArrayLike) -> NDArray[np.float64]:
     """:func:`epsilon_with_drift` at many slacks at once."""
     s = np.asarray(slacks, dtype=float)
-    total, var = sum_epsilon(levels), sum_epsilon_sq(levels)
+    total, root = sum_epsilon(levels), root_sum_epsilon_sq(levels)
     positive = np.where(s > 0, s, 1.0)
-    second = t + np.sqrt(2.0 * var * np.log(math.e + math.sqrt(var) / positive))
-    third = t + np.sqrt(2.0 * var * -np.log(positive))
-    return np.where(s > 0, np.minimum(total, np.minimum(second, third)), total)
+    second = t + np.sqrt(2.0 * np.log(math.e + root / positive)) * root
+    third = t + np.sqrt(2.0 * -np.log(positive)) * root
+    return np.where(s > 0, np.minimum(total, round_up_array(np.minimum(second, third))), total)
 
 
 def epsilon_for_delta(levels: Levels, *, delta: float) -> Guarantee:
@@ -107,17 +110,17 @@ def delta_for_epsilon_with_drift(levels: Levels, t: float, *, epsilon: float, so
     if epsilon >= sum_epsilon(levels):
         return Guarantee(epsilon=epsilon, delta=total_delta(levels, 0.0), kind=Kind.UPPER, source=source,
                          solved="delta", detail=detail)
-    var = sum_epsilon_sq(levels)
+    root = root_sum_epsilon_sq(levels)
     excess = epsilon - t
-    if excess <= 0 or var == 0:
+    if excess <= 0 or root == 0:
         return Guarantee.impossible(
             source=source, solved="delta", reason=f"the theorem gives no δ for ε ≤ its drift term {t:.6g}")
-    z = excess**2 / (2.0 * var)
+    z = 0.5 * (excess / root) ** 2 * (1.0 - ROUND_ULPS)  # rounded down, so δ~ is rounded up
     candidates = [math.exp(-z)]  # third term: ln(1/δ~) = z
     if z > 1.0:  # second term: ln(e + √var/δ~) = z ⇔ δ~ = √var / (e^z − e)
-        log_slack = 0.5 * math.log(var) - z - math.log(-math.expm1(1.0 - z))
-        candidates.append(math.exp(log_slack))
-    slack = min(min(candidates), 1.0)
+        log_slack = math.log(root) - z - math.log(-math.expm1(1.0 - z))
+        candidates.append(math.exp(log_slack + ROUND_ULPS * abs(log_slack)))
+    slack = min(math.nextafter(min(candidates), math.inf), 1.0)
     return Guarantee(epsilon=epsilon, delta=total_delta(levels, slack), kind=Kind.UPPER, source=source,
                      solved="delta", detail=detail)
 

@@ -70,6 +70,15 @@ def sum_epsilon_sq(levels: Levels) -> float:
     return math.fsum(lv.count * lv.epsilon**2 for lv in levels)
 
 
+def root_sum_epsilon_sq(levels: Levels) -> float:
+    """√(Σ ε_l²), scaled by the largest ε_l so that it does not underflow: a subnormal ε0 has
+    ε0² = 0 in floating point, which would make advanced and KOV composition report ε = 0."""
+    top = max(lv.epsilon for lv in levels)
+    if top == 0:
+        return 0.0
+    return top * math.sqrt(math.fsum(lv.count * (lv.epsilon / top) ** 2 for lv in levels))
+
+
 def sum_delta(levels: Levels) -> float:
     """Σ δ_l (basic composition's δ)."""
     return math.fsum(lv.count * lv.delta for lv in levels)
