@@ -25,6 +25,9 @@ from dpviz.composition import optimal
 from dpviz.composition.levels import parse_levels
 from dpviz.gce import constraints, hypotheses
 from dpviz.gce.typed import SIZES_COVERED_MAX, check_prior_text, parse_allowed, parse_prior
+from dpviz.guarantee import Status
+from dpviz.mechanisms import routes
+from dpviz.mechanisms.registry import make
 from dpviz.validation import ParameterError
 from dpviz.views import attack as attack_view
 
@@ -260,3 +263,19 @@ def test_trial_cost_bounds_the_measured_memory() -> None:
     with peak_bytes() as peak:
         attack_run.run_attack(a, budget=budgets.PAGE)
     assert peak[0] <= attack_run.cost(a).bytes
+
+
+# --- a subsampled Gaussian with a tiny σ: the PLD's optimistic discretisation ------------------
+
+def test_tiny_sigma_subsampled_gaussian_pld_stays_in_the_page_memory_budget() -> None:
+    """σ = 0.0033, q = 0.0043 (a fuzz case): the loss spans [−0.004, 47456], 950k points at the pilot
+    width. Its optimistic discretisation holds ~1.5 KB per point (Python lists), which 160 bytes per
+    cell admitted (152 MB estimated, 1.8 GB resident under the CLI's 1 GiB). With the per-point memory
+    counted, a memory budget is kept by a coarser, still certified grid (the CLI's time, the page's
+    memory: the page's own 2 s alone already forces a coarse grid)."""
+    parts = [(make("gaussian", sigma=0.0033, sampling_rate=0.0043), 1)]
+    budget = budgets.Budget(seconds=budgets.CLI.seconds, max_bytes=budgets.PAGE.max_bytes)
+    with peak_bytes() as peak:
+        g = routes.pld(parts, delta=0.5, budget=budget)
+    assert peak[0] < budget.max_bytes
+    assert g.status is Status.OK and g.lower is not None and g.upper is not None and g.lower <= g.upper
