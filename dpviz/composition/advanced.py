@@ -64,7 +64,8 @@ def delta_for_epsilon(levels: Levels, *, epsilon: float) -> Guarantee:
         return Guarantee.impossible(
             source=SOURCE, solved="delta",
             reason=f"advanced composition gives no δ for ε ≤ Σε_i(e^ε_i − 1) = {drift(levels):.6g}")
-    z = 0.5 * (excess / root) ** 2  # δ' = e^{−z}, rounded up
+    ratio = excess / root  # ∞ past 1.8e308 (a subnormal √Σε²): a product, where ** would raise
+    z = 0.5 * ratio * ratio  # δ' = e^{−z}, rounded up
     slack = math.nextafter(math.exp(-z * (1.0 - ROUND_ULPS)), math.inf)
     return Guarantee(epsilon=epsilon, delta=min(math.nextafter(sum_delta(levels) + slack, math.inf), 1.0),
                      kind=Kind.UPPER, source=SOURCE, solved="delta")

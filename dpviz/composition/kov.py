@@ -115,7 +115,8 @@ def delta_for_epsilon_with_drift(levels: Levels, t: float, *, epsilon: float, so
     if excess <= 0 or root == 0:
         return Guarantee.impossible(
             source=source, solved="delta", reason=f"the theorem gives no δ for ε ≤ its drift term {t:.6g}")
-    z = 0.5 * (excess / root) ** 2 * (1.0 - ROUND_ULPS)  # rounded down, so δ~ is rounded up
+    ratio = excess / root  # ∞ past 1.8e308 (a subnormal √Σε²): a product, where ** would raise
+    z = 0.5 * ratio * ratio * (1.0 - ROUND_ULPS)  # rounded down, so δ~ is rounded up
     candidates = [math.exp(-z)]  # third term: ln(1/δ~) = z
     if z > 1.0:  # second term: ln(e + √var/δ~) = z ⇔ δ~ = √var / (e^z − e)
         log_slack = math.log(root) - z - math.log(-math.expm1(1.0 - z))

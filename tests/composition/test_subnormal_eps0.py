@@ -60,3 +60,11 @@ def test_delta_direction_at_a_subnormal_epsilon() -> None:
     got = METHODS["advanced"].delta_for_epsilon(levels, epsilon=3 * eps0).delta
     assert mpmath.mpf(got) >= want
     assert got < 2 * float(want)
+
+
+@pytest.mark.parametrize("key", sorted(ORACLES))
+def test_delta_at_an_ordinary_epsilon_is_the_smallest_positive_float(key: str) -> None:
+    """ε = 1 with ε0 = 1e-310: (ε/√k ε0)² overflows; δ' = e^{−5e619} rounds up to 5e-324, no error
+    (the planner's page asked exactly this and showed the exception box)."""
+    g = METHODS[key].delta_for_epsilon(homogeneous(k=10, eps0=1e-310, delta0=0.0), epsilon=1.0)
+    assert 0.0 <= g.delta <= 1e-300
