@@ -5,7 +5,8 @@ interval is within ``accuracy``: atoms-only laws on a common lattice use that la
 otherwise a pilot width from the single steps' spread, refined by the second-order error law (width
 ∝ h²) until the interval is narrow enough or the next grid is over the budget. Where the round-off
 bound widens the interval, the transforms are redone on masses tilted by the Chernoff θ of the target
-(``dpviz.pld.power``), so that the round-off is relative to the tail δ is made of.
+(``dpviz.pld.power``), so that the round-off is relative to the tail δ is made of; a pilot that
+misses the accuracy is not redone, the tilt applies from its first refinement on.
 """
 
 from __future__ import annotations
@@ -62,15 +63,24 @@ class _Target:
 
     def tilted(self, c: Composed) -> Composed:
         """``c`` recomputed with the round-off tilted towards the target, if that is narrower."""
+        self.choose_tilt(c)
+        return self.retilted(c)
+
+    def choose_tilt(self, c: Composed) -> None:
+        """Decide the tilt from ``c`` (None where its round-off is minor), without recomputing."""
         if _round_off_minor(c, delta=self.delta, epsilon=self.epsilon, accuracy=self.accuracy):
-            return c
+            return
         self.tilt = _tilt(self.parts, c, delta=self.delta, epsilon=self.epsilon, accuracy=self.accuracy)
+
+    def retilted(self, c: Composed) -> Composed:
+        """``c`` (computed untilted) recomputed at its width with the tilt in use, if that is
+        narrower; otherwise the tilt is dropped."""
         if self.tilt is None:
             return c
         t = self.run(c.h)
         # a tilted grid whose round-off bound is not finite says nothing (review R1): its [0, 0]
         # would look narrowest, so it is rejected before any width is compared
-        if all(g.informative for g in t.upper + t.lower) and self.ratio(t) <= self.ratio(c):
+        if _informative(t) and self.ratio(t) <= self.ratio(c):
             return t
         self.tilt = None
         return c
@@ -115,42 +125,80 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
     if lattice is not None:
         hh = lattice / math.ceil(lattice / hh)
     try:
-        c = req.tilted(req.run(hh))
+        c = req.run(hh)
     except (OverBudget, ParameterError) as exc:
         if _fits(exc):
             return req.tilted(coarsening(hh * 2, req.run))
         raise
-    return _refine(req, c, hh, lattice)
+    if req.ratio(c) <= 1.0:
+        return _refine(req, req.tilted(c), hh, lattice)
+    # a refinement follows: the tilt is decided from the pilot and used from the next grid on, so the
+    # pilot is not recomputed tilted (one composition fewer, issue 23)
+    req.choose_tilt(c)
+    return _refine(req, c, hh, lattice, pending=req.tilt is not None)
 
 
-def _refine(req: _Target, c: Composed, hh: float, lattice: float | None) -> Composed:
-    """Refine the width from the pilot ``c`` (at ``hh``) by the h² law (module docstring)."""
+def _refine(req: _Target, c: Composed, hh: float, lattice: float | None, *,
+            pending: bool = False) -> Composed:
+    """Refine the width from the pilot ``c`` (at ``hh``) by the h² law (module docstring).
+
+    ``pending``: ``c`` was composed untilted although ``req.tilt`` is set (``composition``); its
+    width without the round-off bound then sets the step (the tilted grids that follow carry little
+    of it), and it is recomputed tilted if it is what is returned."""
     h1 = hh
     best, best_ratio = c, req.ratio(c)
+    aim = req.ratio(_bare(c)) if pending else best_ratio  # the ratio the h² law steps from
+
+    def finish(b: Composed) -> Composed:
+        if pending and b is c and req.tilt is not None:
+            try:
+                return req.retilted(b)
+            except (OverBudget, ParameterError) as exc:
+                if _fits(exc):
+                    return b
+                raise
+        return req.late_tilt(b)
+
     for i in range(REFINEMENTS + CHEAP_REFINEMENTS):
         accurate = best_ratio <= 1.0
-        step = 1.0 / 4.0 if accurate else min(1.0, max(1.0 / 4.0, 0.8 / math.sqrt(best_ratio)))
+        step = 1.0 / 4.0 if accurate else min(1.0, max(STEP_FLOOR, 0.75 / math.sqrt(max(aim, 1e-300))))
         last, hh = hh, _on_lattice(hh * step, lattice)
         # cheap: the next grid's estimated cost (``cost``: counted work, not a measured time, so the
         # same question always gets the same grid) is below CHEAP_SECONDS; then refine even past the
         # accuracy target and the h1/8 floor, else only towards the target
         if cost(req.parts, h=hh, tail=req.tail).seconds > CHEAP_SECONDS:
-            if accurate or i >= REFINEMENTS:
+            if accurate:  # past the accuracy a half step (4× narrower) is taken if that one is cheap
+                hh = _on_lattice(last / 2.0, lattice)
+                if cost(req.parts, h=hh, tail=req.tail).seconds > CHEAP_SECONDS:
+                    break
+            elif i >= REFINEMENTS:
                 break
-            hh = _on_lattice(max(hh, h1 / 8.0), lattice)
+            else:
+                hh = _on_lattice(max(hh, h1 / 8.0), lattice)
         if hh >= 0.99 * last:  # no finer width allowed (h1/8 reached)
             break
         try:  # a finer grid carries more round-off: tilted where it is not minor (``_Target.tilted``)
-            c = req.run(hh) if req.tilt is not None else req.tilted(req.run(hh))
+            if req.tilt is None:
+                c_new = req.tilted(req.run(hh))
+            else:
+                c_new = req.run(hh)
+                if not _informative(c_new):  # review R1: an infinite round-off bound says nothing
+                    req.tilt = None
+                    c_new = req.run(hh)
         except (OverBudget, ParameterError) as exc:
             if _fits(exc):
-                return best if accurate else replace(best, note="accuracy not reached within the budget")
+                b = finish(best)
+                return b if req.ratio(b) <= 1.0 else replace(b, note="accuracy not reached within the budget")
             raise
-        ratio = req.ratio(c)
-        if ratio > 0.7 * best_ratio:  # the width is no longer set by h (round-off, tails)
-            return req.late_tilt(c if ratio < best_ratio else best)
-        best, best_ratio = c, ratio
-    return req.late_tilt(best)
+        ratio = req.ratio(c_new)
+        if ratio > 0.7 * aim:  # the width is no longer set by h (round-off, tails)
+            return finish(c_new if ratio < best_ratio else best)
+        best, best_ratio, aim = c_new, ratio, ratio
+    return finish(best)
+
+
+def _informative(c: Composed) -> bool:
+    return all(g.informative for g in c.upper + c.lower)
 
 
 def _round_off_minor(c: Composed, *, delta: float | None, epsilon: float | None, accuracy: float) -> bool:
@@ -220,11 +268,18 @@ TILT_EXPONENT = 300.0
 REFINEMENTS = 3
 """At most this many grids are composed while refining h towards the accuracy."""
 
-CHEAP_SECONDS = 0.03
+STEP_FLOOR = 1.0 / 6.0
+"""Smallest factor h is refined by in one step. The step aims at 0.75 of the accuracy by the h²
+law (0.75/√ratio): the width also has a part h does not set (round-off, tails), so aiming at the
+accuracy itself (q = 3.3e-4, σ = 1.56, 8·10^5 steps: h/4 gave 1.16× the accuracy) costs a second,
+finer refinement, while a floor of 1/4 forced it."""
+
+CHEAP_SECONDS = 0.015
 """A refinement (h/4, width ∝ h²: 16× narrower) whose estimated time is below this is done even
 when the accuracy is already reached: cheap cases end far tighter than ``DEFAULT_ACCURACY``
-(Laplace b = 2, k = 20, δ = 1e-6: 6.6e-4 → 1.6e-7 relative), while the accuracy stays the stopping
-rule of expensive ones. 0.03 s keeps cheap cases cheap against dp-accounting (issue 23)."""
+(Laplace b = 2, k = 20, δ = 1e-6: 6.6e-4 → 2e-6 relative), while the accuracy stays the stopping
+rule of expensive ones. 0.015 s (estimated; about twice that measured): at 0.03 s refinements past
+the target were most of the time of subsampled Laplace and were slower than dp-accounting (issue 23)."""
 
 CHEAP_REFINEMENTS = 3
 """At most this many cheap refinements beyond ``REFINEMENTS``."""
