@@ -204,6 +204,7 @@ def _refine(req: _Target, c: Composed, hh: float, lattice: float | None, *,
 
 
 def _informative(c: Composed) -> bool:
+    """True when every grid's round-off bound is finite (review R1: otherwise its reading says nothing)."""
     return all(g.informative for g in c.upper + c.lower)
 
 
