@@ -42,7 +42,7 @@ COMMON_TERM_SECONDS = {"basic": 5.0e-5, "advanced": 1.0e-4, "optimal": 1.2e-3}
 """The same for one common δ̂ alone (``theorem3``, no split): the ``*_common`` rows' searches."""
 UNIFORM_NONZERO_ROWS = ("classic", "exact", "cor7",
                         *(f"theorem3_{m}{tail}" for m in paper_bounds.THEOREM3_METHODS
-                          for tail in ("", "_common")))
+                          for tail in ("", "_common")), "cor6")
 """The rows of ``summary.uniform_nonzero``, in its order."""
 SOURCE = "HBW, database priors"
 
@@ -97,6 +97,8 @@ def _uniform_rows(*, k: int, delta0: float, delta: float,
     for m in paper_bounds.THEOREM3_METHODS:
         rows[f"theorem3_{m}"] = lambda e, m=m: pair(m, e)[0]  # type: ignore[misc]
         rows[f"theorem3_{m}_common"] = lambda e, m=m: common(m, e)  # type: ignore[misc]
+    rows["cor6"] = lambda e: paper_bounds.corollary6(k=k, eps0=e, delta0=delta0, method="optimal",
+                                                     delta=delta)
     return {key: rows[key] for key in UNIFORM_NONZERO_ROWS}
 
 
@@ -121,6 +123,9 @@ def row_costs(*, k: int, eps0: float, delta0: float) -> dict[str, Cost]:
         for tail, per in (("", TERM_SECONDS[m]), ("_common", COMMON_TERM_SECONDS[m])):
             out[f"theorem3_{m}{tail}"] = Cost(SEARCH_EVALUATIONS * n * (per + atoms[0]), atoms[1],
                                               f"{SEARCH_EVALUATIONS} evaluations of HBW Thm 3's {n} terms")
+    # HBW Cor. 6: the same terms as Thm 3 with optimal composition at one common δ̂ (no first step)
+    out["cor6"] = Cost(SEARCH_EVALUATIONS * n * (COMMON_TERM_SECONDS["optimal"] + term.seconds), term.bytes,
+                       f"{SEARCH_EVALUATIONS} evaluations of HBW Cor. 6's {n} terms")
     return {key: out[key] for key in UNIFORM_NONZERO_ROWS}
 
 

@@ -11,6 +11,7 @@ from dpviz.cli import build_parser
 from dpviz.cli.flags import values_from_args
 from dpviz.ui import table_frame
 from dpviz.views.catalog import registry
+from dpviz.views.database_priors import LEVELS, heterogeneous_rows
 from tests.app.helpers import assert_clean, errors, run_page, tables
 
 CASES = [  # (page, view, its URL query, the view's tables in page order)
@@ -19,7 +20,7 @@ CASES = [  # (page, view, its URL query, the view's tables in page order)
       "levels": "0.2:0:5,1.0:1e-07:2", "hdelta": "0.001"}, ("at_k", "heterogeneous")),
     ("pages/3_Database_priors.py", "priors",
      {"preset": "Subsidiaries", "eps0": "0.3", "delta": "1e-06", "k": "50", "cap": "2",
-      "neighbouring": "bounded"}, ("bounds",)),
+      "neighbouring": "bounded"}, ("bounds", "capped_levels")),
     ("pages/3_Database_priors.py", "priors",
      {"preset": "In at least k' databases", "k": "30", "k2": "4", "delta0": "1e-6"}, ("bounds",)),
     ("pages/3_Database_priors.py", "priors",
@@ -42,4 +43,14 @@ def test_the_url_read_as_cli_flags_builds_the_view_the_page_shows(path, view, qu
     shown = tables(at)
     assert len(shown) == len(names)
     for frame, name in zip(shown, names, strict=True):
-        assert frame.to_csv() == table_frame(built.tables[name]).to_csv(), name
+        assert frame.to_csv() == table_frame(_table(built, name, values)).to_csv(), name
+
+
+def _table(built, name: str, values: dict) -> list:
+    """A view's table; a cap scenario's heterogeneous-releases table (HBW Thm 2 with a different
+    (ε_i, δ_i) per database, the page's section below the view) from the same core function, at the
+    page's default levels and the URL's cap, neighbouring relation and δ."""
+    if name != "capped_levels":
+        return built.tables[name]
+    return heterogeneous_rows(LEVELS.check(LEVELS.default), cap=int(values["cap"]),
+                              neighbouring=values["neighbouring"], delta=values["delta"])
