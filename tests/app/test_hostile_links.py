@@ -85,4 +85,5 @@ def test_subnormal_eps0_on_the_planner() -> None:
 def test_attack_lab_refuses_ten_million_trials() -> None:
     at = run_page("pages/6_Attack_lab.py", mechanism="laplace", trials="10000000", k="5")
     assert_clean(at)
-    assert any(e.startswith("trials must be at most about") and "budget" in e for e in errors(at)), errors(at)
+    assert any(e.startswith("trials per hypothesis N must be at most about") and "budget" in e
+               for e in errors(at)), errors(at)

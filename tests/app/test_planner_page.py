@@ -175,5 +175,6 @@ def test_the_smallest_sigma_on_the_page_is_the_command_lines() -> None:
                           "--delta", "1e-5", "--k", "100000", "--sampling-rate", "0.004"],
                          capture_output=True, text=True, check=True, cwd=str(ROOT))
     sigma = json.loads(out.stdout)["sigma"]
-    assert sigma == pytest.approx(1.895231, abs=1e-6)
+    # the old engine's 1.895231, or smaller: the one-transform PLD (issue 23) certifies σ = 1.894762
+    assert 1.89 < sigma <= 1.895231
     assert shown == float(pv.format_number(sigma, 7))  # the CLI's σ, rounded up to 7 digits

@@ -115,11 +115,22 @@ README = {  # python -m dpviz gce …, printed by the code before the budget (co
 }
 
 
+ROUNDED_UP = {"cap_advanced", "cap_kov", "theorem3_advanced", "theorem3_advanced_common"}
+"""Rows whose closed form is rounded up by a few ulps (numerics.round_up, docs/MATH.md §10.3): an
+upper bound is never rounded down, so they may sit a few ulps above the numbers pinned before."""
+
+
 @pytest.mark.parametrize("argv", list(README))
 def test_readme_examples_print_the_same_numbers(capsys, argv: tuple[str, ...]) -> None:
     assert main(["gce", *argv]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert {key: (b["epsilon"], b["delta"]) for key, b in out.items()} == README[argv]
+    got = {key: (b["epsilon"], b["delta"]) for key, b in out.items()}
+    assert got.keys() == README[argv].keys()
+    for key, (eps, delta) in README[argv].items():
+        if key in ROUNDED_UP:  # never below the pinned value, and no further above it than the rounding
+            assert got[key][1] == delta and eps <= got[key][0] <= eps * (1 + 1e-13), key
+        else:
+            assert got[key] == (eps, delta), key
     assert out["exact"]["kind"] == "exact" and "reason" not in out["exact"]
 
 

@@ -10,8 +10,8 @@ import pytest
 
 from dpviz.composition import homogeneous, optimal
 from dpviz.gce import constraints
+from dpviz.gce.questions import Question
 from dpviz.views.database_priors import ex3_comparison
-from dpviz.views.gce_questions import Question
 from tests.app.helpers import assert_clean, run_page
 
 

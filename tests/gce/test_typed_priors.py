@@ -165,7 +165,7 @@ def test_typed_prior_url_round_trip_and_tables_equal_the_view() -> None:
 
 @pytest.mark.parametrize(("params", "start"), [
     ({"prior": "1:0.5, 2:x"}, "prior must be weights that are positive numbers"),
-    ({"null": "banana"}, "null must be zero, one"),
+    ({"null": "banana"}, "null hypothesis p0 must be zero, one"),  # the label the page shows
 ])
 def test_bad_typed_text_on_the_page_is_one_message(params: dict, start: str) -> None:
     at = run_page(PAGE, **{**URL, **params})
