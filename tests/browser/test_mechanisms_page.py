@@ -54,12 +54,12 @@ def test_main_path(page: Page, app_url: str, browser: Browser):
     # randomized response, 30 runs, no subsampling, δ = 0: ε = kε0 = 3 exactly
     radio(page, "Mechanism", "randomized-response", "mechanism")
     text(page, "k (compositions)", "30", "k")
-    text(page, "sampling rate q (0 = none)", "0", "sampling_rate")
+    text(page, "sampling rate q", "1", "sampling_rate")
     text(page, "target total δ", "0", "delta")
     shown = assert_shared_link_matches(browser, page)
     assert any(t.startswith("ε = 3 (") for t in shown["text"]), [t for t in shown["text"] if "ε" in t]
     assert query(page.url) | {} == {**query(page.url), "mechanism": "randomized-response", "k": "30",
-                                    "sampling_rate": "0", "delta": "0"}
+                                    "sampling_rate": "1", "delta": "0"}
     # the other direction: δ at ε = 2 (below kε0, so δ > 0)
     radio(page, "answer", "delta", "solve")
     text(page, "target total ε", "2", "epsilon")
@@ -84,9 +84,11 @@ def test_an_old_link_opens_under_the_new_keys(page: Page, app_url: str):
     open_ready(page, f"{app_url}/Mechanisms?mechanism=Laplace&scale=3&mech_k=20&rate=0&mech_delta=1e-06")
     page.wait_for_url(lambda url: "mech_k" not in url, timeout=TIMEOUT_MS)
     settle(page)
-    assert query(page.url) == {"mechanism": "laplace", "scale": "3", "k": "20", "sampling_rate": "0",
+    # rate=0 was the old word for no subsampling; q = 1 says it now (dpviz.params.SAMPLING_RATE)
+    assert query(page.url) == {"mechanism": "laplace", "scale": "3", "k": "20", "sampling_rate": "1",
                                "delta": "1e-06"}
     shown = page.evaluate("""() => Object.fromEntries(Array.from(
       document.querySelectorAll('[data-testid=stTextInput]'),
       (w) => [w.querySelector('label').innerText.trim(), w.querySelector('input').value]))""")
-    assert (shown["k (compositions)"], shown["target total δ"], shown["scale b"]) == ("20", "1e-06", "3")
+    assert (shown["k (compositions)"], shown["sampling rate q"], shown["target total δ"], shown["scale b"]) \
+        == ("20", "1", "1e-06", "3")

@@ -153,7 +153,7 @@ def test_mechanisms(page: Page, app_url: str, browser: Browser):
     open_ready(page, f"{app_url}/Mechanisms")
     radio(page, "Mechanism", "randomized-response", "mechanism")
     text(page, "k (compositions)", "100", "k")
-    text(page, "sampling rate q (0 = none)", "0", "sampling_rate")
+    text(page, "sampling rate q", "1", "sampling_rate")
     assert_shared_link_matches(browser, page)
     radio(page, "Mechanism", "geometric", "mechanism")  # ε0 stays, the sensitivity appears
     text(page, "sensitivity Δ", "2", "sensitivity")
