@@ -52,12 +52,14 @@ def tint(color: str, strength: float = FILL_TINT) -> str:
 
 def region_figure(regions: Mapping[str, Boundary], *, title: str,
                   labels: Mapping[str, str] | None = None, colors: Mapping[str, str] | None = None,
-                  fill: bool = True, height: int = 620) -> go.Figure:
+                  fill: bool = True, height: int = 620, left_out: str | None = None) -> go.Figure:
     """Overlay of privacy regions, largest first so smaller ones stay visible. Fills are light
     opaque tints drawn first, every outline on top of every fill (a region's boundary stays visible
     where a smaller region covers its fill); the grid is drawn above the fills. Hover reads
     (P_FA, P_MD) on the boundary of the region under the pointer (the outline answers, the fill
-    never does). A region that fills the square is named in a note on the figure."""
+    never does). A region that fills the square is named in a note on the figure; ``left_out`` says
+    in a note at the foot of the square why a region is not drawn (kept out of the title, which the
+    modebar would cover once it wraps to more lines)."""
     fig = go.Figure()
     labels, colors = labels or {}, colors or {}
     vacuous: list[str] = []
@@ -88,6 +90,10 @@ def region_figure(regions: Mapping[str, Boundary], *, title: str,
     fig.update_layout(height=height)  # the square plot fills the width; less height for narrow columns
     if vacuous:
         note_vacuous(fig, vacuous)
+    if left_out:
+        fig.add_annotation(x=0.02, y=0.02, xref="x domain", yref="y domain", xanchor="left", yanchor="bottom",
+                           text=wrap(left_out, 34), showarrow=False, align="left",
+                           font={"size": 12, "color": TEXT_COLOR}, bgcolor="rgba(255,255,255,0.85)")
     return fig
 
 

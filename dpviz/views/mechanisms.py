@@ -390,10 +390,9 @@ def _figures(mech: Any, law: Any, *, k: int, ks: list[int], many: Mapping[int, A
     lines = {key: np.where(v > 0, v, np.nan) for key, v in lines.items()}
 
     regions = {} if levels is None else {"optimal": method_region("optimal", levels)}
-    region_title = f"Trade-off region after k = {k:,} runs of {law.name}"
-    if "optimal" in regions and excluded_area(regions["optimal"]) < VACUOUS_AREA:
+    left_out = "optimal" in regions and excluded_area(regions["optimal"]) < VACUOUS_AREA
+    if left_out:
         del regions["optimal"]  # the whole square says nothing about this mechanism (issue 21)
-        region_title += " (the generic worst case for its per-step (ε0, δ0) allows every test: not drawn)"
     if composed is not None:
         n_r = _delta_points(len(composed.upper), composed.h, REGION_POINTS, budget.share(CURVE_SHARE * 2 / 3))
         eps_r = np.linspace(0.0, 2.5 * top, n_r)
@@ -428,10 +427,12 @@ def _figures(mech: Any, law: Any, *, k: int, ks: list[int], many: Mapping[int, A
         "delta": delta_band_figure(eps, band[:, 0], band[:, 1], lines, k=k,
                                    target_delta=delta if epsilon is None and delta > 0 else None,
                                    answer=(lo, up), of=law.name),
-        "region": region_figure(regions, title=region_title,
+        "region": region_figure(regions, title=f"Trade-off region after k = {k:,} runs of {law.name}",
                                 labels={"pld": "This mechanism (PLD, sound)",
                                         "optimal": "Any mechanism with the same per-step (ε0, δ0)"},
-                                height=480),  # shown in a half-width column beside the histogram
+                                height=480,  # shown in a half-width column beside the histogram
+                                left_out="The generic worst case for its per-step (ε0, δ0) allows every "
+                                         "test: not drawn" if left_out else None),
         "epsilon_vs_k": epsilon_vs_k_figure(np.array(ks, dtype=float), np.array(kl), np.array(ku), k_lines,
                                             delta=delta, of=law.name),
         "_band": {"epsilon": eps, "delta_lower": band[:, 0], "delta_upper": band[:, 1]},

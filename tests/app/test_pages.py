@@ -66,7 +66,10 @@ def test_regions_page_bad_input_names_the_field(key, value, field):
 def test_regions_page_k_outside_its_range_falls_back_with_notice(value):
     at = run_page("pages/1_Privacy_regions.py", k=value)
     assert_clean(at)
-    assert any(m.startswith("k must be a whole number in [1, 10,000]") for m in errors(at))
+    # the notice names the label the user sees (issue 19 item 3), its range, and the fallback
+    label = "k (mechanisms composed)"
+    assert any(m.startswith(f"{label} must be a whole number in [1, 10,000], got ")
+               and m.endswith(f"Showing the default {label} = 30 instead.") for m in errors(at)), errors(at)
     assert "k = 30" in figures(at)[1]["layout"]["title"]["text"], "the default k is drawn"
 
 

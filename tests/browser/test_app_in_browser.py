@@ -140,8 +140,9 @@ def test_shared_url_restores_the_same_view(page: Page, app_url: str, browser):
 def test_malformed_url_falls_back_with_a_notice(page: Page, app_url: str):
     open_page(page, f"{app_url}/Composition_curves?eps0=abc&k=-4")
     alerts = page.locator("[data-testid=stAlertContainer]")
-    expect(alerts.filter(has_text="ε0 must be")).to_be_visible()
-    expect(alerts.filter(has_text="k must be")).to_be_visible()
+    # each notice names the label the user sees (issue 19 item 3)
+    expect(alerts.filter(has_text="ε0 (each mechanism) must be")).to_be_visible()
+    expect(alerts.filter(has_text="k (mechanisms composed) must be")).to_be_visible()
     assert page.locator("[data-testid=stException]").count() == 0
     screenshot(page, "curves_malformed_url")
 

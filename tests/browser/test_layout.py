@@ -22,8 +22,9 @@ MODES = {
     "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
     "dark": {"viewport": {"width": 1280, "height": 800}, "color_scheme": "dark"},
 }
-TABLES = {"curves": 2, "priors": 1, "mechanisms": 3}
-"""Result tables (dataframes, not counting the row editors) each page shows at its defaults."""
+TABLES = {"curves": 2, "priors": 2, "mechanisms": 3}
+"""Result tables (dataframes, not counting the row editors) each page shows at its defaults (priors:
+the bounds and, under its default membership cap, the heterogeneous releases)."""
 
 FIGURES = """() => Array.from(document.querySelectorAll('[data-testid=stPlotlyChart]'), (c) => {
   const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };

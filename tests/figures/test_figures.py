@@ -143,6 +143,17 @@ def test_region_figure_notes_a_full_square_anywhere_it_is_used():
     assert len(notes) == 1 and "Everything" in notes[0] and "One" not in notes[0]
 
 
+def test_a_region_left_out_is_said_in_a_note_not_the_title():
+    """A title that also said why a region is not drawn wrapped to four lines and ran under the
+    modebar (Mechanisms page); the reason is a note at the foot of the square instead."""
+    one = intersection_boundary([0.1], [0.0])
+    fig = region_figure({"single": one}, title="t", left_out="The generic region: not drawn")
+    assert fig.layout.title.text == "t"
+    (note,) = [a for a in fig.layout.annotations if "not drawn" in (a.text or "")]
+    assert (note.yanchor, note.y) == ("bottom", 0.02)
+    assert not region_figure({"single": one}, title="t").layout.annotations
+
+
 def test_interval_rows_never_show_a_lower_bound_above_or_an_upper_bound_below_its_value() -> None:
     """Display rounding goes the safe way on both ends of a certified interval."""
     from dpviz.figures.mechanisms import interval_rows
