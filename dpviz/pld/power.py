@@ -35,8 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 from scipy import fft as sfft
-from scipy.special import logsumexp
 
+from dpviz.numerics import logsumexp
 from dpviz.pld import fft
 from dpviz.pld.grid import MAX_BINS, GridPLD
 from dpviz.validation import ParameterError
@@ -196,7 +196,9 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
                        offset=offset).truncated(tail=tail)
     coarse = [_part(g, k) for g, k in grids]
     theta = 0.0 if tilt_at is None else chernoff_theta(coarse, tilt_at)
-    lam = [float(logsumexp(theta * g.losses, b=g.mass)) for g, _ in grids]  # normalisers λ_i
+    # normalisers λ_i, ln Σ_j g_j e^{θL_j} with ln g_j in the exponent: SciPy's ``b=`` weights
+    # overflow (to λ = ∞) when the largest θL_j has a subnormal weight and the rest do not
+    lam = [logsumexp(theta * p.loss + p.log_m) for p in coarse]
     norm = sum(k * v for (_g, k), v in zip(grids, lam, strict=True))
     var = sum(k * g.mean_sd()[1] ** 2 for g, k in grids)
     share = tail / 8.0

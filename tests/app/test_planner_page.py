@@ -178,3 +178,13 @@ def test_the_smallest_sigma_on_the_page_is_the_command_lines() -> None:
     # the old engine's 1.895231, or smaller: the one-transform PLD (issue 23) certifies σ = 1.894762
     assert 1.89 < sigma <= 1.895231
     assert shown == float(pv.format_number(sigma, 7))  # the CLI's σ, rounded up to 7 digits
+
+
+def test_a_discrete_gaussian_tail_with_a_subnormal_top_mass_draws_the_page() -> None:
+    """Regression (seeded draw of test_one_engine): ε = 9.72, δ = 2.26e-09, k = 107 overflowed the
+    PLD tilt's normaliser for the discrete Gaussian and the page showed its exception box."""
+    at = run_page("pages/5_Plan_a_budget.py", epsilon="9.72", delta="2.26e-09", k="107", k_max="10")
+    assert_clean(at)
+    assert not errors(at)
+    row = tables(at)[2].set_index("mechanism").loc["Discrete Gaussian"]
+    assert row["answer"].startswith("σ = ") and row["route"] == "pld"

@@ -125,3 +125,19 @@ def test_an_infinite_normaliser_says_nothing() -> None:
     """A tilt whose e^{Λ(θ)} leaves the float range gives err = ∞, never a bound read as one."""
     g = GridPLD(h=0.1, lo=-1, mass=np.array([0.5, 0.5]), p_inf=0.0, pessimistic=True, err=math.inf, tilt=1e4)
     assert not g.informative and g.delta(0.5) == 1.0 and g.epsilon(1e-6) is None
+
+
+def test_a_subnormal_top_mass_keeps_the_normaliser_finite() -> None:
+    """Regression (planner, discrete Gaussian, ε = 9.72, δ = 2.26e-09, k = 107): a grid whose
+    largest loss carries a subnormal mass made SciPy's weighted logsumexp divide by that weight and
+    overflow to λ = ∞ (a RuntimeWarning, an error under pytest; the page's exception box). The tilted
+    composition must agree with the untilted one in the tail it is for."""
+    j = np.arange(169) - 85  # a discrete Gaussian's losses on every other bin, tails down to 2e-323
+    mass = np.where(j % 2 == 0, np.exp(-0.11037 * j.astype(float) ** 2 - 0.9835), 0.0)
+    assert mass[-2] > 0.0 and mass[-2] < 1e-320 and mass[-1] == 0.0
+    g = GridPLD(h=0.4414878504672898, lo=-84, mass=mass, p_inf=5e-323, pessimistic=True)
+    tilted = power.compose_power([(g, 107)], tail=2.26e-14, tilt_at=103.49417808173632)
+    plain = power.compose_power([(g, 107)], tail=2.26e-14)
+    assert tilted.informative and math.isfinite(tilted.err)
+    for eps in (80.0, 100.0):  # the tail the tilt is for (δ ≈ 2e-4 and 1.4e-8)
+        assert tilted.delta(eps) == pytest.approx(plain.delta(eps), rel=2e-3)
