@@ -124,7 +124,8 @@ def noise_plans(*, epsilon: float, delta: float, k: int, sensitivity: float, sam
 GCE_LABELS = {"classic": "Classic: all k composed (KOV Thm 3.3)", "exact": "Exact worst case with the cap",
               "cap_basic": "Cap + basic composition", "cap_advanced": "Cap + advanced composition",
               "cap_kov": "Cap + KOV Thm 3.4", "cap_zcdp": "Cap + zCDP", "parallel": "Parallel composition",
-              "cor7": "HBW Cor. 7",
+              "cap_kov_simplified": "Cap + KOV Thm 3.4, simplified",
+              "cor6": "HBW Cor. 6 + optimal (one common δ̂)", "cor7": "HBW Cor. 7",
               **{f"theorem3_{m}": f"HBW Thm 3 + {m} (best split of δ)"
                  for m in ("basic", "advanced", "optimal")},
               **{f"theorem3_{m}_common": f"HBW Thm 3 + {m} (one common δ̂)"
