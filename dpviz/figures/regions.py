@@ -92,8 +92,8 @@ def region_figure(regions: Mapping[str, Boundary], *, title: str,
         note_vacuous(fig, vacuous)
     if left_out:
         fig.add_annotation(x=0.02, y=0.02, xref="x domain", yref="y domain", xanchor="left", yanchor="bottom",
-                           text=wrap(left_out, 34), showarrow=False, align="left",
-                           font={"size": 12, "color": TEXT_COLOR}, bgcolor="rgba(255,255,255,0.85)")
+                           text=wrap(left_out, 26), showarrow=False, align="left",
+                           font={"size": 11, "color": TEXT_COLOR})  # no box: every outline stays in view
     return fig
 
 

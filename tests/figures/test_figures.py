@@ -147,7 +147,7 @@ def test_a_region_left_out_is_said_in_a_note_not_the_title():
     """A title that also said why a region is not drawn wrapped to four lines and ran under the
     modebar (Mechanisms page); the reason is a note at the foot of the square instead."""
     one = intersection_boundary([0.1], [0.0])
-    fig = region_figure({"single": one}, title="t", left_out="The generic region: not drawn")
+    fig = region_figure({"single": one}, title="t", left_out="Generic region not drawn")
     assert fig.layout.title.text == "t"
     (note,) = [a for a in fig.layout.annotations if "not drawn" in (a.text or "")]
     assert (note.yanchor, note.y) == ("bottom", 0.02)
