@@ -106,9 +106,13 @@ def bisect_float(above: Callable[[float], bool], lo: float, hi: float, *, rtol: 
                  scale_floor: float) -> tuple[float, float]:
     """Shrink [lo, hi] with ``above(lo)`` true and ``above(hi)`` false (a monotone predicate, e.g.
     δ(ε) > target) until hi − lo ≤ rtol · max(hi, scale_floor). The two ends stay a certified
-    bracket: the caller picks the end on its safe side."""
+    bracket: the caller picks the end on its safe side. It also stops when no float lies strictly
+    between the ends: for |hi| beyond about 450 one ulp exceeds 1e-13 · max(hi, 1), and a bracket
+    below 0 never meets a relative tolerance, so the tolerance alone could loop forever."""
     while hi - lo > rtol * max(hi, scale_floor):
         mid = 0.5 * (lo + hi)
+        if not lo < mid < hi:  # adjacent floats: the bracket cannot shrink further
+            break
         if above(mid):
             lo = mid
         else:

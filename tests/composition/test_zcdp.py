@@ -44,11 +44,12 @@ def mp_epsilon(r: float, delta: float) -> mpmath.mpf:
         return a * r_ + mpmath.log(1 - 1 / a) + (big_l - mpmath.log(a)) / (a - 1)
 
 
-def mp_delta(r: float, eps: float) -> mpmath.mpf:
-    """inf_{α>1} e^{(α−1)(αρ−ε)} (1 − 1/α)^α/(α − 1) at 50 digits (stationary point by bisection)."""
+def mp_delta(r: float, eps: float, t_floor: float = -200) -> mpmath.mpf:
+    """inf_{α>1} e^{(α−1)(αρ−ε)} (1 − 1/α)^α/(α − 1) at 50 digits (stationary point by bisection in
+    t = ln(α − 1) ≥ ``t_floor``)."""
     with mpmath.workdps(50):
         r_, e = mpmath.mpf(r), mpmath.mpf(eps)
-        lo, hi = mpmath.mpf(-200), mpmath.log(max(mpmath.mpf(1), (e + 1) / (2 * r_)))
+        lo, hi = mpmath.mpf(t_floor), mpmath.log(max(mpmath.mpf(1), (e + 1) / (2 * r_)))
         for _ in range(400):
             mid = (lo + hi) / 2
             u = mpmath.exp(mid)
@@ -78,6 +79,16 @@ def test_delta_is_the_infimum_rounded_up(r: float, eps: float) -> None:
     assert d >= truth
     # ln δ carries a rounding allowance of ~1e-15·|terms|; below the doubles δ is the smallest one
     assert d <= truth * (1 + 1e-10) or d == math.ulp(0.0)
+
+
+@pytest.mark.parametrize(("r", "eps"), [(600.0, 1.0), (460.0, 0.0), (707.0, 3.0), (1e4, 1.0)])
+def test_delta_where_the_stationary_alpha_is_below_e_to_the_minus_450(r: float, eps: float) -> None:
+    """ρ ≫ ε puts the stationary point at t = ln(α − 1) ≈ ε − ρ, where one ulp of t exceeds the
+    bisection's 1e-13 tolerance: the search looped forever there (a Mechanisms page with a tiny work
+    budget converted RDP this way and hung CI). It must stop, at the theorem's value rounded up."""
+    d, alpha = zcdp.delta_prop14(r, eps)
+    assert alpha > 1.0
+    assert mp_delta(r, eps, t_floor=-1000) <= d <= 1.0
 
 
 @pytest.mark.parametrize("r", RHOS)
