@@ -9,6 +9,7 @@ examples, also without deadline. The long random fuzz of the command line stays 
 
 from __future__ import annotations
 
+import functools
 import os
 
 from hypothesis import settings
@@ -17,3 +18,21 @@ settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True
 settings.register_profile("dev", deadline=None, print_blob=True)
 _ci = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if _ci else "dev"))
+
+
+
+def _scan_component_manifests_once() -> None:
+    """Every ``AppTest`` scans all ~160 installed distributions for Streamlit v2 component manifests
+    before its first run (``BidiComponentManager.discover_and_register_components``): 0.5–2.5 s per
+    page test on a 2-core machine, most of the suite's AppTest time. The installed packages cannot
+    change during a test session, so each test process scans once and reuses the answer (dpviz
+    registers no components; the real server also scans once, at start-up)."""
+    try:
+        from streamlit.components.v2 import manifest_scanner
+    except ImportError:  # a Streamlit without v2 components: nothing is scanned
+        return
+    manifests = functools.cache(manifest_scanner.scan_component_manifests)
+    manifest_scanner.scan_component_manifests = lambda max_workers=None: list(manifests())
+
+
+_scan_component_manifests_once()
