@@ -14,7 +14,7 @@ from dpviz.composition.curves import Series, comparison, delta_vs_epsilon, epsil
 from dpviz.composition.levels import Levels, sum_epsilon
 from dpviz.figures.curves import delta_vs_epsilon_figure, epsilon_vs_k_figure
 from dpviz.figures.style import style
-from dpviz.figures.tables import guarantee_rows
+from dpviz.figures.tables import table_rows, value_table
 from dpviz.guarantee import Guarantee, Kind
 from dpviz.params import CURVES_DELTA, CURVES_DELTA0, EPS0, HETERO_DELTA, HETERO_LEVELS, K_MAX, LOG_K, K
 from dpviz.views import View, ViewSpec
@@ -102,8 +102,8 @@ def assemble(*, eps0: float, delta0: float, delta: float, k_max: int, k: int, le
     return View(
         figures={"epsilon_vs_k": figure_k, "delta_vs_epsilon": fixed.figure},
         csv=csv, payload=payload,
-        tables={"at_k": guarantee_rows(fixed.results, LABELS),
-                "heterogeneous": guarantee_rows(hetero, HETEROGENEOUS_LABELS)},
+        tables={"at_k": table_rows(fixed.results, value_table(LABELS)),
+                "heterogeneous": table_rows(hetero, value_table(HETEROGENEOUS_LABELS))},
         summary={"best_closed_form": best_closed_form(fixed.results)})
 
 

@@ -12,13 +12,15 @@ from dpviz import budget as budgets
 from dpviz.budget import Budget
 from dpviz.composition import as_levels
 from dpviz.composition.levels import Level
-from dpviz.figures.mechanisms import guarantee_rows, interval_rows
+from dpviz.figures.mechanisms import INTERVAL_TABLE, route_table
+from dpviz.figures.tables import table_csv, table_rows
 from dpviz.mechanisms import heterogeneous as het
 from dpviz.mechanisms import registry, routes
 from dpviz.params import Param
+from dpviz.results import intervals_json
 from dpviz.validation import ParameterError
 from dpviz.views import View
-from dpviz.views.mechanism_routes import best, routes_csv
+from dpviz.views.mechanism_routes import best
 
 MIX_COLUMNS = ("mechanism", "parameters", "count", "sampling rate", "neighbouring")
 """Columns of the page's mix table: one row per mechanism of a heterogeneous run."""
@@ -109,14 +111,13 @@ def mix_view(spec: str, *, delta: float | None = None, epsilon: float | None = N
     parts = mix_parts(mix_entries(mix_rows(spec)))
     results = routes.routes(parts, delta=delta, epsilon=epsilon, budget=budget, compare=True)
     solve = "delta" if epsilon is not None else "epsilon"
-    rows = guarantee_rows(results, solve=solve)
+    columns = route_table(solve)
     summary = best(results)
     payload = {"view": "mechanisms mix", "spec": json.loads(spec), "solve": solve, "delta": delta,
                "epsilon": epsilon, "best": summary,
-               "results": {key: g.to_json() | {"lower": g.lower, "upper": g.upper}
-                           for key, g in results.items()}}
-    return View(figures={}, payload=payload, summary=summary, tables={"mix": rows},
-                csv={"mix": routes_csv(results)})
+               "results": intervals_json(results)}
+    return View(figures={}, payload=payload, summary=summary, tables={"mix": table_rows(results, columns)},
+                csv={"mix": table_csv(results, columns)})
 
 
 def heterogeneous(rows: list[dict[str, Any]], *, delta: float,
@@ -132,5 +133,5 @@ def heterogeneous(rows: list[dict[str, Any]], *, delta: float,
                                 count=cast(int, row.get("count"))))  # Level checks each value
         except ParameterError as exc:
             raise ParameterError(f"{exc.field} (row {i})", exc.value, exc.allowed) from None
-    return interval_rows(het.compare(as_levels(levels), delta=delta, budget=budget))
+    return table_rows(het.compare(as_levels(levels), delta=delta, budget=budget), INTERVAL_TABLE)
 

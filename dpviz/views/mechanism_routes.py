@@ -15,10 +15,11 @@ from typing import Any
 
 from dpviz import budget as budgets
 from dpviz.budget import Budget
-from dpviz.figures.mechanisms import ROUTE_LABELS, guarantee_rows
-from dpviz.figures.tables import format_number
+from dpviz.figures.mechanisms import ROUTE_LABELS, route_table
+from dpviz.figures.tables import format_number, table_csv, table_rows
 from dpviz.guarantee import Guarantee, Kind, Status
 from dpviz.mechanisms import routes
+from dpviz.results import intervals_json
 from dpviz.validation import ParameterError
 from dpviz.views import View
 
@@ -78,13 +79,9 @@ def best(results: Mapping[str, Guarantee]) -> dict[str, Any]:
 
 
 def routes_csv(results: Mapping[str, Guarantee]) -> dict[str, list[Any]]:
-    """The routes as CSV columns of full-precision numbers (empty: no value) and their words."""
-    gs = list(results.values())
-    return {"route": list(results), "lower": [g.lower for g in gs], "upper": [g.upper for g in gs],
-            "epsilon": [g.epsilon for g in gs], "delta": [g.delta for g in gs],
-            "kind": [g.kind.value for g in gs], "status": [g.status.value for g in gs],
-            "source": [g.source for g in gs], "reason": [g.reason or None for g in gs],
-            "detail": [g.detail or None for g in gs], "seconds": [g.seconds for g in gs]}
+    """The routes as CSV columns of full-precision numbers (empty: no value) and their words: the
+    routes' table's own columns (``route_table``)."""
+    return table_csv(results, route_table())
 
 
 def headline(summary: Mapping[str, Any], *, solve: str, refined: bool) -> str:
@@ -153,12 +150,12 @@ def refine(mech: Any, *, k: int, delta: float | None = None, epsilon: float | No
                               "neighbouring": getattr(mech, "neighbouring", "add-remove"),
                               "delta": delta, "epsilon": epsilon},
                "best": headline,
-               "results": {key: g.to_json() | {"lower": g.lower, "upper": g.upper}
-                           for key, g in results.items()}}
+               "results": intervals_json(results)}
     summary = {**headline, "seconds": time.perf_counter() - t0, "h": _grid_width(results.get("pld")),
                "refined": [key for key in ("pld", "buckets") if key in results]}
-    return View(figures={}, csv={"routes": routes_csv(results)}, payload=payload, summary=summary,
-                tables={"comparison": guarantee_rows(results, solve=solve)})
+    columns = route_table(solve)
+    return View(figures={}, csv={"routes": table_csv(results, columns)}, payload=payload, summary=summary,
+                tables={"comparison": table_rows(results, columns)})
 
 
 
