@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 MATH = ("dpviz.composition", "dpviz.gce", "dpviz.pld", "dpviz.rdp", "dpviz.mechanisms", "dpviz.regions",
         "dpviz.buckets", "dpviz.planner", "dpviz.numerics", "dpviz.validation", "dpviz.guarantee",
-        "dpviz.budget", "dpviz.attack")
+        "dpviz.budget", "dpviz.attack", "dpviz.results")
 """The math packages and modules: numpy and scipy (and ``dpviz.params`` for their parameter specs)."""
 SPECS = ("dpviz.params", "dpviz.export")
 """Plain helpers shared by every layer: parameter specs (``Param``: key, label, default, check;
