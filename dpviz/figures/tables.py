@@ -137,6 +137,7 @@ def end_column(header: str, csv: str | None, end: str, digits: int = 8) -> Colum
 
 
 def width_column(header: str = "width", csv: str | None = None) -> Column[Any]:
+    """upper − lower of an interval with status OK (three digits: how certain, not a bound)."""
     return Column(header, csv, lambda key, r: r.width if r.status is Status.OK else None, number(3))
 
 

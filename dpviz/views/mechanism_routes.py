@@ -78,12 +78,6 @@ def best(results: Mapping[str, Guarantee]) -> dict[str, Any]:
     return routes.headline(dict(results)).summary()
 
 
-def routes_csv(results: Mapping[str, Guarantee]) -> dict[str, list[Any]]:
-    """The routes as CSV columns of full-precision numbers (empty: no value) and their words: the
-    routes' table's own columns (``route_table``)."""
-    return table_csv(results, route_table())
-
-
 def headline(summary: Mapping[str, Any], *, solve: str, refined: bool) -> str:
     """The page's headline (Markdown): the best sound upper bound and the best certified lower
     bound of the solved quantity, each with its route; before refinement, says it is refining."""

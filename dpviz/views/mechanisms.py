@@ -58,13 +58,12 @@ from dpviz.views.mechanism_routes import (
     headline,
     quick,
     refine,
-    routes_csv,
 )
 
 __all__ = ["BUCKETS_SHARE", "MAX_MIX_ROWS", "MIX", "MIX_COLUMNS", "PAGE_BUCKETS_N", "PLD_SHARE", "QUICK",
            "ROUTE_LABELS", "SPEC", "answer_of", "best", "build", "figures", "headline", "heterogeneous",
            "k_values", "make_mechanism", "mix_entries", "mix_parts", "mix_rows", "mix_spec", "mix_view",
-           "quick", "refine", "routes_csv"]
+           "quick", "refine"]
 
 KINDS = {cls.title: key for key, cls in registry.MECHANISMS.items()}
 """Menu title → registry key (the CLI subcommand and the URL value)."""
