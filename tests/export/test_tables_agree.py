@@ -9,6 +9,7 @@ from the table builders, so a builder that drifts from them fails.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -18,6 +19,7 @@ import pytest
 from dpviz.attack.curve import Certificate
 from dpviz.attack.run import AttackResult
 from dpviz.attack.theory import Curve
+from dpviz.cli import main
 from dpviz.figures.tables import NO_VALUE, Column, table_csv, table_number, table_rows
 from dpviz.guarantee import Guarantee, Kind
 from dpviz.planner.result import Plan
@@ -170,3 +172,28 @@ def test_curves_tables_and_json_agree() -> None:
         csv = {"epsilon": [r["epsilon"] if r["status"] == "ok" else None for r in results.values()],
                "delta": [r["delta"] if r["status"] == "ok" else None for r in results.values()]}
         assert agree(view.tables[table], csv, [("ε", "epsilon", UP, 6), ("δ", "delta", UP, 4)]) == [], table
+
+
+CHEAP = ("exact", "analytic", "pure", "rdp", "rdp_analytic", "zcdp", "generic")
+"""The routes whose answer does not depend on the caller's budget (the PLD's grid does)."""
+
+
+@pytest.mark.parametrize(("kind", "flags"), [("gaussian", ("--sigma", "2", "--k", "100")),
+                                             ("randomized-response", ("--eps0", "0.4", "--k", "30"))])
+def test_the_command_line_json_is_the_pages(capsys: pytest.CaptureFixture[str], kind: str,
+                                            flags: tuple[str, ...]) -> None:
+    """``python -m dpviz mechanism … --compare`` and the page's table and CSV, route by route."""
+    assert main(["mechanism", kind, *flags, "--delta", "1e-5", "--compare"]) == 0
+    cli = json.loads(capsys.readouterr().out)["routes"]
+    values = dict(zip(flags[::2], flags[1::2], strict=True))
+    own = {p.key: p.check(values[f"--{p.key}"]) for p in mv.mechanism_params(kind) if f"--{p.key}" in values}
+    view = mv.refine(mv.make_mechanism(kind, own), k=int(values["--k"]), delta=1e-5)
+    csv = view.csv["routes"]
+    shared = [i for i, key in enumerate(csv["route"]) if key in CHEAP and key in cli]
+    assert len(shared) >= 3
+    for i in shared:
+        key, row = csv["route"][i], view.tables["comparison"][i]
+        for end in ("lower", "upper"):
+            have = None if csv[end][i] is None or not math.isfinite(csv[end][i]) else csv[end][i]
+            assert cli[key][end] == view.payload["results"][key][end] == have, (key, end)
+        assert agree([row], {"lower": [csv["lower"][i]], "upper": [csv["upper"][i]]}, ROUTE_PAIRS) == []
