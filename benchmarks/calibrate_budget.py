@@ -179,7 +179,7 @@ def check_routes(repeats: int) -> list[tuple[str, float, float]]:
     mech = make("gaussian", sigma=1.1, sampling_rate=0.01)
     rows.append(("buckets, page size, k = 1000", best(lambda: routes.buckets([(mech, 1000)], delta=1e-5,
                                                                              n=mv.PAGE_BUCKETS_N), repeats),
-                 mv.buckets_cost(mech, k=1000).seconds))
+                 routes.buckets_cost(mech, k=1000, n=mv.PAGE_BUCKETS_N).seconds))
     return rows
 
 

@@ -27,14 +27,14 @@ UNIT_SECONDS: dict[str, float] = {
     "binomial_atom": 7.0e-7,
     # composition/optimal.py: one atom·log2(atoms) of a product of binomials (outer sums, argsort)
     "product_atom": 1.3e-8,
-    # mechanisms/routes.py, exact route of finite laws: one entry (atom × outcome) of the enumerated
+    # mechanisms/exact_route.py, exact route of finite laws: one entry (atom × outcome) of the enumerated
     # count vectors with its multinomial log-mass and loss (3.2e-7 to 6e-7 from 6e6 down to 2e4 entries)
     "exact_cell": 4.0e-7,
-    # gce/exact.py: one outcome-count class (multinomial, g, two sorted loss-atom tables, search)
+    # gce/classes.py: one outcome-count class (multinomial, g, two sorted loss-atom tables, search)
     "gce_class": 6.0e-7,
-    # gce/exact.py: one cell of the log-space recursion for g (two logaddexp per cell)
+    # gce/classes.py: one cell of the log-space recursion for g (two logaddexp per cell)
     "gce_cell": 6.0e-8,
-    # gce/exact.py: one (n_B, s) term of the threshold-prior closed form (log_comb + prefix sums)
+    # gce/classes.py: one (n_B, s) term of the threshold-prior closed form (log_comb + prefix sums)
     "gce_threshold_term": 5.0e-7,
     # gce/exact.py: one point of the exact region's convex hull (a Python loop)
     "gce_hull_point": 2.5e-7,

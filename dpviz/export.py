@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from dpviz.guarantee import Guarantee, finite_or_none
+from dpviz.guarantee import finite_or_none
+from dpviz.results import Result
 
 __all__ = ["STEM_MAX", "columns_csv", "file_stem", "latex_text", "payload_json", "table_caption",
            "table_latex", "table_markdown"]
@@ -61,7 +62,7 @@ def _csv_cell(v: Any) -> str:
 
 def payload_json(payload: Mapping[str, Any]) -> str:
     """Strict JSON (indented) of a view's payload: numpy values become plain numbers and lists,
-    non-finite numbers become ``null`` (no value), guarantees their ``to_json()``."""
+    non-finite numbers become ``null`` (no value), results (``dpviz.results``) their ``to_json()``."""
     return json.dumps(_jsonable(payload), indent=2, allow_nan=False, ensure_ascii=False)
 
 
@@ -75,7 +76,7 @@ def _jsonable(obj: Any) -> Any:
         return int(obj)
     if isinstance(obj, float | np.floating):
         return finite_or_none(float(obj))
-    if isinstance(obj, Guarantee):
+    if isinstance(obj, Result):  # every answer serialises itself once (dpviz.results)
         return _jsonable(obj.to_json())
     if isinstance(obj, Mapping):
         return {str(k): _jsonable(v) for k, v in obj.items()}

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 MATH = ("dpviz.composition", "dpviz.gce", "dpviz.pld", "dpviz.rdp", "dpviz.mechanisms", "dpviz.regions",
         "dpviz.buckets", "dpviz.planner", "dpviz.numerics", "dpviz.validation", "dpviz.guarantee",
-        "dpviz.budget", "dpviz.attack")
+        "dpviz.budget", "dpviz.attack", "dpviz.results")
 """The math packages and modules: numpy and scipy (and ``dpviz.params`` for their parameter specs)."""
 SPECS = ("dpviz.params", "dpviz.export")
 """Plain helpers shared by every layer: parameter specs (``Param``: key, label, default, check;
@@ -299,3 +299,27 @@ def test_checker_finds_a_hidden_cycle(tmp_path: Path) -> None:
                             "dpviz/b.py": "from dpviz import a\n"})
     assert hidden_cycles(root) == ["dpviz/a.py:2 imports dpviz.b inside a function: dpviz.b imports "
                                    "dpviz.a back at module level"]
+
+
+MAX_MODULE_LINES = 450
+"""Small modules with one concept each (the developers' brief): none over about 450 lines."""
+
+
+def long_modules(root: Path, limit: int = MAX_MODULE_LINES) -> list[str]:
+    """Every module of dpviz, pages/ and app.py over ``limit`` lines, as ``path: n lines``."""
+    out = []
+    for path in sources(root):
+        n = len(path.read_text(encoding="utf-8").splitlines())
+        if n > limit:
+            out.append(f"{path.relative_to(root)}: {n} lines")
+    return out
+
+
+def test_no_module_over_the_line_limit() -> None:
+    assert long_modules(ROOT) == []
+
+
+def test_checker_finds_a_long_module(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {"dpviz/__init__.py": "", "dpviz/a.py": "x = 1\n" * (MAX_MODULE_LINES + 1),
+                            "dpviz/b.py": "x = 1\n" * MAX_MODULE_LINES})
+    assert long_modules(root) == [f"dpviz/a.py: {MAX_MODULE_LINES + 1} lines"]

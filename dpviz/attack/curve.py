@@ -19,10 +19,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy.stats import beta
+
+from dpviz.guarantee import Kind, Status, finite_or_none
+
+METHOD = ("threshold chosen on the first half of the trials, Clopper-Pearson upper bounds of both error "
+          "rates on the second half (union bound)")
+"""How the certified ε is made (module docstring), in the CLI's words."""
+
+SOURCE = "KOV Thm 2.1 on a tested threshold, Clopper-Pearson bounds (docs/MATH.md §14.3)"
+"""Where a certified empirical ε comes from (the result protocol's ``source``)."""
 
 CANDIDATES = 512
 """Thresholds examined on the selection half (quantiles of its pooled statistic)."""
@@ -125,6 +135,24 @@ class Certificate:
     confidence: float
     estimate: float
     """The same threshold's point estimate (no confidence bound), for comparison."""
+
+    # the result protocol (dpviz.results): a certified lower bound on ε at the stated confidence
+    kind = Kind.LOWER
+    status = Status.OK
+    reason = None
+    feasible = True
+    source = SOURCE
+
+    @property
+    def value(self) -> float:
+        return self.epsilon
+
+    def to_json(self) -> dict[str, Any]:
+        """The threshold, both error rates' upper bounds, the counts they come from and the point
+        estimate (``None`` when no false alarm was seen: it is unbounded)."""
+        return {"threshold": finite_or_none(self.threshold), "p_fa_upper": self.p_fa_upper,
+                "p_md_upper": self.p_md_upper, "false_alarms": self.false_alarms, "misses": self.misses,
+                "trials": self.trials, "point_estimate_epsilon": finite_or_none(self.estimate)}
 
 
 def widened(b: dict[str, NDArray[np.float64]], slack: float) -> dict[str, NDArray[np.float64]]:

@@ -23,7 +23,7 @@ from dpviz.attack import sampling as S
 from dpviz.attack import theory
 from dpviz.attack.setting import Attack, step_draws
 from dpviz.budget import Budget, Cost, cost_of
-from dpviz.guarantee import Guarantee, finite_or_none
+from dpviz.guarantee import Guarantee, Kind, Status, finite_or_none
 from dpviz.pld.law import LossLaw
 from dpviz.validation import ParameterError
 
@@ -117,8 +117,20 @@ class AttackResult:
     sample_seconds: float
     seconds: float
 
+    # the result protocol (dpviz.results): the certified empirical ε, a lower bound on the true ε
+    # at the attack's confidence
+    kind = Kind.LOWER
+    status = Status.OK
+    reason = None
+    feasible = True
+    source = C.SOURCE
+
     @property
     def empirical_epsilon(self) -> float:
+        return self.certificate.epsilon
+
+    @property
+    def value(self) -> float:
         return self.certificate.epsilon
 
     @property
@@ -186,16 +198,10 @@ class AttackResult:
             "seconds": self.seconds,
             "delta": self.attack.delta,
             "confidence": self.attack.confidence,
-            "method": "threshold chosen on the first half of the trials, Clopper-Pearson upper bounds "
-                      "of both error rates on the second half (union bound)",
-            "certificate": {"threshold": finite_or_none(cert.threshold), "p_fa_upper": cert.p_fa_upper,
-                            "p_md_upper": cert.p_md_upper, "false_alarms": cert.false_alarms,
-                            "misses": cert.misses, "trials": cert.trials,
-                            # null when no false alarm was seen (the estimate is unbounded)
-                            "point_estimate_epsilon": finite_or_none(cert.estimate)},
+            "method": C.METHOD,
+            "certificate": cert.to_json(),
             "proven": g.to_json(),
-            "tradeoff": {"kind": self.tradeoff.kind, "source": self.tradeoff.source,
-                         **({"reason": self.tradeoff.reason} if self.tradeoff.reason else {})},
+            "tradeoff": self.tradeoff.to_json(),
             "setting": self.attack.describe(),
             "sampling": {"draws_per_hypothesis": self.draws, "seconds": self.sample_seconds,
                          "per_step": self.per_step, "law_error": self.law_error,

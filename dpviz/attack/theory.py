@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.special import ndtr, ndtri
@@ -17,7 +18,7 @@ from dpviz.attack.setting import Attack
 from dpviz.budget import Budget, OverBudget
 from dpviz.gce import exact as gce_exact
 from dpviz.gce import hypotheses
-from dpviz.guarantee import Guarantee, Kind
+from dpviz.guarantee import Guarantee, Kind, Status
 from dpviz.mechanisms import routes as R
 from dpviz.pld import accountant
 from dpviz.regions.boundary import Boundary, intersection_boundary
@@ -37,6 +38,15 @@ class Curve:
     kind: str
     source: str
     reason: str = ""
+
+    @property
+    def status(self) -> Status:
+        """OK with a boundary, else not computed (``reason`` says why)."""
+        return Status.OK if self.boundary is not None else Status.NOT_COMPUTED
+
+    def to_json(self) -> dict[str, Any]:
+        """What the boundary is and where it comes from (the boundary itself is the figure's)."""
+        return {"kind": self.kind, "source": self.source, **({"reason": self.reason} if self.reason else {})}
 
 
 def _prior_pair(a: Attack, budget: Budget | None) -> gce_exact.ExactPair:

@@ -24,6 +24,7 @@ from dpviz.gce import heterogeneous, summary
 from dpviz.gce.questions import ALLOWED, NEIGHBOURING, NULL, PAPER_NULL, PRIOR, Question, typed_bounds
 from dpviz.gce.typed import parse_allowed
 from dpviz.params import BUDGET, CLI_CAP, CLI_DELTA0, CLI_EPS0, CLI_K, CLI_LEVELS, TARGET_DELTA
+from dpviz.results import results_json
 from dpviz.validation import ParameterError
 
 CLI_NEIGHBOURING = replace(NEIGHBOURING, help="unbounded or bounded (with --cap or --allowed).")
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         budget = common.pop("budget")
         q = Question(kind="typed", k=v["k"], prior=v["prior"], null=v["null"], **common)
         result = typed_bounds(q, budget=budget)
-    return {key: bound.to_json() for key, bound in result.items()}
+    return results_json(result)
 
 
 def _levels(args: argparse.Namespace, v: dict[str, Any]) -> dict[str, Any]:
@@ -83,4 +84,4 @@ def _levels(args: argparse.Namespace, v: dict[str, Any]) -> dict[str, Any]:
         raise ParameterError("levels", args.levels, "used without --eps0 and --k")
     result = heterogeneous.capped(v["levels"], cap=v["cap"], neighbouring=v["neighbouring"], delta=v["delta"],
                                   budget=v.get("budget"))
-    return {key: bound.to_json() for key, bound in result.items()}
+    return results_json(result)

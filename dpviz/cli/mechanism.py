@@ -20,11 +20,12 @@ from typing import Any
 from dpviz.cli import subcommand_help
 from dpviz.cli.flags import add_param_flags, values_from_args
 from dpviz.figures.mechanisms import ROUTE_KEYS, ROUTE_LABELS
-from dpviz.guarantee import Guarantee, Solved, Status, finite_or_none
+from dpviz.guarantee import Solved, Status, finite_or_none
 from dpviz.mechanisms import registry
 from dpviz.mechanisms import routes as R
 from dpviz.mechanisms.registry import MECHANISMS, NEIGHBOURING, make_sampled, mechanism_class
 from dpviz.params import BUDGET, CLI_K, SAMPLING_RATE, TARGET_DELTA, TARGET_EPSILON, Param
+from dpviz.results import intervals_json
 from dpviz.validation import ParameterError, check_count, check_positive
 
 K = replace(CLI_K, label="k (steps)", help="Number of compositions, a whole number in [1, 10,000,000].")
@@ -109,22 +110,6 @@ def load_spec(text: str, *, neighbouring: str = "add-remove") -> list[tuple[Any,
 
 
 # ---------------------------------------------------------------------- answering
-def route_json(key: str, g: Guarantee) -> dict[str, Any]:
-    """One route as JSON: the interval keys of earlier versions (lower, upper, width, method, seconds,
-    detail) and the ``Guarantee`` keys (kind, source, status, reason, epsilon, delta)."""
-    out = g.to_json()
-    out.update({"lower": finite_or_none(g.lower), "upper": finite_or_none(g.upper),
-                "width": finite_or_none(g.width), "method": key, "seconds": g.seconds or 0.0})
-    if key == "analytic":  # the closed form's value, as earlier versions gave it
-        out["exact"] = finite_or_none(g.upper)
-    if g.reason and not g.detail:  # earlier versions said why a route gave no value under "detail"
-        why = g.reason
-        if g.status is Status.NOT_COMPUTED and "not computed" not in why:
-            why = f"{key} not computed: {why}"
-        out["detail"] = why
-    return out
-
-
 def answer(parts: list[tuple[Any, int]], *, delta: float | None, epsilon: float | None, h: float | None,
            budget: Any, compare: bool) -> dict[str, Any]:
     """The JSON answer for ``parts`` (module docstring)."""
@@ -152,7 +137,7 @@ def answer(parts: list[tuple[Any, int]], *, delta: float | None, epsilon: float 
     elif g.status is not Status.OK:
         out["reason"] = g.reason
     if compare:
-        out["routes"] = {k: route_json(k, r) for k, r in results.items()}
+        out["routes"] = intervals_json(results)
     out["mechanisms"] = [{**m.describe(), "count": c} for m, c in parts]
     return out
 

@@ -35,6 +35,7 @@ from dpviz.params import (
 )
 from dpviz.planner import composition, gce, noise
 from dpviz.planner.result import Plan
+from dpviz.results import results_json
 from dpviz.validation import ParameterError
 
 RATE = replace(SAMPLING_RATE, default=None, help=SAMPLING_RATE.help + " Absent: no subsampling.")
@@ -82,7 +83,7 @@ def register(subs: argparse._SubParsersAction) -> None:
 
 
 def _plans(plans: dict[str, Plan]) -> dict[str, Any]:
-    return {key: plan.to_json() for key, plan in plans.items()}
+    return results_json(plans)
 
 
 def run_eps0(args: argparse.Namespace) -> dict[str, Any]:

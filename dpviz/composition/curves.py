@@ -25,6 +25,12 @@ class Series:
     x: NDArray[np.float64]
     y: dict[str, NDArray[np.float64]]
 
+    def columns(self, x: str, prefix: str,
+                keys: Iterable[str] | None = None) -> dict[str, NDArray[np.float64]]:
+        """The series as columns (its one serialised shape: the CSV and the JSON payload): ``x`` and
+        ``prefix + key`` for each method key (``keys``: those, in that order; default all)."""
+        return {x: self.x, **{f"{prefix}{m}": self.y[m] for m in (self.y if keys is None else keys)}}
+
 
 def k_grid(k_max: int, *, points: int = 60, log: bool = True) -> NDArray[np.int64]:
     """Distinct integer k from 1 to k_max, log- or linearly spaced."""

@@ -3,47 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
 
 from dpviz.figures.curves import series_figure
 from dpviz.figures.regions import region_figure
-from dpviz.figures.tables import format_number, kind_word
-from dpviz.guarantee import DIRECTION_TEXT, Guarantee
+from dpviz.figures.tables import NO_VALUE, Column, kind_column, label_column, source_column, value_column
+from dpviz.guarantee import DIRECTION_TEXT
 from dpviz.regions.boundary import Boundary
 
 SERIES_LABELS = {"optimal": "Classic: compose all k (no prior)", "exact": "Exact worst case with the prior"}
 """Classic composition is drawn in the optimal-composition style, as in the region figure."""
 
 
-def bound_rows(bounds: Mapping[str, Guarantee], labels: Mapping[str, str]) -> list[dict[str, str]]:
-    """One row per bound: ε, δ, kind, the direction(s) of HBW Def. 3 proved, source or reason."""
-    rows = []
-    for key, b in bounds.items():
-        ok = b.feasible
-        note = b.source if ok else f"{b.source}: {b.reason}"
-        if ok and b.note:
-            note = f"{note} — {b.note}"
-        rows.append({"bound": labels.get(key, key),
-                     "ε": format_number(b.epsilon) if ok else "—",
-                     "δ": format_number(b.delta, 4) if ok else "—",
-                     "kind": kind_word(b),
-                     "proved for": DIRECTION_TEXT[b.directions] if ok else "—",
-                     "source / note": note})
-    return rows
-
-
-def bound_columns(bounds: Mapping[str, Guarantee], labels: Mapping[str, str]) -> dict[str, list]:
-    """The bounds table for CSV: ε and δ at full precision (never rounded: an upper bound read
-    from a download must not come out below the computed one), None where there is no value."""
-    rows = bound_rows(bounds, labels)
-    return {"bound": [r["bound"] for r in rows],
-            "epsilon": [b.epsilon if b.feasible else None for b in bounds.values()],
-            "delta": [b.delta if b.feasible else None for b in bounds.values()],
-            "kind": [r["kind"] for r in rows],
-            "proved for": [r["proved for"] for r in rows],
-            "source / note": [r["source / note"] for r in rows]}
+def bound_table(labels: Mapping[str, str]) -> tuple[Column[Any], ...]:
+    """The bounds table (``dpviz.figures.tables.table_rows``): ε, δ, kind, the direction(s) of HBW
+    Def. 3 proved, source or reason. Its CSV (``table_csv``) holds ε and δ at full precision."""
+    return (label_column("bound", labels, csv="bound"), value_column("ε", "epsilon", "epsilon"),
+            value_column("δ", "delta", "delta", 4), kind_column(csv="kind"),
+            Column("proved for", "proved for", lambda key, b: DIRECTION_TEXT[b.directions] if b.feasible
+                   else NO_VALUE),
+            source_column(csv="source / note", with_note=True))
 
 
 def epsilon_vs_k_figure(ks: np.ndarray, series: Mapping[str, np.ndarray], *, delta: float,

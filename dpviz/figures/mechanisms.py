@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
 
 from dpviz.figures.curves import mark_target
 from dpviz.figures.style import base_layout, full_log_labels, hover, rgba, style
-from dpviz.figures.tables import format_number
-from dpviz.guarantee import Guarantee, Status
+from dpviz.figures.tables import (
+    Column,
+    end_column,
+    key_column,
+    kind_column,
+    label_column,
+    note_column,
+    raw_column,
+    time_column,
+    width_column,
+)
 
 LABELS = {
     "pld": "PLD (certified interval)",
@@ -155,46 +165,28 @@ def epsilon_vs_k_figure(ks: np.ndarray, lower: np.ndarray, upper: np.ndarray,
     return fig
 
 
-def interval_rows(results: Mapping[str, Guarantee]) -> list[dict[str, str]]:
-    """Rows of the heterogeneous table: method, ε lower, ε upper, width, time, note (the source,
-    or why there is no value, and the grid). Lower bounds rounded down, upper bounds up."""
-    rows = []
-    for key, g in results.items():
-        ok = g.status is Status.OK
-        note = "; ".join(x for x in (g.source, g.reason or "", g.detail) if x)
-        rows.append({"method": LABELS.get(key, key),
-                     "ε lower": format_number(g.lower, 8, down=True) if ok and g.lower is not None else "—",
-                     "ε upper": format_number(g.upper if ok else None, 8),
-                     "width": format_number(g.width if ok else None, 3),
-                     "time (ms)": f"{(g.seconds or 0.0) * 1e3:.1f}",
-                     "note": note})
-    return rows
-
-
 GENERIC_MEANING = ("the worst case over every mechanism with this mechanism's per-step (ε0, δ0) at "
                    "δ0 = δ/(2k): it ignores the shape of this mechanism's privacy loss, so for a "
                    "subsampled or Gaussian mechanism it can be far above the routes that use it")
 """What the generic row means (issue 21: an ε of 278,058 beside 13 read as an error)."""
 
 
-def guarantee_rows(results: Mapping[str, Guarantee], *, solve: str = "epsilon") -> list[dict[str, str]]:
-    """Rows: route, lower, upper (of ε, or of δ when ``solve`` is "delta"), width, kind, time,
-    note (source, then why there is no value, then technical detail). Lower bounds are rounded
-    down and upper bounds up (``format_number``)."""
+def route_table(solve: str = "epsilon") -> tuple[Column[Any], ...]:
+    """The routes' table (``dpviz.figures.tables.table_rows``): route, lower, upper (of ε, or of δ
+    when ``solve`` is "delta"), width, kind, time, note (source, then why there is no value, then
+    technical detail); lower bounds rounded down and upper bounds up. Its CSV (``table_csv``): the
+    route's key, the ends, ε and δ as stated, kind and status codes, source, reason, detail, seconds."""
     q = "ε" if solve == "epsilon" else "δ"
-    rows = []
-    for key, g in results.items():
-        ok = g.status is Status.OK
-        why = {Status.IMPOSSIBLE: "impossible: ", Status.NOT_COMPUTED: "not computed: "}.get(g.status, "")
-        meaning = GENERIC_MEANING if key == "generic" else ""
-        parts = (g.source, meaning, f"{why}{g.reason}" if g.reason else "", g.note, g.detail)
-        note = "; ".join(x for x in parts if x)
-        lower, upper, width = (g.lower, g.upper, g.width) if ok else (None, None, None)
-        rows.append({"method": ROUTE_LABELS.get(key, key),
-                     f"{q} lower": format_number(lower, 8, down=True),
-                     f"{q} upper": format_number(upper, 8),
-                     "width": format_number(width, 3),
-                     "kind": g.kind.value if ok else g.status.value.replace("_", " "),
-                     "time (ms)": f"{(g.seconds or 0.0) * 1e3:.1f}",
-                     "note": note})
-    return rows
+    return (key_column("route"), label_column("method", ROUTE_LABELS),
+            end_column(f"{q} lower", "lower", "lower"), end_column(f"{q} upper", "upper", "upper"),
+            raw_column("epsilon", "epsilon"), raw_column("delta", "delta"), width_column(), kind_column(),
+            raw_column("kind", "kind"), raw_column("status", "status"), raw_column("source", "source"),
+            raw_column("reason", "reason"), raw_column("detail", "detail"), time_column(csv="seconds"),
+            note_column(meaning={"generic": GENERIC_MEANING}))
+
+
+INTERVAL_TABLE: tuple[Column[Any], ...] = (
+    label_column("method", LABELS), end_column("ε lower", None, "lower"),
+    end_column("ε upper", None, "upper"), width_column(), time_column(), note_column(why=False, note=False))
+"""The heterogeneous table: method, ε lower, ε upper, width, time, note (the source, or why there is
+no value, and the grid)."""

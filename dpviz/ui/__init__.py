@@ -16,7 +16,7 @@ import streamlit as st
 
 from dpviz import export
 from dpviz.composition.levels import Levels
-from dpviz.figures.tables import format_number, guarantee_rows
+from dpviz.figures.tables import format_number
 from dpviz.params import LEVEL_COLUMNS, Param, Row, row_levels, rows_text, text_rows
 from dpviz.ui.layout import VIEWS, page_link, page_setup
 from dpviz.ui.output import cite_box, columns_csv, download_csv, download_json, download_tables, show_figure
@@ -37,7 +37,6 @@ __all__ = [
     "download_tables",
     "export",
     "format_number",
-    "guarantee_rows",
     "levels_editor",
     "notice",
     "page_link",

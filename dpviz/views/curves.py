@@ -14,9 +14,10 @@ from dpviz.composition.curves import Series, comparison, delta_vs_epsilon, epsil
 from dpviz.composition.levels import Levels, sum_epsilon
 from dpviz.figures.curves import delta_vs_epsilon_figure, epsilon_vs_k_figure
 from dpviz.figures.style import style
-from dpviz.figures.tables import guarantee_rows
+from dpviz.figures.tables import table_rows, value_table
 from dpviz.guarantee import Guarantee, Kind
 from dpviz.params import CURVES_DELTA, CURVES_DELTA0, EPS0, HETERO_DELTA, HETERO_LEVELS, K_MAX, LOG_K, K
+from dpviz.results import results_json
 from dpviz.views import View, ViewSpec
 
 LABELS = {m: style(m).label for m in METHODS}
@@ -89,21 +90,20 @@ def assemble(*, eps0: float, delta0: float, delta: float, k_max: int, k: int, le
              curve: Series, figure_k: go.Figure, fixed: AtK, hetero: dict[str, Guarantee]) -> View:
     """The view from its parts (cheap: no bound and no figure is computed here)."""
     csv = {
-        "epsilon_vs_k": {"k": curve.x, **{f"epsilon_{m}": curve.y[m] for m in METHODS}},
-        "delta_vs_epsilon": {"epsilon": fixed.curve.x, **{f"delta_{m}": fixed.curve.y[m] for m in METHODS}},
+        "epsilon_vs_k": curve.columns("k", "epsilon_", METHODS),
+        "delta_vs_epsilon": fixed.curve.columns("epsilon", "delta_", METHODS),
     }
     payload = {"view": "curves",
                "parameters": {"eps0": eps0, "delta0": delta0, "delta": delta, "k_max": k_max, "k": k,
                               "levels": [[lv.epsilon, lv.delta, lv.count] for lv in levels],
                               "hdelta": hdelta},
-               "results_at_k": {m: g.to_json() for m, g in fixed.results.items()},
-               "results_heterogeneous": {m: g.to_json() for m, g in hetero.items()},
+               "results_at_k": results_json(fixed.results), "results_heterogeneous": results_json(hetero),
                "epsilon_vs_k": csv["epsilon_vs_k"], "delta_vs_epsilon": csv["delta_vs_epsilon"]}
     return View(
         figures={"epsilon_vs_k": figure_k, "delta_vs_epsilon": fixed.figure},
         csv=csv, payload=payload,
-        tables={"at_k": guarantee_rows(fixed.results, LABELS),
-                "heterogeneous": guarantee_rows(hetero, HETEROGENEOUS_LABELS)},
+        tables={"at_k": table_rows(fixed.results, value_table(LABELS)),
+                "heterogeneous": table_rows(hetero, value_table(HETEROGENEOUS_LABELS))},
         summary={"best_closed_form": best_closed_form(fixed.results)})
 
 

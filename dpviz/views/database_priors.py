@@ -11,12 +11,12 @@ from dpviz import budget as budgets
 from dpviz.budget import Budget
 from dpviz.composition import Levels, homogeneous, optimal
 from dpviz.figures.gce import (
-    bound_columns,
-    bound_rows,
+    bound_table,
     epsilon_vs_eps0_figure,
     epsilon_vs_k_figure,
     prior_region_figure,
 )
+from dpviz.figures.tables import table_csv, table_rows
 from dpviz.gce import constraints, heterogeneous
 from dpviz.gce.questions import (
     ALLOWED,
@@ -39,6 +39,7 @@ from dpviz.gce.questions import (
 from dpviz.guarantee import Guarantee
 from dpviz.params import CAP, COMMON, EPS0, FREE_ONLY, GCE_DELTA0, GCE_K, HETERO_LEVELS, K2, PAID_ONLY, Param
 from dpviz.params import CURVES_DELTA as DELTA
+from dpviz.results import results_json
 from dpviz.validation import ParameterError
 from dpviz.views import View, ViewSpec
 
@@ -101,7 +102,7 @@ def heterogeneous_rows(levels: Levels, *, cap: int, neighbouring: str, delta: fl
     """The cap with a different (ε_i, δ_i) per database (HBW Thm 2, Ex. 1): the table's rows."""
     results = heterogeneous.capped(levels, cap=cap, neighbouring=neighbouring,  # type: ignore[arg-type]
                                    delta=delta, budget=budget)
-    return bound_rows(results, labels())
+    return table_rows(results, bound_table(labels()))
 
 
 def describe(q: Question) -> str:
@@ -177,23 +178,22 @@ def build_question(q: Question, *, tag: str = "gce", budget: Budget = budgets.PA
     region_map, note = regions(q, budget=budget.share(0.25))
     what = describe(q)
     names = labels()
-    rows = bound_rows(results, names)
-    table_csv = bound_columns(results, names)  # full precision, not the rounded display rows
+    columns = bound_table(names)  # the CSV at full precision, the display rounded
     axis = series_axis(q)
     curve = (epsilon_vs_eps0_figure(ks, series, delta=q.delta, k=q.databases, what=what) if axis == AXIS_EPS0
              else epsilon_vs_k_figure(ks, series, delta=q.delta, what=what))
     payload = {"view": "database_priors", "parameters": asdict(q),
-               "bounds": {key: {**b.to_json(), "directions": b.directions, "note": b.note}
-                          for key, b in results.items()},
+               "bounds": results_json(results),
                "epsilon_vs_k": {axis: ks, **series}, "region_note": note}
     ex3 = ex3_comparison(q, budget=budget.share(0.25)) if q.kind == "features" else None
     if ex3 is not None:
         payload["hbw_ex3"] = ex3
     return View(
         figures={"epsilon_vs_k": curve, "region": prior_region_figure(region_map, k=q.databases, what=what)},
-        csv={"bounds": table_csv,
+        csv={"bounds": table_csv(results, columns),
              "epsilon_vs_k": {axis: ks, **{f"epsilon_{key}": v for key, v in series.items()}}},
-        payload=payload, tables={"bounds": rows, "region_note": [{"note": note}] if note else [],
+        payload=payload, tables={"bounds": table_rows(results, columns),
+                                 "region_note": [{"note": note}] if note else [],
                                  "paper_note": [{"note": ex3["note"]}] if ex3 else []},
         summary={"question": q, "databases": q.databases, "compositions": q.compositions()})
 

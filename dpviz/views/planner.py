@@ -23,13 +23,26 @@ from dpviz.composition import METHODS
 from dpviz.composition.curves import k_grid
 from dpviz.figures.planner import noise_vs_k_figure
 from dpviz.figures.style import STYLES
-from dpviz.figures.tables import NO_VALUE, format_number
+from dpviz.figures.tables import (
+    NO_VALUE,
+    Column,
+    format_number,
+    key_column,
+    kind_column,
+    kind_word,
+    label_column,
+    number,
+    raw_column,
+    table_csv,
+    table_rows,
+)
 from dpviz.guarantee import Guarantee, Status
 from dpviz.mechanisms.registry import MECHANISMS
 from dpviz.params import PRIOR as CLI_PRIOR
 from dpviz.params import SAMPLING_RATE, Param, check_prior, count_param, in_words, subsampling
 from dpviz.planner import composition, gce, noise
 from dpviz.planner.result import Plan
+from dpviz.results import results_json
 from dpviz.validation import (
     ParameterError,
     check_count,
@@ -149,22 +162,6 @@ def gce_plans(*, epsilon: float, delta: float, k: int, delta0: float, cap: int, 
                               target_delta=delta, reason=str(exc))}
 
 
-def _directions_cell(p: Plan) -> str:
-    """The directions proved at the plan's value; none for a row not computed."""
-    if p.check.status is Status.NOT_COMPUTED:
-        return NO_VALUE
-    return str(dict(p.extra).get("directions", "both"))
-
-
-def gce_rows(plans: dict[str, Plan], *, prior: str = NO_PRIOR) -> list[dict[str, str]]:
-    labels = GCE_LABELS if prior == NO_PRIOR else {**GCE_LABELS, "exact": PRIOR_EXACT}
-    return [{"bound": labels.get(key, key),
-             "largest ε0": format_number(p.value, 7, down=True) if p.feasible else NO_VALUE,
-             "kind": kind_cell(p), "directions": _directions_cell(p),
-             "check": _check_cell(p)}
-            for key, p in plans.items()]
-
-
 def utility_series(*, epsilon: float, delta: float, delta0: float, sensitivity: float, k_max: int,
                    budget: Budget = budgets.PAGE) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Per method, the s.d. of Laplace noise at each method's largest ε0, on ~25 log-spaced k ≤
@@ -197,34 +194,73 @@ def utility_figure(ks: np.ndarray, series: dict[str, np.ndarray], *, epsilon: fl
 
 
 # ---------------------------------------------------------------------- tables
-def kind_cell(p: Plan) -> str:
-    """The kind of an answer (exact, upper, lower); for a row without a value, its status instead
-    ("impossible": proven that nothing fits; "not computed": this route could not tell)."""
-    return p.kind.value if p.feasible else p.status.value.replace("_", " ")
-
-
+# Each table is a choice of columns for the one row builder (``dpviz.figures.tables.table_rows``);
+# the same columns give its CSV at full precision (``table_csv``).
 def _check_cell(p: Plan) -> str:
     return p.check_text if p.feasible else f"{p.source}: {p.reason}"
 
 
+def _value(p: Plan) -> float | None:
+    return p.value if p.feasible else None
+
+
+PLAN_CODES: tuple[Column[Plan], ...] = (raw_column("kind", "kind"), raw_column("status", "status"))
+"""The kind and status of a plan in the CSV (their codes)."""
+
+
+def eps0_table(sensitivity: float) -> tuple[Column[Plan], ...]:
+    """Largest ε0 per composition method: its Laplace noise, kind, check."""
+    def sd(key: str, p: Plan) -> float | None:
+        return laplace_sd(p.value, sensitivity) if p.feasible and p.value else None
+
+    def interval(key: str, p: Plan) -> float | None:
+        return sensitivity / p.value * LN20 if p.feasible and p.value else None
+
+    return (key_column("method"), Column("method", None, lambda key, p: method_label(key)),
+            Column("largest ε0", "eps0", lambda key, p: _value(p), number(7, down=True)),
+            Column(None, "total_epsilon", lambda key, p: p.check.epsilon if p.feasible else None),
+            Column(None, "total_delta", lambda key, p: p.check.delta if p.feasible else None),
+            Column("Laplace s.d. √2Δ/ε0", "laplace_sd", sd, number()),
+            Column("95 % interval ±", None, interval, number()),
+            kind_column(), *PLAN_CODES, raw_column("source", "source"),
+            Column("check", "check", lambda key, p: _check_cell(p)))
+
+
+K_TABLE: tuple[Column[Plan], ...] = (
+    key_column("method"), Column("method", None, lambda key, p: method_label(key)),
+    Column("largest k", "k", lambda key, p: int(p.value) if p.feasible and p.value is not None else None,
+           lambda v: NO_VALUE if v is None else f"{v:,}"),
+    kind_column(), *PLAN_CODES,
+    Column("check", "check", lambda key, p: _check_cell(p) + (f" ({p.note})" if p.note else "")))
+"""Largest k per composition method, kind, check."""
+
+
+def gce_table(prior: str = NO_PRIOR) -> tuple[Column[Plan], ...]:
+    """Largest ε0 per database-prior bound, kind, the directions proved, check."""
+    labels = GCE_LABELS if prior == NO_PRIOR else {**GCE_LABELS, "exact": PRIOR_EXACT}
+
+    def directions(key: str, p: Plan) -> str:
+        """The directions proved at the plan's value; none for a row not computed."""
+        if p.check.status is Status.NOT_COMPUTED:
+            return NO_VALUE
+        return str(dict(p.extra).get("directions", "both"))
+
+    return (key_column("bound"), label_column("bound", labels),
+            Column("largest ε0", "eps0", lambda key, p: _value(p), number(7, down=True)),
+            kind_column(), *PLAN_CODES, Column("directions", None, directions),
+            Column("check", "check", lambda key, p: _check_cell(p)))
+
+
 def eps0_rows(plans: dict[str, Plan], *, sensitivity: float) -> list[dict[str, str]]:
-    rows = []
-    for key, p in plans.items():
-        b = sensitivity / p.value if p.feasible and p.value else None
-        rows.append({"method": method_label(key),
-                     "largest ε0": format_number(p.value, 7, down=True) if p.feasible else NO_VALUE,
-                     "Laplace s.d. √2Δ/ε0": format_number(laplace_sd(p.value, sensitivity))
-                     if b else NO_VALUE,
-                     "95 % interval ±": format_number(b * LN20) if b else NO_VALUE,
-                     "kind": kind_cell(p), "check": _check_cell(p)})
-    return rows
+    return table_rows(plans, eps0_table(sensitivity))
 
 
 def k_rows(plans: dict[str, Plan]) -> list[dict[str, str]]:
-    return [{"method": method_label(key),
-             "largest k": f"{int(p.value):,}" if p.feasible and p.value is not None else NO_VALUE,
-             "kind": kind_cell(p), "check": _check_cell(p) + (f" ({p.note})" if p.note else "")}
-            for key, p in plans.items()]
+    return table_rows(plans, K_TABLE)
+
+
+def gce_rows(plans: dict[str, Plan], *, prior: str = NO_PRIOR) -> list[dict[str, str]]:
+    return table_rows(plans, gce_table(prior))
 
 
 def noise_text(key: str, value: float, sensitivity: float) -> str:
@@ -243,34 +279,61 @@ def noise_text(key: str, value: float, sensitivity: float) -> str:
     return format_number(x) if what == "s.d." else f"{what} {format_number(x, 4)}"
 
 
-def noise_rows(plans: dict[str, Plan | str], *, sensitivity: float) -> list[dict[str, str]]:
-    rows = []
-    for key, p in plans.items():
-        title = MECHANISMS[key].title
+def noise_table(sensitivity: float) -> tuple[Column[Plan | str], ...]:
+    """Smallest noise per mechanism (rounded up where more is noise, else down), the bracket just
+    below it, the noise s.d., the route and the check; a mechanism that cannot answer here (a
+    message instead of a plan) says why in the check."""
+    def answered(p: Plan | str) -> Plan | None:
+        return p if isinstance(p, Plan) and p.feasible and p.value is not None else None
+
+    def answer(key: str, p: Plan | str) -> str:
         if isinstance(p, str):
-            rows.append({"mechanism": title, "answer": NO_VALUE, "just below (−1e-4)": NO_VALUE,
-                         "noise s.d.": NO_VALUE, "route": NO_VALUE, "check": p})
-            continue
-        name = SYMBOL.get(p.name, p.name)
-        is_noise = MECHANISMS[key].more_is_noise
-        if not p.feasible or p.value is None:
-            rows.append({"mechanism": title, "answer": f"{NO_VALUE} ({kind_cell(p)})",
-                         "just below (−1e-4)": NO_VALUE,
-                         "noise s.d.": NO_VALUE, "route": str(dict(p.extra).get("route") or NO_VALUE),
-                         "check": _check_cell(p)})
-            continue
-        shown = format_number(p.value, 7, down=not is_noise)
-        b = p.beyond
-        below = NO_VALUE if b is None else (
-            f"ε ∈ [{format_number(b.lower, 7, down=True)}, {format_number(b.upper, 7)}]"
-            if b.lower is not None else f"ε = {format_number(b.upper, 7)}")
-        sd_text = noise_text(key, p.value, sensitivity)
-        note = f"; {p.check.note}" if p.check.note else ""
-        rows.append({"mechanism": title, "answer": f"{name} = {shown}", "just below (−1e-4)": below,
-                     "noise s.d.": sd_text, "route": str(dict(p.extra).get("route")),
-                     "check": f"{name} = {shown} gives certified ε ≤ {format_number(p.check.upper, 10)} "
-                              f"({p.kind.value}, {p.source}){note}"})
-    return rows
+            return NO_VALUE
+        a = answered(p)
+        if a is None:
+            return f"{NO_VALUE} ({kind_word(p)})"
+        return f"{SYMBOL.get(a.name, a.name)} = {_noise_value(key, a)}"
+
+    def below(key: str, p: Plan | str) -> str:
+        a = answered(p)
+        b = None if a is None else a.beyond
+        if b is None:
+            return NO_VALUE
+        return (f"ε ∈ [{format_number(b.lower, 7, down=True)}, {format_number(b.upper, 7)}]"
+                if b.lower is not None else f"ε = {format_number(b.upper, 7)}")
+
+    def spread(key: str, p: Plan | str) -> str:
+        a = answered(p)
+        return NO_VALUE if a is None or a.value is None else noise_text(key, a.value, sensitivity)
+
+    def route(key: str, p: Plan | str) -> str:
+        if isinstance(p, str):
+            return NO_VALUE
+        name = dict(p.extra).get("route")
+        return str(name or NO_VALUE) if answered(p) is None else str(name)
+
+    def check(key: str, p: Plan | str) -> str:
+        if isinstance(p, str):
+            return p
+        a = answered(p)
+        if a is None:
+            return _check_cell(p)
+        note = f"; {a.check.note}" if a.check.note else ""
+        return (f"{SYMBOL.get(a.name, a.name)} = {_noise_value(key, a)} gives certified ε ≤ "
+                f"{format_number(a.check.upper, 10)} ({a.kind.value}, {a.source}){note}")
+
+    return (Column("mechanism", None, lambda key, p: MECHANISMS[key].title), Column("answer", None, answer),
+            Column("just below (−1e-4)", None, below), Column("noise s.d.", None, spread),
+            Column("route", None, route), Column("check", None, check))
+
+
+def _noise_value(key: str, p: Plan) -> str:
+    """The planned noise, rounded up where more is noise (σ, b), down otherwise."""
+    return format_number(p.value, 7, down=not MECHANISMS[key].more_is_noise)
+
+
+def noise_rows(plans: dict[str, Plan | str], *, sensitivity: float) -> list[dict[str, str]]:
+    return table_rows(plans, noise_table(sensitivity))
 
 
 # ---------------------------------------------------------------------- the view
@@ -279,30 +342,15 @@ def assemble(*, values: dict[str, Any], eps0_p: dict[str, Plan], k_p: dict[str, 
              series: dict[str, np.ndarray], figure: go.Figure) -> View:
     sens = values["sensitivity"]
     csv: dict[str, dict[str, Any]] = {
-        "eps0": {"method": list(eps0_p), "eps0": [p.value for p in eps0_p.values()],
-                 "total_epsilon": [p.check.epsilon if p.feasible else None for p in eps0_p.values()],
-                 "total_delta": [p.check.delta if p.feasible else None for p in eps0_p.values()],
-                 "laplace_sd": [laplace_sd(p.value, sens) if p.feasible else None for p in eps0_p.values()],
-                 "kind": [p.kind.value for p in eps0_p.values()],
-                 "status": [p.status.value for p in eps0_p.values()],
-                 "source": [p.source for p in eps0_p.values()],
-                 "check": [_check_cell(p) for p in eps0_p.values()]},
-        "k": {"method": list(k_p),
-              "k": [int(p.value) if p.feasible and p.value else None for p in k_p.values()],
-              "kind": [p.kind.value for p in k_p.values()], "status": [p.status.value for p in k_p.values()],
-              "check": [_check_cell(p) for p in k_p.values()]},
+        "eps0": table_csv(eps0_p, eps0_table(sens)), "k": table_csv(k_p, K_TABLE),
         "noise_vs_k": {"k": ks, **{f"sd_{m}": y for m, y in series.items()}},
-        "gce": {"bound": list(gce_p), "eps0": [p.value for p in gce_p.values()],
-                "kind": [p.kind.value for p in gce_p.values()],
-                "status": [p.status.value for p in gce_p.values()],
-                "check": [_check_cell(p) for p in gce_p.values()]},
+        "gce": table_csv(gce_p, gce_table(values.get("prior", NO_PRIOR))),
     }
     payload = {"view": "planner", "parameters": dict(values),
-               "eps0": {m: p.to_json() for m, p in eps0_p.items()},
-               "k": {m: p.to_json() for m, p in k_p.items()},
+               "eps0": results_json(eps0_p), "k": results_json(k_p),
                "noise": {m: (p.to_json() if isinstance(p, Plan) else {"reason": p})
                          for m, p in noise_p.items()},
-               "gce": {m: p.to_json() for m, p in gce_p.items()},
+               "gce": results_json(gce_p),
                "noise_vs_k": csv["noise_vs_k"]}
     opt, basic = eps0_p.get("optimal"), eps0_p.get("basic")
     gain = (opt.value / basic.value  # type: ignore[operator]

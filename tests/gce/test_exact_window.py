@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from dpviz import budget as budgets
-from dpviz.gce import exact, summary
+from dpviz.gce import classes, exact, summary
 from dpviz.gce import hypotheses as H
 from dpviz.gce.exact import exact_pair
 from dpviz.guarantee import Kind
@@ -24,7 +24,7 @@ from tests import oracles as brute
 @pytest.fixture
 def wide_tail(monkeypatch):
     """A window that really cuts at k = 5 (mass 0.02 left out), and a fresh pair cache."""
-    monkeypatch.setattr(exact, "WINDOW_TAIL", 0.02)
+    monkeypatch.setattr(classes, "WINDOW_TAIL", 0.02)
     monkeypatch.setattr(exact, "_CACHE", OrderedDict())
 
 
@@ -39,7 +39,7 @@ CASES = [pytest.param(H.point_zero(k=5), H.uniform_nonzero(k=5), brute.zero(5), 
 @pytest.mark.parametrize(("p0", "p1", "b0", "b1"), CASES)
 def test_a_cut_window_brackets_the_brute_force_curve(wide_tail, p0, p1, b0, b1) -> None:
     eps0, delta0 = 0.6, 0.08
-    lo, hi, dropped = exact.delta_window(5, delta0, exact.WINDOW_TAIL)
+    lo, hi, dropped = classes.delta_window(5, delta0, classes.WINDOW_TAIL)
     assert (lo, hi) != (0, 5) and 0 < dropped <= 0.02 * (1 + 1e-12)
     pt, qt = brute.canonical(eps0, delta0)
     m0, m1 = brute.mixture(b0, pt, qt), brute.mixture(b1, pt, qt)
@@ -62,10 +62,10 @@ def test_a_cut_window_brackets_the_brute_force_curve(wide_tail, p0, p1, b0, b1) 
 
 
 @pytest.mark.parametrize(("k", "delta0", "tail"), [(5, 0.08, 0.02), (1000, 0.01, 1e-6), (10_000, 1e-6, 1e-30),
-                                                   (10_000, 0.2, 1e-12), (300, 1e-3, exact.WINDOW_TAIL)])
+                                                   (10_000, 0.2, 1e-12), (300, 1e-3, classes.WINDOW_TAIL)])
 def test_dropped_bounds_the_binomial_mass_outside_the_window(k, delta0, tail) -> None:
     """Against the binomial tails summed at 60 digits."""
-    lo, hi, dropped = exact.delta_window(k, delta0, tail)
+    lo, hi, dropped = classes.delta_window(k, delta0, tail)
     assert 0 <= lo <= hi <= k and dropped <= tail * (1 + 1e-12)
     mpmath.mp.dps = 60
     p = mpmath.mpf(delta0)
@@ -92,7 +92,7 @@ def test_the_window_changes_nothing_a_double_can_show(monkeypatch, p1, delta0) -
     windowed = exact_pair(p0, p1, eps0=0.1, delta0=delta0)
     assert windowed.dropped > 0
     monkeypatch.setattr(exact, "_CACHE", OrderedDict())
-    monkeypatch.setattr(exact, "delta_window", lambda k, d, tail=0.0: (0, k, 0.0))
+    monkeypatch.setattr(classes, "delta_window", lambda k, d, tail=0.0: (0, k, 0.0))
     full = exact_pair(p0, p1, eps0=0.1, delta0=delta0)
     assert full.dropped == 0.0 and full.table.log_m0.size > windowed.table.log_m0.size
     for delta in (0.3, 1e-1, 3e-2):

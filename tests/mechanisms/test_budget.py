@@ -24,6 +24,7 @@ from dpviz.mechanisms.registry import make
 from dpviz.pld import accountant, discretize
 from dpviz.pld.grid import composed_bins
 from dpviz.views import mechanisms as mv
+from dpviz.views.mechanism_figures import delta_points
 
 TINY = Budget(seconds=1e-9, max_bytes=1e18)
 UNLIMITED = Budget(seconds=1e12, max_bytes=1e18)
@@ -79,7 +80,7 @@ def test_page_view_over_budget_keeps_every_other_route() -> None:
 
 
 def test_page_buckets_beyond_their_share_are_not_computed() -> None:
-    c = mv.buckets_cost(DPSGD, k=1000)
+    c = R.buckets_cost(DPSGD, k=1000, n=mv.PAGE_BUCKETS_N)
     share = Budget(seconds=c.seconds * 0.9 / mv.BUCKETS_SHARE, max_bytes=1e18)
     view = mv.build(DPSGD, k=1000, delta=1e-5, budget=share, compare=True)
     assert view.payload["results"]["buckets"]["status"] == "not_computed"
@@ -156,14 +157,14 @@ def test_subsampled_laws_cost_more_per_cell_than_symmetric_ones() -> None:
 
 
 def test_buckets_cost_grows_with_k_and_n() -> None:
-    by_k = [mv.buckets_cost(DPSGD, k=k).seconds for k in (2, 10, 64, 65, 1000, 100_000)]
+    by_k = [R.buckets_cost(DPSGD, k=k, n=mv.PAGE_BUCKETS_N).seconds for k in (2, 10, 64, 65, 1000, 100_000)]
     assert by_k[0] < by_k[1] < by_k[2] and by_k[3] < by_k[4] < by_k[5]  # chain up to 64, squaring beyond
     mech = DPSGD
-    assert mv.buckets_cost(mech, k=1000, n=50_000).seconds > mv.buckets_cost(mech, k=1000).seconds
+    assert R.buckets_cost(mech, k=1000, n=50_000).seconds > R.buckets_cost(mech, k=1000, n=10_000).seconds
 
 
 def test_fewer_delta_points_when_their_share_is_small() -> None:
-    assert mv._delta_points(4, 2e-4, 120, budgets.PAGE) == 120
-    assert 12 <= mv._delta_points(4, 1e-6, 120, Budget(seconds=0.01, max_bytes=1e18)) < 120
-    points = [mv._delta_points(4, 1e-5, 240, Budget(seconds=s, max_bytes=1e18)) for s in (1e-3, 1e-2, 0.1, 1)]
+    assert delta_points(4, 2e-4, 120, budgets.PAGE) == 120
+    assert 12 <= delta_points(4, 1e-6, 120, Budget(seconds=0.01, max_bytes=1e18)) < 120
+    points = [delta_points(4, 1e-5, 240, Budget(seconds=s, max_bytes=1e18)) for s in (1e-3, 1e-2, 0.1, 1)]
     assert all(a <= b for a, b in itertools.pairwise(points)) and points[0] < points[-1]

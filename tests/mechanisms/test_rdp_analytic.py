@@ -16,7 +16,14 @@ from dpviz.mechanisms import routes
 from dpviz.mechanisms.registry import make
 from dpviz.rdp.analytic import analytic_subsampled_rdp
 from dpviz.rdp.conversion import epsilon_from_rdp
-from dpviz.rdp.subsampled import REAL_ORDERS, at_real_orders, ceiling_orders, gaussian_rdp, subsampled_rdp
+from dpviz.rdp.subsampled import (
+    DEFAULT_ORDERS,
+    REAL_ORDERS,
+    at_real_orders,
+    ceiling_orders,
+    gaussian_rdp,
+    subsampled_rdp,
+)
 from dpviz.views import mechanisms as view
 
 
@@ -110,6 +117,6 @@ def test_real_orders_help_a_mix() -> None:
     a larger ε than the integer orders alone."""
     parts = [(make("gaussian", sigma=1.0, sampling_rate=0.02), 500), (make("gaussian", sigma=3.0), 3)]
     real = routes.rdp(parts, delta=1e-6).epsilon
-    whole, _ = epsilon_from_rdp(routes.DEFAULT_ORDERS, routes.rdp_curve(parts), delta=1e-6)
+    whole, _ = epsilon_from_rdp(DEFAULT_ORDERS, routes.rdp_curve(parts), delta=1e-6)
     assert real is not None and real <= whole
-    assert len(REAL_ORDERS) > len(routes.DEFAULT_ORDERS)
+    assert len(REAL_ORDERS) > len(DEFAULT_ORDERS)

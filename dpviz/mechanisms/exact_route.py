@@ -1,0 +1,167 @@
+"""The exact route: finite laws composed atom by atom (Steinke Prop. 7, both directions).
+
+A part with a canonical pair is composed by its binomial (KOV eq. 16, ``dpviz.composition.atoms``);
+any other finite law by its count vectors (multinomial masses), merged on a lattice when its losses
+are whole multiples of the mechanism's grid unit. The route is admitted by its estimated cost
+(``exact_cost``, ``dpviz.budget``) and refuses beyond ``MAX_ATOMS``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+
+import numpy as np
+from scipy.special import gammaln
+
+from dpviz import budget as budgets
+from dpviz.budget import Budget, Cost, cost_of
+from dpviz.composition.atoms import LossAtoms, binomial_atom_count
+from dpviz.guarantee import Guarantee, Kind, Solved
+from dpviz.mechanisms.parts import Part, checked_parts, checked_target
+from dpviz.pld.law import LossLaw
+
+MAX_ATOMS = 1 << 21
+"""Most atoms the exact route enumerates (per direction) before leaving it to the PLD."""
+
+MAX_OUTCOMES = 8
+"""Most distinct atoms of one step the exact route enumerates count vectors for."""
+
+EXACT_SOURCE = "exact atoms (Steinke Prop. 7)"
+
+
+def _compositions(n: int, k: int) -> np.ndarray:
+    """All count vectors of length n with sum k (rows), as int64."""
+    if n == 1:
+        return np.array([[k]], dtype=np.int64)
+    if n == 2:
+        lead = np.arange(k + 1, dtype=np.int64)
+        return np.column_stack([lead, k - lead])
+    blocks = []
+    for first in range(k + 1):
+        rest = _compositions(n - 1, k - first)
+        blocks.append(np.column_stack([np.full(rest.shape[0], first, dtype=np.int64), rest]))
+    return np.concatenate(blocks)
+
+
+def _n_compositions(n: int, k: int) -> int:
+    return math.comb(k + n - 1, n - 1)
+
+
+def _merge_lattice(total: np.ndarray, err: np.ndarray, lp: np.ndarray, index: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Atoms at the same lattice point merged: masses summed (log space), the loss the largest of
+    the group's rounded-up losses (a larger loss only raises δ(ε))."""
+    order = np.argsort(index, kind="stable")
+    idx, up, lp = index[order], (total + err)[order], lp[order]
+    starts = np.flatnonzero(np.concatenate([[True], idx[1:] != idx[:-1]]))
+    return np.maximum.reduceat(up, starts), np.zeros(starts.size), np.logaddexp.reduceat(lp, starts)
+
+
+def _part_atoms(law: LossLaw, k: int, pair: tuple[float, float] | None, unit: float | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """(loss, loss error bound, ln P-mass, P(L = +∞)) of the k-fold law; atoms on a lattice of
+    spacing ``unit`` (when every loss is a whole multiple of it) are merged per lattice point."""
+    if pair is not None:
+        a = LossAtoms.binomial(k=k, eps0=pair[0], delta0=pair[1])
+        return a.loss, np.zeros_like(a.loss), a.log_p, a.p_inf
+    keep = law.p > 0
+    loss, log_p = law.loss[keep], np.log(law.p[keep])
+    p_inf = -math.expm1(k * math.log1p(-law.p_inf)) if law.p_inf < 1 else 1.0
+    if loss.size == 0:  # every outcome has P = 0 or Q = 0
+        return np.zeros(0), np.zeros(0), np.zeros(0), p_inf
+    counts = _compositions(loss.size, k)
+    total = counts @ loss
+    err = (loss.size + 2) * 2.0**-52 * (counts @ np.abs(loss))
+    with np.errstate(invalid="ignore"):
+        terms = np.where(counts > 0, counts * log_p, 0.0).sum(axis=1)
+        lp = gammaln(k + 1.0) - gammaln(counts + 1.0).sum(axis=1) + terms
+    if unit is not None and unit > 0:
+        steps = np.rint(loss / unit)
+        if np.all(np.abs(steps * unit - loss) <= 1e-9 * np.maximum(np.abs(loss), unit)):
+            return (*_merge_lattice(total, err, lp, counts @ steps.astype(np.int64)), p_inf)
+    return total, err, lp, p_inf
+
+
+def exact_cost(parts: Sequence[Part]) -> Cost | str:
+    """The exact route's estimated work for both directions it needs (``dpviz.budget``): the count
+    vectors enumerated per part (atoms × outcomes), then the product of the parts' atoms sorted;
+    or why the route does not apply."""
+    n, cells, directions = 1, 0.0, 1 if all(m.law.symmetric for m, _ in parts) else 2
+    for m, k in parts:
+        law = m.law
+        if law.continuous is not None:
+            return f"{m.label} has a continuous loss law"
+        pair = m.canonical_pair
+        outcomes = max(int(np.count_nonzero(law.p > 0)), int(np.count_nonzero(law.q > 0)), 1)
+        if pair is None and outcomes > MAX_OUTCOMES:
+            return f"more than {MAX_OUTCOMES} outcomes per step"
+        atoms = binomial_atom_count(k, pair[0]) if pair is not None else _n_compositions(outcomes, k)
+        cells += atoms * (1 if pair is not None else outcomes)
+        n *= atoms
+        if n > MAX_ATOMS:
+            return f"more than {MAX_ATOMS:,} atoms"
+    what = f"{n:,} atoms"
+    enumerate_ = cost_of("exact_cell", directions * cells, memory_units=cells)
+    product = cost_of("product_atom", directions * n * max(1.0, math.log2(n)), memory_units=n)
+    return Cost(enumerate_.seconds + product.seconds, max(enumerate_.bytes, product.bytes), what)
+
+
+def exact_atoms(parts: Sequence[Part], *, reverse: bool = False) -> LossAtoms | str:
+    """The composed atoms of one direction (losses rounded up by their error bound), or why not."""
+    size = exact_cost(parts)
+    if isinstance(size, str):
+        return size
+    loss = np.zeros(1)
+    err = np.zeros(1)
+    log_p = np.zeros(1)
+    log_free = 0.0
+    for m, k in parts:
+        law = m.law.reversed() if reverse else m.law
+        pair = m.canonical_pair
+        pl, pe, pp, pinf = _part_atoms(law, k, pair, m.grid_unit)
+        loss = (loss[:, None] + pl[None, :]).ravel()
+        err = (err[:, None] + pe[None, :]).ravel()
+        log_p = (log_p[:, None] + pp[None, :]).ravel()
+        log_free += math.log1p(-pinf) if pinf < 1 else -math.inf
+    up = loss + err + (len(parts) - 1) * np.abs(loss) * 2.0**-52  # one rounding per sum of parts
+    p_inf = -math.expm1(log_free)
+    return LossAtoms.from_masses(up, log_p, p_inf=p_inf)
+
+
+def exact(parts: Sequence[Part], *, delta: float | None = None, epsilon: float | None = None,
+          budget: Budget | None = None) -> Guarantee:
+    """Exact composition of finite laws (module docstring); not computed beyond ``MAX_ATOMS`` or when
+    its estimated cost (:func:`exact_cost`) is above ``budget`` (None: the command line's)."""
+    t0 = time.perf_counter()
+    delta, epsilon = checked_target(delta, epsilon)
+    parts = checked_parts(parts)
+    solved: Solved = "epsilon" if delta is not None else "delta"
+    cost = exact_cost(parts)
+    if isinstance(cost, Cost) and not budgets.resolve(budget).admits(cost):
+        return Guarantee.not_computed(source=EXACT_SOURCE, delta=delta, epsilon=epsilon, solved=solved,
+                                      reason=f"exact composition {budgets.resolve(budget).reason(cost)}")
+    dirs = []
+    for reverse in (False, True):
+        if reverse and all(m.law.symmetric for m, _ in parts):
+            break
+        a = exact_atoms(parts, reverse=reverse)
+        if isinstance(a, str):
+            return Guarantee.not_computed(source=EXACT_SOURCE, delta=delta, epsilon=epsilon, solved=solved,
+                                          reason=f"exact composition not computed: {a}")
+        dirs.append(a)
+    size = max(a.loss.size for a in dirs)
+    if epsilon is not None:
+        d = min(1.0, max(a.delta(epsilon) * (1.0 + a.relative_error) for a in dirs))
+        return Guarantee(epsilon=epsilon, delta=d, kind=Kind.EXACT, source=EXACT_SOURCE, solved="delta",
+                         detail=f"{size:,} atoms", seconds=time.perf_counter() - t0)
+    assert delta is not None
+    eps = [a.epsilon(delta) for a in dirs]
+    if any(e is None for e in eps):
+        return Guarantee.impossible(source=EXACT_SOURCE, delta=delta, reason=(
+            f"δ = {delta:g} is below the probability of infinite privacy loss: no finite ε"))
+    e = max(eps)  # type: ignore[type-var]
+    return Guarantee(epsilon=e, delta=delta, kind=Kind.EXACT, source=EXACT_SOURCE, detail=f"{size:,} atoms",
+                     seconds=time.perf_counter() - t0)
+
