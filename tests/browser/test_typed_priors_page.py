@@ -52,8 +52,8 @@ def test_typed_prior_round_trip(page: Page, app_url: str, browser: Browser) -> N
     box = page.get_by_role("textbox", name=label, exact=True)
     box.fill("1:half")
     box.press("Enter")
-    alert = page.locator("[data-testid=stAlert]").filter(has_text="prior must be")
-    alert.first.wait_for(timeout=TIMEOUT_MS)
+    alert = page.locator("[data-testid=stAlert]").filter(has_text=f"{label} must be")
+    alert.first.wait_for(timeout=TIMEOUT_MS)  # the message names the field by the label on screen
     assert alert.count() == 1 and "positive numbers" in alert.first.inner_text()
     settle(page)  # the message shows before the rerun ends; the figure is redrawn after it
     page.wait_for_function(READY, timeout=TIMEOUT_MS)
