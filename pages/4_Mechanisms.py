@@ -19,8 +19,8 @@ st.title("Mechanisms")
 st.markdown(
     "Generic (ε, δ) composition is the worst case over *all* mechanisms with the same per-step "
     "guarantee. A concrete mechanism — Gaussian, Laplace, geometric, randomized response, possibly "
-    "on a Poisson subsample — composes better. Its privacy loss distribution (PLD) says by how much: "
-    "every number below is a certified interval [lower, upper] that contains the exact value."
+    "on a Poisson or fixed-size subsample — composes better. Its privacy loss distribution (PLD) says by "
+    "how much: every number below is a certified interval [lower, upper] that contains the exact value."
 )
 with st.expander("The results used (sources in the seeds)"):
     st.markdown("**δ from the PLD** (Steinke Prop. 7), composition = convolution (Thm 9)")

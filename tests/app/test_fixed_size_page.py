@@ -67,4 +67,5 @@ def test_an_unknown_scheme_falls_back_to_poisson_with_a_notice() -> None:
 def test_a_mechanism_without_replace_one_says_so() -> None:
     at = run_page("pages/4_Mechanisms.py", mechanism="randomized-response", sampling="fixed-size")
     assert_clean(at)
-    assert any(e.startswith("neighbouring must be add-remove for the randomized-response") for e in errors(at))
+    said = "neighbouring must be add-remove for the randomized-response"
+    assert any(e.startswith(said) for e in errors(at))
