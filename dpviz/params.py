@@ -68,6 +68,28 @@ SAMPLING_RATE = Param(
     "(DP-SGD); 1, every record in every batch, is no subsampling.")
 """The one sampling-rate parameter (pages and CLI); q = 1 means no subsampling everywhere."""
 
+SAMPLING_SCHEMES = ("Poisson", "fixed-size")
+"""How a step's batch is drawn: each record with probability q, or m of n without replacement."""
+
+
+def check_sampling_scheme(value: object) -> str:
+    text = str(value).strip()
+    if text not in SAMPLING_SCHEMES:
+        raise ParameterError("sampling", value, " or ".join(SAMPLING_SCHEMES))
+    return text
+
+
+SAMPLING = Param("sampling", "subsampling", "Poisson", check_sampling_scheme,
+                 "Poisson: each record is in a step's batch with probability q (add-remove or replace-one). "
+                 "Fixed-size: a batch of m of the n records drawn without replacement, replace-one "
+                 "neighbours (Balle-Barthe-Gaboardi 2018; Steinke §6.2): the same bound at q = m/n.")
+BATCH_SIZE = Param("batch_size", "batch size m", 256, partial(check_count, field="batch size m"),
+                   "Fixed-size sampling: a batch of m records drawn without replacement from the n "
+                   "(with the dataset size n and replace-one neighbours; Balle-Barthe-Gaboardi 2018, "
+                   "Steinke §6.2).", span=(10.0, 1000.0))
+DATASET_SIZE = Param("dataset_size", "dataset size n", 60_000, partial(check_count, field="dataset size n"),
+                     "Fixed-size sampling: the n records each batch is drawn from.", span=(2_000.0, 1e6))
+
 
 def subsampling(q: float | None) -> float | None:
     """The rate a mechanism is subsampled at: ``None`` for no subsampling (q absent or 1)."""

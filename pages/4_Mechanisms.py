@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from dpviz import ui
-from dpviz.params import HET_ROWS, in_words
+from dpviz.params import HET_ROWS, SAMPLING_SCHEMES, in_words
 from dpviz.validation import ParameterError
 from dpviz.views import mechanisms as mv
 
@@ -19,8 +19,8 @@ st.title("Mechanisms")
 st.markdown(
     "Generic (ε, δ) composition is the worst case over *all* mechanisms with the same per-step "
     "guarantee. A concrete mechanism — Gaussian, Laplace, geometric, randomized response, possibly "
-    "on a Poisson subsample — composes better. Its privacy loss distribution (PLD) says by how much: "
-    "every number below is a certified interval [lower, upper] that contains the exact value."
+    "on a Poisson or fixed-size subsample — composes better. Its privacy loss distribution (PLD) says by "
+    "how much: every number below is a certified interval [lower, upper] that contains the exact value."
 )
 with st.expander("The results used (sources in the seeds)"):
     st.markdown("**δ from the PLD** (Steinke Prop. 7), composition = convolution (Thm 9)")
@@ -58,11 +58,19 @@ own = mv.mechanism_params(kind)
 slots = (*own, *(None,) * max(0, 2 - len(own)), mv.K)
 values = ui.param_inputs(slots, per_row=3)
 c1, c2, c3 = st.columns(3)
-values["sampling_rate"] = ui.param_input(mv.SAMPLING_RATE, c1)
-with c2:
+values["sampling"] = ui.choice_input(mv.SAMPLING.label, list(SAMPLING_SCHEMES), key="sampling",
+                                     default=mv.SAMPLING.default, container=c1, help=mv.SAMPLING.help)
+if values["sampling"] == "fixed-size":  # m of n without replacement: replace-one by definition
+    values["batch_size"] = ui.param_input(mv.BATCH_SIZE, c2)
+    values["dataset_size"] = ui.param_input(mv.DATASET_SIZE, c3)
+    c1.caption("Neighbouring: replace-one (a fixed-size batch keeps its size). Bounded like Poisson "
+               "sampling at q = m/n (Balle-Barthe-Gaboardi 2018).")
+else:
+    values["sampling_rate"] = ui.param_input(mv.SAMPLING_RATE, c2)
     values["neighbouring"] = ui.choice_input("neighbouring relation", list(mv.registry.NEIGHBOURING),
                                              key="neighbouring", default=mv.NEIGHBOURING.default,
-                                             help=mv.NEIGHBOURING.help)
+                                             container=c3, help=mv.NEIGHBOURING.help)
+c1, c2, c3 = st.columns(3)
 with c3:
     solve = ui.choice_input("answer", list(mv.SOLVE_OPTIONS), key="solve", default=mv.SOLVE.default,
                             help=mv.SOLVE.help)
@@ -81,7 +89,7 @@ def single_mechanism() -> None:
         args = (kind, mv.as_values({key: v for key, v in values.items() if key != "k"}))
         first = ui.cached(mv.quick_for)(*args, k=k, **target_kw)
     except ParameterError as exc:
-        ui.notice(in_words(exc, (*own, mv.K, mv.SAMPLING_RATE, target_param)))
+        ui.notice(in_words(exc, (*own, mv.K, mv.SAMPLING_RATE, mv.BATCH_SIZE, mv.DATASET_SIZE, target_param)))
         return  # the mix and the heterogeneous table below still answer
 
     tag = ui.export.file_stem("mechanisms", {"mechanism": kind, "solve": solve, **values, **target_kw})

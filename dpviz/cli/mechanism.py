@@ -24,18 +24,24 @@ from dpviz.guarantee import Solved, Status, finite_or_none
 from dpviz.mechanisms import registry
 from dpviz.mechanisms import routes as R
 from dpviz.mechanisms.registry import MECHANISMS, NEIGHBOURING, make_sampled, mechanism_class
-from dpviz.params import BUDGET, CLI_K, SAMPLING_RATE, TARGET_DELTA, TARGET_EPSILON, Param
+from dpviz.params import (
+    BATCH_SIZE,
+    BUDGET,
+    CLI_K,
+    DATASET_SIZE,
+    SAMPLING_RATE,
+    TARGET_DELTA,
+    TARGET_EPSILON,
+    Param,
+)
 from dpviz.results import intervals_json
-from dpviz.validation import ParameterError, check_count, check_positive
+from dpviz.validation import ParameterError, check_positive
 
 K = replace(CLI_K, label="k (steps)", help="Number of compositions, a whole number in [1, 10,000,000].")
 RATE = replace(SAMPLING_RATE, default=None, help=SAMPLING_RATE.help + " Absent: no subsampling "
                "(or --batch-size/--dataset-size: fixed-size batches).")
-BATCH = Param("batch_size", "batch size m", None, lambda v: check_count(v, field="batch_size"),
-              "fixed-size sampling: a batch of m records drawn without replacement (with --dataset-size "
-              "and --neighbouring replace-one; Balle-Barthe-Gaboardi 2018, Steinke §6.2)")
-POPULATION = Param("dataset_size", "dataset size n", None, lambda v: check_count(v, field="dataset_size"),
-                   "fixed-size sampling: the n records the batch is drawn from")
+BATCH = replace(BATCH_SIZE, default=None, span=None)
+POPULATION = replace(DATASET_SIZE, default=None, span=None)
 H = Param("h", "PLD grid width", None, lambda v: check_positive(v, field="h"),
           "PLD grid width (default: automatic)")
 TARGETS = (TARGET_DELTA, TARGET_EPSILON)

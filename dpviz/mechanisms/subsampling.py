@@ -193,7 +193,7 @@ def fixed_size_rate(*, batch: int, population: int) -> float:
     m = check_count(batch, field="batch_size")
     n = check_count(population, field="dataset_size")
     if m > n:
-        raise ParameterError("batch_size", m, f"a whole number in [1, dataset_size = {n:,}]")
+        raise ParameterError("batch_size", m, f"a whole number in [1, n], the dataset size n = {n:,}")
     return m / n
 
 

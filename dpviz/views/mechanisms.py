@@ -32,8 +32,8 @@ from dpviz.budget import Budget
 from dpviz.figures.mechanisms import ROUTE_LABELS
 from dpviz.guarantee import Guarantee
 from dpviz.mechanisms import registry
+from dpviz.params import BATCH_SIZE, DATASET_SIZE, SAMPLING, Param, check_flag, count_param, migrate
 from dpviz.params import SAMPLING_RATE as RATE
-from dpviz.params import Param, check_flag, count_param, migrate
 from dpviz.validation import ParameterError, check_delta, check_epsilon
 from dpviz.views import View, ViewSpec
 from dpviz.views.mechanism_figures import figures, k_values
@@ -136,8 +136,15 @@ def mechanism_params(key: str) -> tuple[Param, ...]:
 
 def make_mechanism(key: str, values: Mapping[str, Any]) -> Any:
     """The mechanism ``key`` with its parameters taken from ``values`` (page or CLI keys),
-    subsampled at ``sampling_rate`` (None: not subsampled) under ``neighbouring``."""
+    subsampled at ``sampling_rate`` (None: not subsampled) under ``neighbouring``, or, with
+    ``sampling`` = "fixed-size", on a batch of ``batch_size`` of ``dataset_size`` records drawn
+    without replacement (replace-one neighbours, whatever ``neighbouring`` says)."""
     own = {p.key: values[p.key] for p in mechanism_params(key) if p.key in values}
+    if values.get("sampling", SAMPLING.default) == "fixed-size":
+        batch = (values.get("batch_size", BATCH_SIZE.default),
+                 values.get("dataset_size", DATASET_SIZE.default))
+        return registry.make_sampled(key, sampling_rate=None, neighbouring="replace-one", batch=batch,
+                                     params=own)
     return registry.make(key, sampling_rate=values.get("sampling_rate"),
                          neighbouring=values.get("neighbouring", "add-remove"), **own)
 
@@ -181,11 +188,14 @@ def figures_for(kind: str, values: Values, **target: Any) -> View:
 
 
 def build_view(*, mechanism: str, k: int, sampling_rate: float | None, neighbouring: str = "add-remove",
+               sampling: str = "Poisson", batch_size: int = 256, dataset_size: int = 60_000,
                solve: str = "epsilon", delta: float = 1e-5, epsilon: float = 1.0, compare: bool = False,
                budget: Budget = budgets.PAGE, **own: Any) -> View:
     """``ViewSpec`` entry point (headless ``python -m dpviz figure mechanisms``); ``own`` holds the
     mechanism's parameters (absent ones take the registry's defaults)."""
-    mech = make_mechanism(mechanism, {**own, "sampling_rate": sampling_rate, "neighbouring": neighbouring})
+    mech = make_mechanism(mechanism, {**own, "sampling_rate": sampling_rate, "neighbouring": neighbouring,
+                                      "sampling": sampling, "batch_size": batch_size,
+                                      "dataset_size": dataset_size})
     if solve == "delta":
         return build(mech, k=k, epsilon=epsilon, budget=budget)
     return build(mech, k=k, delta=delta, compare=compare, budget=budget)
@@ -201,7 +211,7 @@ def _own_params() -> tuple[Param, ...]:
 
 
 SPEC = ViewSpec(name="mechanisms", title="Mechanisms", aliases=LEGACY_KEYS,
-                params=(MECHANISM, *_own_params(), K, SAMPLING_RATE, NEIGHBOURING, SOLVE, DELTA, EPSILON,
-                        COMPARE),
+                params=(MECHANISM, *_own_params(), K, SAMPLING, SAMPLING_RATE, BATCH_SIZE, DATASET_SIZE,
+                        NEIGHBOURING, SOLVE, DELTA, EPSILON, COMPARE),
                 build=build_view)
 """For ``dpviz.views.catalog.registry``."""
