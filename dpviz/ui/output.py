@@ -28,7 +28,7 @@ class _Serialised(go.Figure):
     """A figure that hands out the dictionary made when it was first shown.
 
     ``st.plotly_chart`` calls ``to_dict`` on every rerun, and Plotly's ``to_dict`` deep-copies the
-    figure and re-encodes every array as a base64 typed array: half of a cached rerun's CPU on
+    figure and re-encodes every array as a base64 typed array: a quarter of a cached rerun's CPU on
     Privacy regions (benchmarks/results/server_cpu.md). The figures a page shows come from bounded
     caches and are never changed after they are built (``dpviz.ui.cached``), so their dictionary
     is made once. Streamlit only reads the dictionary (to write its JSON)."""

@@ -195,8 +195,9 @@ def gaussian_series(*, epsilon: float, delta: float, sensitivity: float, k_max: 
     for δ = 0."""
     if delta <= 0:
         return None
-    gauss = np.full(utility_ks(k_max).size, np.nan)
-    for i, k in enumerate(utility_ks(k_max)):
+    ks = utility_ks(k_max)
+    gauss = np.full(ks.size, np.nan)
+    for i, k in enumerate(ks):
         g = noise.smallest_noise("gaussian", k=int(k), epsilon=epsilon, delta=delta, sensitivity=sensitivity)
         gauss[i] = g.value if g.feasible and g.value is not None else np.nan
     return gauss
