@@ -2,8 +2,10 @@
 
     python benchmarks/server_cpu.py                    # writes benchmarks/results/server_cpu.md
     python benchmarks/server_cpu.py --pages regions --changes 10 --opens 2
+    python benchmarks/server_cpu.py --serve            # behind nginx, as scripts/serve.sh serves a class
 
-Starts ``streamlit run app.py`` on a free 127.0.0.1 port and drives it with Playwright and Debian's
+Starts ``streamlit run app.py`` on a free 127.0.0.1 port (with ``--serve``: ``scripts/serve.sh
+--replicas 1``, nginx in front, whose CPU is charged too) and drives it with Playwright and Debian's
 chromium (no browser download). For each page:
 
 - **first open**: a fresh browser opens the page (its numbers may not be cached yet);
@@ -104,18 +106,18 @@ def settle(page: Page) -> None:
     page.wait_for_timeout(AFTER_IDLE_MS)
 
 
-def open_cost(browser: Browser, url: str, pid: tuple[int, ...], result: PageResult,
+def open_cost(browser: Browser, url: str, pids: tuple[int, ...], result: PageResult,
               context: BrowserContext | None = None) -> tuple[float, Page]:
     """Server CPU of opening ``url`` in a fresh browser context (a new visitor), or in a new tab of
     ``context``."""
     context = context or browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     wire = Wire(page)
-    before = cpu_seconds(pid)
+    before = cpu_seconds(pids)
     page.goto(url, timeout=SETTLE_MS)
     page.wait_for_selector("h1", timeout=SETTLE_MS)
     settle(page)
-    cost = cpu_seconds(pid) - before
+    cost = cpu_seconds(pids) - before
     result.bytes_open.append(wire.received)
     page.wire = wire  # type: ignore[attr-defined]
     if page.locator("[data-testid=stException]").count():
@@ -176,11 +178,11 @@ def text_defaults(page: Page) -> dict[str, str]:
             for i in range(boxes.count())}
 
 
-def idle_rate(pid: tuple[int, ...], seconds: float = 3.0) -> float:
+def idle_rate(pids: tuple[int, ...], seconds: float = 3.0) -> float:
     """The idle server's CPU per second (event loop, file watcher, websocket pings)."""
-    before = cpu_seconds(pid)
+    before = cpu_seconds(pids)
     time.sleep(seconds)
-    return (cpu_seconds(pid) - before) / seconds
+    return (cpu_seconds(pids) - before) / seconds
 
 
 def start_server(args: argparse.Namespace, port: int, run_dir: Path, log: TextIO) -> subprocess.Popen[bytes]:
@@ -246,31 +248,31 @@ def measure(args: argparse.Namespace) -> tuple[dict[str, PageResult], float]:
     return results, idle
 
 
-def run_page(browser: Browser, url: str, pid: tuple[int, ...], args: argparse.Namespace,
+def run_page(browser: Browser, url: str, pids: tuple[int, ...], args: argparse.Namespace,
              rng: random.Random) -> PageResult:
     result = PageResult()
-    result.first_open, page = open_cost(browser, url, pid, result)
+    result.first_open, page = open_cost(browser, url, pids, result)
     page.context.close()
     for _ in range(args.opens):
-        cost, page = open_cost(browser, url, pid, result)
+        cost, page = open_cost(browser, url, pids, result)
         result.opens.append(cost)
         # the same browser opens the link again in a new tab: a new session, the app's scripts and
         # styles already in the browser's cache (a student who has opened the app before)
-        again, _ = open_cost(browser, url, pid, PageResult(), context=page.context)
+        again, _ = open_cost(browser, url, pids, PageResult(), context=page.context)
         result.reopens.append(again)
         page.context.close()
-    _, page = open_cost(browser, url, pid, PageResult())  # the session that walks
+    _, page = open_cost(browser, url, pids, PageResult())  # the session that walks
     defaults = text_defaults(page)
     wire = page.wire  # type: ignore[attr-defined]
     for _ in range(args.changes):
-        sent, before = wire.received, cpu_seconds(pid)
+        sent, before = wire.received, cpu_seconds(pids)
         try:
             what = change(page, rng, defaults)
             settle(page)
         except Exception as exc:  # a timeout is a finding, not a crash of the script
             result.errors.append(f"{url}: {type(exc).__name__}: {str(exc)[:120]}")
             break
-        result.changes.append((cpu_seconds(pid) - before, what))
+        result.changes.append((cpu_seconds(pids) - before, what))
         result.bytes_change.append(wire.received - sent)
         if page.locator("[data-testid=stException]").count():
             result.errors.append(f"{url} after {what}: exception box")
