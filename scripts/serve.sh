@@ -82,20 +82,10 @@ NGINX="$(command -v nginx)"
 
 mkdir -p "$run_dir"
 chmod 755 "$run_dir"  # nginx's workers (user nobody when started as root) create their temp files here
-# Streamlit's own scripts and styles (content-hashed file names) are served by nginx: a new browser
-# fetches about 30 of them, which cost a Python replica more CPU than the page's session and script
-# run (benchmarks/results/server_cpu.md). Copied from the installed package into the run directory
-# (nginx's workers may not read a home directory), with gzip siblings made once here for nginx's
-# gzip_static (a lecture hall's Wi-Fi carries a quarter of the bytes, and nothing is compressed per
-# request). Replicas on other hosts must run the same Streamlit version as this host.
-static_src="$(python3 -c 'import os, streamlit; print(os.path.join(os.path.dirname(streamlit.__file__), "static", "static"))')"
-rm -rf "$run_dir/static"
-cp -R "$static_src" "$run_dir/static"
-find "$run_dir/static" -type f \( -name '*.js' -o -name '*.css' -o -name '*.svg' \) -size +1k -exec gzip -k -6 {} +
-chmod -R a+rX "$run_dir/static"
 secret="${STREAMLIT_SERVER_COOKIE_SECRET:-$(python3 -c 'import secrets; print(secrets.token_hex(32))')}"
 pids=()
 nginx_pid=""
+static_dir=""
 
 stop_all() {
   trap - INT TERM EXIT
@@ -105,12 +95,26 @@ stop_all() {
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
     kill -KILL "$pid" 2>/dev/null || true
   done
+  rm -rf "$static_dir"
   rm -f "$run_dir/serve.pid" "$run_dir/replicas.pid"
 }
 trap stop_all EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 echo $$ > "$run_dir/serve.pid"
+
+# Streamlit's own scripts and styles (content-hashed file names) are served by nginx: a new browser
+# fetches about 30 of them, which cost a Python replica more CPU than the page's session and script
+# run (benchmarks/results/server_cpu.md). Copied from the installed package into a directory of their
+# own under /tmp (nginx's workers, user nobody when started as root, may read neither a home
+# directory nor a private TMPDIR), with gzip siblings made once here for nginx's gzip_static (a
+# lecture hall's Wi-Fi carries a quarter of the bytes, and nothing is compressed per request).
+# Replicas on other hosts must run the same Streamlit version as this host.
+static_src="$(python3 -c 'import os, streamlit; print(os.path.join(os.path.dirname(streamlit.__file__), "static", "static"))')"
+static_dir="$(mktemp -d /tmp/dpviz-static.XXXXXX)"
+cp -R "$static_src/." "$static_dir"
+find "$static_dir" -type f \( -name '*.js' -o -name '*.css' -o -name '*.svg' \) -size +1k -exec gzip -k -6 {} +
+chmod -R a+rX "$static_dir"
 
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
@@ -189,7 +193,7 @@ $by_address        default "";
         proxy_send_timeout 1d;
         proxy_buffering off;
         location /static/ {
-            alias $run_dir/static/;
+            alias $static_dir/;
             types {                     # a module script served as text/plain would not run
                 application/javascript js mjs;
                 text/css css;
