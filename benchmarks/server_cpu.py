@@ -2,8 +2,10 @@
 
     python benchmarks/server_cpu.py                    # writes benchmarks/results/server_cpu.md
     python benchmarks/server_cpu.py --pages regions --changes 10 --opens 2
+    python benchmarks/server_cpu.py --serve            # behind nginx, as scripts/serve.sh serves a class
 
-Starts ``streamlit run app.py`` on a free 127.0.0.1 port and drives it with Playwright and Debian's
+Starts ``streamlit run app.py`` on a free 127.0.0.1 port (with ``--serve``: ``scripts/serve.sh
+--replicas 1``, nginx in front, whose CPU is charged too) and drives it with Playwright and Debian's
 chromium (no browser download). For each page:
 
 - **first open**: a fresh browser opens the page (its numbers may not be cached yet);
@@ -27,14 +29,18 @@ import argparse
 import os
 import platform
 import random
+import shutil
+import signal
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 from page_latency import nearby  # the same "nearby value" as the in-process latency script
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
@@ -56,11 +62,14 @@ TARGETS = {"regions": 50, "curves": 50, "priors": 50, "attack": 50, "mechanisms"
 OPEN_TARGET = 100
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU of ``pid``, its threads (live and ended) and its waited-for children."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
-    return (utime + stime + cutime + cstime) * TICK
+def cpu_seconds(pids: tuple[int, ...]) -> float:
+    """User + system CPU of the server's processes, their threads (live and ended) and their
+    waited-for children."""
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+    return total * TICK
 
 
 @dataclass
@@ -97,18 +106,18 @@ def settle(page: Page) -> None:
     page.wait_for_timeout(AFTER_IDLE_MS)
 
 
-def open_cost(browser: Browser, url: str, pid: int, result: PageResult,
+def open_cost(browser: Browser, url: str, pids: tuple[int, ...], result: PageResult,
               context: BrowserContext | None = None) -> tuple[float, Page]:
     """Server CPU of opening ``url`` in a fresh browser context (a new visitor), or in a new tab of
     ``context``."""
     context = context or browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     wire = Wire(page)
-    before = cpu_seconds(pid)
+    before = cpu_seconds(pids)
     page.goto(url, timeout=SETTLE_MS)
     page.wait_for_selector("h1", timeout=SETTLE_MS)
     settle(page)
-    cost = cpu_seconds(pid) - before
+    cost = cpu_seconds(pids) - before
     result.bytes_open.append(wire.received)
     page.wire = wire  # type: ignore[attr-defined]
     if page.locator("[data-testid=stException]").count():
@@ -169,11 +178,34 @@ def text_defaults(page: Page) -> dict[str, str]:
             for i in range(boxes.count())}
 
 
-def idle_rate(pid: int, seconds: float = 3.0) -> float:
+def idle_rate(pids: tuple[int, ...], seconds: float = 3.0) -> float:
     """The idle server's CPU per second (event loop, file watcher, websocket pings)."""
-    before = cpu_seconds(pid)
+    before = cpu_seconds(pids)
     time.sleep(seconds)
-    return (cpu_seconds(pid) - before) / seconds
+    return (cpu_seconds(pids) - before) / seconds
+
+
+def start_server(args: argparse.Namespace, port: int, run_dir: Path, log: TextIO) -> subprocess.Popen[bytes]:
+    """``streamlit run app.py``, or with ``--serve`` ``scripts/serve.sh --replicas 1`` (nginx in front,
+    Streamlit's scripts and styles served by nginx)."""
+    if args.serve:
+        cmd = ["bash", "scripts/serve.sh", "--replicas", "1", "--port", str(port), "--run-dir", str(run_dir)]
+    else:
+        cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+               "--server.address", "127.0.0.1", "--server.headless", "true",
+               "--browser.gatherUsageStats", "false"]
+    return subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+
+
+def server_pids(args: argparse.Namespace, server: subprocess.Popen[bytes], run_dir: Path) -> tuple[int, ...]:
+    """The processes charged: the Streamlit server; with ``--serve`` its replica, nginx's master
+    and nginx's workers (alive all along, so not in the master's waited-for children)."""
+    if not args.serve:
+        return (server.pid,)
+    master = int((run_dir / "nginx.pid").read_text())
+    workers = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+    replicas = (run_dir / "replicas.pid").read_text().split()
+    return tuple(int(p) for p in (*replicas, master, *workers))
 
 
 def measure(args: argparse.Namespace) -> tuple[dict[str, PageResult], float]:
@@ -181,67 +213,66 @@ def measure(args: argparse.Namespace) -> tuple[dict[str, PageResult], float]:
     base = f"http://127.0.0.1:{port}"
     (ROOT / "test-artifacts").mkdir(exist_ok=True)
     results: dict[str, PageResult] = {}
+    run_dir = Path(tempfile.mkdtemp(prefix="dpviz-server-cpu-"))
     with open(ROOT / "test-artifacts" / "server-cpu-streamlit.log", "w") as log:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true",
-             "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        server = start_server(args, port, run_dir, log)
         try:
-            for _ in range(200):
+            for _ in range(400):
                 try:
                     with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as r:
                         if r.read().strip() == b"ok":
                             break
                 except OSError:
                     time.sleep(0.3)
+            pids = server_pids(args, server, run_dir)
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
                 # warm-up: the server's first script run imports the app (not a visitor's cost). The
                 # home page stays open (the teacher's tab): with no session left, Streamlit drops
                 # its compiled scripts, which no lecture hall sees
-                _, teacher = open_cost(browser, base, server.pid, PageResult())
-                idle = idle_rate(server.pid)
+                _, teacher = open_cost(browser, base, pids, PageResult())
+                idle = idle_rate(pids)
                 for name in args.pages:
-                    results[name] = run_page(browser, f"{base}/{PAGES[name]}", server.pid, args,
+                    results[name] = run_page(browser, f"{base}/{PAGES[name]}", pids, args,
                                              random.Random(f"{args.seed}-{name}"))
                     print(name, summary_line(name, results[name]), flush=True)
                 teacher.context.close()
                 browser.close()
         finally:
-            server.terminate()
+            server.send_signal(signal.SIGINT)  # serve.sh stops its replica and nginx on SIGINT
             try:
-                server.wait(timeout=10)
+                server.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 server.kill()
+            shutil.rmtree(run_dir, ignore_errors=True)
     return results, idle
 
 
-def run_page(browser: Browser, url: str, pid: int, args: argparse.Namespace,
+def run_page(browser: Browser, url: str, pids: tuple[int, ...], args: argparse.Namespace,
              rng: random.Random) -> PageResult:
     result = PageResult()
-    result.first_open, page = open_cost(browser, url, pid, result)
+    result.first_open, page = open_cost(browser, url, pids, result)
     page.context.close()
     for _ in range(args.opens):
-        cost, page = open_cost(browser, url, pid, result)
+        cost, page = open_cost(browser, url, pids, result)
         result.opens.append(cost)
         # the same browser opens the link again in a new tab: a new session, the app's scripts and
         # styles already in the browser's cache (a student who has opened the app before)
-        again, _ = open_cost(browser, url, pid, PageResult(), context=page.context)
+        again, _ = open_cost(browser, url, pids, PageResult(), context=page.context)
         result.reopens.append(again)
         page.context.close()
-    _, page = open_cost(browser, url, pid, PageResult())  # the session that walks
+    _, page = open_cost(browser, url, pids, PageResult())  # the session that walks
     defaults = text_defaults(page)
     wire = page.wire  # type: ignore[attr-defined]
     for _ in range(args.changes):
-        sent, before = wire.received, cpu_seconds(pid)
+        sent, before = wire.received, cpu_seconds(pids)
         try:
             what = change(page, rng, defaults)
             settle(page)
         except Exception as exc:  # a timeout is a finding, not a crash of the script
             result.errors.append(f"{url}: {type(exc).__name__}: {str(exc)[:120]}")
             break
-        result.changes.append((cpu_seconds(pid) - before, what))
+        result.changes.append((cpu_seconds(pids) - before, what))
         result.bytes_change.append(wire.received - sent)
         if page.locator("[data-testid=stException]").count():
             result.errors.append(f"{url} after {what}: exception box")
@@ -262,12 +293,17 @@ def summary_line(name: str, r: PageResult) -> str:
             f" (n={len(ms)}, target {TARGETS[name]})") if ms and opens else "no samples"
 
 
+SERVED = {False: "One `streamlit run app.py`",
+          True: "`scripts/serve.sh --replicas 1` (nginx, serving Streamlit's scripts and styles itself, in "
+                "front of one `streamlit run app.py`; the CPU of both is charged)"}
+
+
 def report(results: dict[str, PageResult], idle: float, args: argparse.Namespace) -> str:
     lines = [
         "# Server CPU per interaction (`python benchmarks/server_cpu.py`)",
         "",
         f"{platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}, load average "
-        f"{os.getloadavg()[0]:.1f} at the end. One `streamlit run app.py`, one headless chromium, on "
+        f"{os.getloadavg()[0]:.1f} at the end. {SERVED[args.serve]}, one headless chromium, on "
         f"127.0.0.1. Server CPU (user + system, all threads) per action in ms, read from /proc in 10 ms "
         f"ticks; {args.opens} cached opens and a random walk of {args.changes} widget changes per page "
         f"(seed {args.seed}). The idle server spends {idle * 1000:.0f} ms of CPU per second (not "
@@ -309,6 +345,9 @@ def main() -> None:
     parser.add_argument("--changes", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--serve", action="store_true",
+                        help="through scripts/serve.sh --replicas 1 (nginx serves Streamlit's scripts and "
+                             "styles); the replica's and nginx's CPU are charged")
     args = parser.parse_args()
     results, idle = measure(args)
     text = report(results, idle, args)

@@ -208,13 +208,22 @@ st.markdown("Mechanisms with different (ε_i, δ_i): one row per kind with its c
             "by selecting them and pressing Delete). The exact optimum sums over the counts of the "
             "canonical pairs (a few distinct rows); the PLD route scales to many rows; KOV Thm 3.5 is the "
             "closed form.")
-hdelta = ui.param_input(mv.HDELTA)
-levels = ui.levels_editor(HET_ROWS)
-if levels is not None:
-    rows = [{"ε": lv.epsilon, "δ": lv.delta, "count": lv.count} for lv in levels]
-    try:
-        ui.table(ui.cached(mv.heterogeneous)(rows, delta=hdelta), key="table_hetero")
-    except ParameterError as exc:
-        ui.notice(exc)
+
+
+@st.fragment
+def heterogeneous_section() -> None:
+    """Its own inputs and table, rerun on their own when one of its inputs changes (``st.fragment``:
+    the mechanism above is not redrawn)."""
+    hdelta = ui.param_input(mv.HDELTA)
+    levels = ui.levels_editor(HET_ROWS)
+    if levels is not None:
+        rows = [{"ε": lv.epsilon, "δ": lv.delta, "count": lv.count} for lv in levels]
+        try:
+            ui.table(ui.cached(mv.heterogeneous)(rows, delta=hdelta), key="table_hetero")
+        except ParameterError as exc:
+            ui.notice(exc)
+
+
+heterogeneous_section()
 
 ui.cite_box("mechanisms")

@@ -54,8 +54,11 @@ with st.spinner("Solving the inverse questions… the subsampled Gaussian's σ i
                                              sampling_rate=values["sampling_rate"])
     gce_p = ui.cached(planner.gce_plans)(**common, k=values["k"], delta0=values["delta0"], cap=values["cap"],
                                          prior=values["prior"])
-    ks, series = ui.cached(planner.utility_series)(**common, delta0=values["delta0"],
-                                                   sensitivity=values["sensitivity"], k_max=values["k_max"])
+    # the utility figure's searches, each cached on its own inputs (the ε0 ones do not depend on Δ)
+    ks, eps0_s = ui.cached(planner.eps0_series)(**common, delta0=values["delta0"], k_max=values["k_max"])
+    gauss_s = ui.cached(planner.gaussian_series)(**common, sensitivity=values["sensitivity"],
+                                                 k_max=values["k_max"])
+    series = planner.noise_series(eps0_s, gauss_s, sensitivity=values["sensitivity"])  # a few divisions
     figure = ui.cached(planner.utility_figure)(ks, series, **common, sensitivity=values["sensitivity"])
 view = planner.assemble(values=values, eps0_p=eps0_p, k_p=k_p, noise_p=noise_p, gce_p=gce_p, ks=ks,
                         series=series, figure=figure)

@@ -123,34 +123,43 @@ st.markdown(
     "wrongly (she is in, the guess says out) and a **missed detection** keeps it wrongly (she is out, the "
     "guess says in). DP bounds both in the same way: swapping the two names leaves the region unchanged."
 )
-alice_values = ui.param_inputs(av.ALICE_PARAMS, per_row=3)
-try:
-    alice_attack = av.alice_attack(alice_eps0=alice_values["alice_eps0"], alice_k=alice_values["alice_k"],
-                                   seed=seed)
-    alice = ui.cached(av.alice)(run_with_progress(alice_attack), t=alice_values["alice_t"])
-except ParameterError as exc:
-    ui.notice(exc)
-    st.stop()
-left, right = st.columns([3, 2])
-with left:
-    st.markdown(f"**The first trials** ({av.ALICE_SHOWN} with Alice in, {av.ALICE_SHOWN} with her out)")
-    ui.table(alice.tables["trials"], key="alice_trials")
-with right:
-    ui.show_figure(alice.figures["alice"], filename=ui.export.file_stem("attack_alice", {
-        **alice_values, "seed": seed}), key="fig_alice")
-st.markdown("**The attacker's two error rates** over all trials")  # full width: no cell is cut
-ui.table(alice.tables["rates"], key="alice_rates")
-ui.download_tables({"rates": alice.tables["rates"]}, title="Attack lab, is Alice in the survey?",
-                   values={**alice_values, "seed": seed}, stem=ui.export.file_stem("attack_alice", {
-                       **alice_values, "seed": seed}), key="report_alice")
-st.markdown(ui.plain(alice.summary["verdict"]))
-st.markdown(f"This example has its own ε0 and k (a survey of at most {av.ALICE_K_MAX} answers). To attack "
-            f"the same survey in the lab above, with its trials and confidence: [the lab with randomized "
-            f"response, ε0 = {alice_values['alice_eps0']:g}, k = {alice_values['alice_k']}](/Attack_lab?"
-            f"{av.alice_lab_query(**alice_values)}).")
-k_link = alice_attack.k if alice_attack.k <= K_PAGE_MAX else None
-query = f"eps0={alice_values['alice_eps0']:g}&delta0=0" + (f"&k={k_link}" if k_link else "")
-st.markdown(f"The grey region is R(kε0, 0), what k answers of ε0-randomized response allow: see how it is "
-            f"built and how it grows with k on [Privacy regions](/Privacy_regions?{query}).")
+
+
+@st.fragment
+def alice_section(seed: int) -> None:
+    """The worked example, rerun on its own when one of its inputs changes (the lab above is not
+    touched: ``st.fragment``); ``seed`` is the lab's, from the page's last full run."""
+    alice_values = ui.param_inputs(av.ALICE_PARAMS, per_row=3)
+    try:
+        alice_attack = av.alice_attack(alice_eps0=alice_values["alice_eps0"], alice_k=alice_values["alice_k"],
+                                       seed=seed)
+        alice = ui.cached(av.alice)(run_with_progress(alice_attack), t=alice_values["alice_t"])
+    except ParameterError as exc:
+        ui.notice(exc)
+        return
+    left, right = st.columns([3, 2])
+    with left:
+        st.markdown(f"**The first trials** ({av.ALICE_SHOWN} with Alice in, {av.ALICE_SHOWN} with her out)")
+        ui.table(alice.tables["trials"], key="alice_trials")
+    with right:
+        ui.show_figure(alice.figures["alice"], filename=ui.export.file_stem("attack_alice", {
+            **alice_values, "seed": seed}), key="fig_alice")
+    st.markdown("**The attacker's two error rates** over all trials")  # full width: no cell is cut
+    ui.table(alice.tables["rates"], key="alice_rates")
+    ui.download_tables({"rates": alice.tables["rates"]}, title="Attack lab, is Alice in the survey?",
+                       values={**alice_values, "seed": seed}, stem=ui.export.file_stem("attack_alice", {
+                           **alice_values, "seed": seed}), key="report_alice")
+    st.markdown(ui.plain(alice.summary["verdict"]))
+    st.markdown(f"This example has its own ε0 and k (a survey of at most {av.ALICE_K_MAX} answers). To "
+                f"attack the same survey in the lab above, with its trials and confidence: [the lab with "
+                f"randomized response, ε0 = {alice_values['alice_eps0']:g}, k = {alice_values['alice_k']}]"
+                f"(/Attack_lab?{av.alice_lab_query(**alice_values)}).")
+    k_link = alice_attack.k if alice_attack.k <= K_PAGE_MAX else None
+    query = f"eps0={alice_values['alice_eps0']:g}&delta0=0" + (f"&k={k_link}" if k_link else "")
+    st.markdown(f"The grey region is R(kε0, 0), what k answers of ε0-randomized response allow: see how "
+                f"it is built and how it grows with k on [Privacy regions](/Privacy_regions?{query}).")
+
+
+alice_section(seed)
 ui.page_link("pages/1_Privacy_regions.py", label="Privacy regions", icon=":material/square:")
 ui.cite_box("attack")

@@ -85,6 +85,7 @@ chmod 755 "$run_dir"  # nginx's workers (user nobody when started as root) creat
 secret="${STREAMLIT_SERVER_COOKIE_SECRET:-$(python3 -c 'import secrets; print(secrets.token_hex(32))')}"
 pids=()
 nginx_pid=""
+static_dir=""
 
 stop_all() {
   trap - INT TERM EXIT
@@ -94,12 +95,26 @@ stop_all() {
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
     kill -KILL "$pid" 2>/dev/null || true
   done
+  rm -rf "$static_dir"
   rm -f "$run_dir/serve.pid" "$run_dir/replicas.pid"
 }
 trap stop_all EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 echo $$ > "$run_dir/serve.pid"
+
+# Streamlit's own scripts and styles (content-hashed file names) are served by nginx: a new browser
+# fetches about 30 of them, which cost a Python replica more CPU than the page's session and script
+# run (benchmarks/results/server_cpu.md). Copied from the installed package into a directory of their
+# own under /tmp (nginx's workers, user nobody when started as root, may read neither a home
+# directory nor a private TMPDIR), with gzip siblings made once here for nginx's gzip_static (a
+# lecture hall's Wi-Fi carries a quarter of the bytes, and nothing is compressed per request).
+# Replicas on other hosts must run the same Streamlit version as this host.
+static_src="$(python3 -c 'import os, streamlit; print(os.path.join(os.path.dirname(streamlit.__file__), "static", "static"))')"
+static_dir="$(mktemp -d /tmp/dpviz-static.XXXXXX)"
+cp -R "$static_src/." "$static_dir"
+find "$static_dir" -type f \( -name '*.js' -o -name '*.css' -o -name '*.svg' \) -size +1k -exec gzip -k -6 {} +
+chmod -R a+rX "$static_dir"
 
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
@@ -177,6 +192,26 @@ $by_address        default "";
         proxy_read_timeout 1d;          # an open lecture tab keeps its websocket all day
         proxy_send_timeout 1d;
         proxy_buffering off;
+        location /static/ {
+            alias $static_dir/;
+            types {                     # a module script served as text/plain would not run
+                application/javascript js mjs;
+                text/css css;
+                font/woff2 woff2;
+                font/woff woff;
+                font/ttf ttf;
+                image/svg+xml svg;
+                image/png png;
+                image/gif gif;
+                application/json json map;
+                application/wasm wasm;
+            }
+            default_type application/octet-stream;
+            gzip_static on;
+            gzip_vary on;
+            add_header Cache-Control "public, immutable, max-age=31536000";
+            access_log off;             # the log is of routed requests (tests/serve reads it)
+        }
         location / {
             proxy_pass http://\$dpviz_route;
             add_header Set-Cookie \$dpviz_set_cookie always;

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import weakref
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,37 @@ def show_figure(fig: go.Figure, *, filename: str, key: str) -> None:
     ``python -m dpviz figure`` all look alike; the figure is a white card in dark mode too).
     Both exports are made by plotly.js in the browser (``dpviz.ui.layout.SVG_EXPORT_JS``): an
     export costs the server nothing."""
-    st.plotly_chart(fig, width="stretch", theme=None, config=export_config(filename), key=key)
+    st.plotly_chart(_serialised(fig), width="stretch", theme=None, config=export_config(filename), key=key)
+
+
+class _Serialised(go.Figure):
+    """A figure that hands out the dictionary made when it was first shown.
+
+    ``st.plotly_chart`` calls ``to_dict`` on every rerun, and Plotly's ``to_dict`` deep-copies the
+    figure and re-encodes every array as a base64 typed array: a quarter of a cached rerun's CPU on
+    Privacy regions (benchmarks/results/server_cpu.md). The figures a page shows come from bounded
+    caches and are never changed after they are built (``dpviz.ui.cached``), so their dictionary
+    is made once. Streamlit only reads the dictionary (to write its JSON)."""
+
+    def __init__(self, spec: dict[str, Any]) -> None:
+        super().__init__(skip_invalid=True)
+        self._dpviz_spec = spec
+
+    def to_dict(self) -> dict[str, Any]:
+        return self._dpviz_spec
+
+
+_SHOWN: dict[int, _Serialised] = {}
+"""Each shown figure's serialised twin, by the figure's id, while the figure lives."""
+
+
+def _serialised(fig: go.Figure) -> _Serialised:
+    """``fig`` with its dictionary made once (see ``_Serialised``); the entry goes with the figure."""
+    twin = _SHOWN.get(id(fig))
+    if twin is None:
+        twin = _SHOWN[id(fig)] = _Serialised(fig.to_dict())
+        weakref.finalize(fig, _SHOWN.pop, id(fig), None)
+    return twin
 
 
 def columns_csv(columns: Mapping[str, Sequence[Any] | np.ndarray]) -> bytes:
@@ -47,18 +78,26 @@ def download_tables(tables: Mapping[str, Sequence[Mapping[str, str]]], *, title:
                     values: Mapping[str, Any], stem: str, key: str) -> None:
     """Each display table for a report, as LaTeX (booktabs) and Markdown: the bytes ``python -m dpviz
     figure … --out x.tex|x.md --table NAME`` writes (``dpviz.export``), captioned with the view and
-    every input. Numbers as the table shows them, rounded in their sound direction."""
+    every input. Numbers as the table shows them, rounded in their sound direction. Written when
+    clicked (not on every rerun), and a click does not rerun the page."""
     shown = {name: rows for name, rows in tables.items() if rows}
     for column, (name, rows) in zip(st.columns(max(1, len(shown))), shown.items(), strict=False):
         caption = export.table_caption(title, name, values)
         label = f"{name.replace('_', ' ')}: " if len(shown) > 1 else "Table: "
-        latex = export.table_latex(rows, caption=caption, label=f"{stem}_{name}")
-        column.download_button(f"{label}LaTeX", latex,
+        column.download_button(f"{label}LaTeX", _table_latex(rows, caption, f"{stem}_{name}"),
                                file_name=f"{stem}_{name}.tex", mime="text/x-tex", key=f"{key}_{name}_tex",
-                               icon=":material/download:")
-        column.download_button(f"{label}Markdown", export.table_markdown(rows, caption=caption),
+                               icon=":material/download:", on_click="ignore")
+        column.download_button(f"{label}Markdown", _table_markdown(rows, caption),
                                file_name=f"{stem}_{name}.md", mime="text/markdown", key=f"{key}_{name}_md",
-                               icon=":material/download:")
+                               icon=":material/download:", on_click="ignore")
+
+
+def _table_latex(rows: Sequence[Mapping[str, str]], caption: str, label: str) -> Callable[[], str]:
+    return lambda: export.table_latex(rows, caption=caption, label=label)
+
+
+def _table_markdown(rows: Sequence[Mapping[str, str]], caption: str) -> Callable[[], str]:
+    return lambda: export.table_markdown(rows, caption=caption)
 
 
 def cite_box(view: str) -> None:

@@ -3,6 +3,7 @@ in this repository shown as written."""
 
 from __future__ import annotations
 
+import functools
 import re
 import zlib
 from collections.abc import Mapping, Sequence
@@ -49,6 +50,44 @@ def table(rows: Sequence[Mapping[str, str]], *, key: str | None = None, containe
     (its note says why). A grid cell does not wrap, so sources and notes are also listed in full
     below the table."""
     box = container if container is not None else st
+    frame, config, layout = _grid(rows)
+    if key is not None:  # a grid keeps the column widths it first drew: a new layout, a new grid, so
+        # the sender's screen and a shared link's show the same columns (not the widths of an earlier run)
+        key = f"{key}_{zlib.crc32(layout.encode()):08x}"
+    box.dataframe(frame, hide_index=True, column_config=config, key=key, width="stretch",
+                  placeholder=NO_VALUE)
+    name = frame.columns[0]
+    for r in rows:  # a row without a value says why in view, not only in the collapsed list
+        if r.get("kind") in NO_VALUE_KINDS:
+            box.markdown(f"**{plain(str(r[name]))}** — {r['kind']}: "
+                         + "; ".join(plain(str(r[c])) for c in NOTE_COLUMNS if r.get(c)))
+    notes = [(str(r[name]), str(r[c])) for r in rows for c in NOTE_COLUMNS if r.get(c)]
+    if notes:
+        with box.expander("Sources and notes in full"):
+            st.markdown("\n".join(f"- {plain(name)}: {plain(note)}" for name, note in notes))
+
+
+GRIDS = 256
+"""Tables whose frame and column widths are kept (``_grid``): a few per page and input setting."""
+
+
+def _grid(rows: Sequence[Mapping[str, str]]) -> tuple[pd.DataFrame, dict[str, Any], str]:
+    """The frame, column configuration and layout key of ``rows``, made once per table content:
+    a rerun shows the same tables, and building the frame was a quarter of a cached rerun of Plan
+    a budget (benchmarks/results/server_cpu.md). Streamlit neither changes the frame nor the
+    configuration it is given (it copies the configuration)."""
+    try:
+        return _grid_of(tuple(tuple(r.items()) for r in rows))
+    except TypeError:  # a cell that is not hashable: made for this run only
+        return _grid_made(rows)
+
+
+@functools.lru_cache(maxsize=GRIDS)
+def _grid_of(rows: tuple[tuple[tuple[str, Any], ...], ...]) -> tuple[pd.DataFrame, dict[str, Any], str]:
+    return _grid_made([dict(r) for r in rows])
+
+
+def _grid_made(rows: Sequence[Mapping[str, str]]) -> tuple[pd.DataFrame, dict[str, Any], str]:
     frame = table_frame(rows)
     config: dict[str, Any] = {}
     for c in frame.columns:
@@ -66,21 +105,8 @@ def table(rows: Sequence[Mapping[str, str]], *, key: str | None = None, containe
                                              else min(NAME_WIDTH if first else 360,
                                                       max(64, 7 * longest + 30)))
             config[c] = st.column_config.TextColumn(c, width=width, pinned=first)
-    if key is not None:  # a grid keeps the column widths it first drew: a new layout, a new grid, so
-        # the sender's screen and a shared link's show the same columns (not the widths of an earlier run)
-        layout = repr([(str(c), config[c].get("width")) for c in frame.columns])
-        key = f"{key}_{zlib.crc32(layout.encode()):08x}"
-    box.dataframe(frame, hide_index=True, column_config=config, key=key, width="stretch",
-                  placeholder=NO_VALUE)
-    name = frame.columns[0]
-    for r in rows:  # a row without a value says why in view, not only in the collapsed list
-        if r.get("kind") in NO_VALUE_KINDS:
-            box.markdown(f"**{plain(str(r[name]))}** — {r['kind']}: "
-                         + "; ".join(plain(str(r[c])) for c in NOTE_COLUMNS if r.get(c)))
-    notes = [(str(r[name]), str(r[c])) for r in rows for c in NOTE_COLUMNS if r.get(c)]
-    if notes:
-        with box.expander("Sources and notes in full"):
-            st.markdown("\n".join(f"- {plain(name)}: {plain(note)}" for name, note in notes))
+    layout = repr([(str(c), config[c].get("width")) for c in frame.columns])
+    return frame, config, layout
 
 
 def unbroken(x: float) -> str:

@@ -165,24 +165,56 @@ def gce_plans(*, epsilon: float, delta: float, k: int, delta0: float, cap: int, 
 def utility_series(*, epsilon: float, delta: float, delta0: float, sensitivity: float, k_max: int,
                    budget: Budget = budgets.PAGE) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Per method, the s.d. of Laplace noise at each method's largest ε0, on ~25 log-spaced k ≤
-    k_max; and the exact smallest Gaussian σ (δ > 0 only). NaN where nothing fits."""
+    k_max; and the exact smallest Gaussian σ (δ > 0 only). NaN where nothing fits. The two
+    halves are searched by ``eps0_series`` and ``gaussian_series`` (the page caches each on its own
+    inputs: the ε0 searches do not depend on Δ, the Gaussian's not on δ0) and joined by
+    ``noise_series``."""
+    ks, plans = eps0_series(epsilon=epsilon, delta=delta, delta0=delta0, k_max=k_max, budget=budget)
+    return ks, noise_series(plans, gaussian_series(epsilon=epsilon, delta=delta, sensitivity=sensitivity,
+                                                   k_max=k_max), sensitivity=sensitivity)
+
+
+def utility_ks(k_max: int) -> np.ndarray:
+    """The ~25 log-spaced k ≤ k_max of the utility figure."""
     ks = np.unique(np.asarray(k_grid(k_max, log=True), dtype=int))
     if ks.size > 25:
         ks = np.unique(np.geomspace(1, k_max, 25).round().astype(int))
-    series = {m: np.full(ks.size, np.nan) for m in METHODS}
+    return ks
+
+
+def eps0_series(*, epsilon: float, delta: float, delta0: float, k_max: int,
+                budget: Budget = budgets.PAGE) -> tuple[np.ndarray, list[dict[str, Plan]]]:
+    """The k of the utility figure and, at each, every method's largest ε0 (``composition.max_eps0``)."""
+    ks = utility_ks(k_max)
+    return ks, [composition.max_eps0(k=int(k), epsilon=epsilon, delta=delta, delta0=delta0, budget=budget)
+                for k in ks]
+
+
+def gaussian_series(*, epsilon: float, delta: float, sensitivity: float, k_max: int) -> np.ndarray | None:
+    """The exact smallest Gaussian σ at each k of the utility figure (NaN where nothing fits); None
+    for δ = 0."""
+    if delta <= 0:
+        return None
+    ks = utility_ks(k_max)
     gauss = np.full(ks.size, np.nan)
     for i, k in enumerate(ks):
-        plans = composition.max_eps0(k=int(k), epsilon=epsilon, delta=delta, delta0=delta0, budget=budget)
-        for m, p in plans.items():
+        g = noise.smallest_noise("gaussian", k=int(k), epsilon=epsilon, delta=delta, sensitivity=sensitivity)
+        gauss[i] = g.value if g.feasible and g.value is not None else np.nan
+    return gauss
+
+
+def noise_series(plans: list[dict[str, Plan]], gauss: np.ndarray | None, *,
+                 sensitivity: float) -> dict[str, np.ndarray]:
+    """The utility figure's series: Laplace s.d. per method at each k's largest ε0, then the
+    Gaussian σ (when there is one)."""
+    series = {m: np.full(len(plans), np.nan) for m in METHODS}
+    for i, at_k in enumerate(plans):
+        for m, p in at_k.items():
             sd = laplace_sd(p.value, sensitivity) if p.feasible else None
             series[m][i] = np.nan if sd is None else sd
-        if delta > 0:
-            g = noise.smallest_noise("gaussian", k=int(k), epsilon=epsilon, delta=delta,
-                                     sensitivity=sensitivity)
-            gauss[i] = g.value if g.feasible and g.value is not None else np.nan
-    if delta > 0:
+    if gauss is not None:
         series[GAUSSIAN_CURVE] = gauss
-    return ks, series
+    return series
 
 
 def utility_figure(ks: np.ndarray, series: dict[str, np.ndarray], *, epsilon: float, delta: float,
