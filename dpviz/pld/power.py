@@ -29,7 +29,7 @@ the window, wrapped around (aliasing). Each error term is bounded and charged (�
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,84 +43,108 @@ from dpviz.validation import ParameterError
 
 U = fft.UNIT_ROUNDOFF
 
-GOLDEN_STEPS = 14
-"""Evaluations of Λ per Chernoff bound: a golden-section search over ln t on [t0/e¹⁰, t0·e⁴] (t0 from a
-Gaussian approximation). Any t gives a valid bound; the search only makes it tight."""
+SEARCH_POINTS = 17
+"""Points per stage of the Chernoff searches (``_edges``, ``chernoff_theta``): Λ is evaluated at all of
+them in one vectorised pass, and each stage narrows the bracket around the best point. Any t (or θ)
+gives a valid bound; the search only makes it tight."""
+
+SEARCH_STAGES = 3
+
+_CHUNK = 1 << 21
+"""Largest (points × bins) matrix ``log_mgf_many`` builds at once (16 MiB)."""
 
 
 @dataclass(frozen=True)
 class _Part:
-    """One part for Λ: its finite losses, ln-masses and count."""
+    """One part for Λ: its finite losses, ln-masses, count and largest |loss|."""
 
     loss: NDArray[np.float64]
     log_m: NDArray[np.float64]
     k: int
+    span: float
 
 
 def _part(g: GridPLD, k: int) -> _Part:
     keep = g.mass > 0
-    return _Part(loss=g.losses[keep], log_m=np.log(g.mass[keep]), k=k)
+    loss = g.losses[keep]
+    return _Part(loss=loss, log_m=np.log(g.mass[keep]), k=k, span=float(np.abs(loss).max(initial=0.0)))
 
 
-def log_mgf(parts: Sequence[_Part], t: float) -> float:
-    """An upper bound of Λ(t) = Σ k·ln Σ_j g_j e^{t·L_j}: the computed value plus its round-off (a
-    logsumexp of n terms is within (n + 8)u relative in the sum, exp and log adding u·|t·L| each)."""
-    total = 0.0
+def log_mgf_many(parts: Sequence[_Part], ts: NDArray[np.float64]) -> NDArray[np.float64]:
+    """An upper bound of Λ(t) = Σ k·ln Σ_j g_j e^{t·L_j} at every t of ``ts``: the computed value plus its
+    round-off (a logsumexp of n terms is within (n + 8)u relative in the sum, exp and log adding
+    u·|t·L| each; docs/MATH.md §17.2)."""
+    ts = np.asarray(ts, dtype=np.float64)
+    total = np.zeros(ts.size)
     for p in parts:
-        e = t * p.loss + p.log_m
-        top = float(e.max())
-        s = top + math.log(float(np.exp(e - top).sum()))
-        slack = 4.0 * (p.loss.size + 8) * U * (1.0 + abs(t) * float(np.abs(p.loss).max()) + abs(s))
-        total += p.k * (s + slack)
+        n = p.loss.size
+        rows = max(1, _CHUNK // max(n, 1))
+        for i in range(0, ts.size, rows):
+            t = ts[i:i + rows]
+            e = np.multiply.outer(t, p.loss)
+            e += p.log_m
+            top = e.max(axis=1)
+            e -= top[:, None]
+            np.exp(e, out=e)
+            s = top + np.log(e.sum(axis=1))
+            slack = 4.0 * (n + 8) * U * (1.0 + np.abs(t) * p.span + np.abs(s))
+            total[i:i + rows] += p.k * (s + slack)
     return total
 
 
-def _edge(parts: Sequence[_Part], theta: float, norm: float, log_tau: float, scale: float,
-          sign: float) -> tuple[float, float]:
-    """(x, t): mass beyond x (above for sign = +1, below for −1) of the measure c·e^{θS − norm} is at
-    most e^{log_tau}, by the Chernoff bound at t: x = ±(Λ(θ ± t) − norm − log_tau)/t, t from a
-    golden-section search (``GOLDEN_STEPS``)."""
-    def f(u: float) -> float:
-        t = math.exp(u)
-        return (log_mgf(parts, theta + sign * t) - norm - log_tau) / t
+def log_mgf(parts: Sequence[_Part], t: float) -> float:
+    """``log_mgf_many`` at one t."""
+    return float(log_mgf_many(parts, np.array([t]))[0])
 
-    a, b = math.log(scale) - 10.0, math.log(scale) + 4.0  # heavy tails want t far below the guess
-    r = (math.sqrt(5.0) - 1.0) / 2.0
-    c, d = b - r * (b - a), a + r * (b - a)
-    fc, fd = f(c), f(d)
-    for _ in range(GOLDEN_STEPS):
-        if fc <= fd:
-            b, d, fd = d, c, fc
-            c = b - r * (b - a)
-            fc = f(c)
-        else:
-            a, c, fc = c, d, fd
-            d = a + r * (b - a)
-            fd = f(d)
-    u, fu = (c, fc) if fc <= fd else (d, fd)
-    return sign * fu, math.exp(u)
+
+def _staged_min(objective: Callable[[NDArray[np.float64]], NDArray[np.float64]],
+                first: NDArray[np.float64]) -> tuple[float, float]:
+    """(argmin, min) of ``objective`` over ``first`` (sorted), then ``SEARCH_STAGES`` − 1 times over
+    ``SEARCH_POINTS`` points between the best point's neighbours: a bracketing grid search for a
+    unimodal function, each stage one vectorised evaluation."""
+    xs = first
+    for stage in range(SEARCH_STAGES):
+        f = objective(xs)
+        f = np.where(np.isnan(f), np.inf, f)
+        j = int(np.argmin(f))
+        best, fbest = float(xs[j]), float(f[j])
+        if stage == SEARCH_STAGES - 1:
+            break
+        a, b = float(xs[max(j - 1, 0)]), float(xs[min(j + 1, xs.size - 1)])
+        if not b > a:
+            break
+        xs = np.linspace(a, b, SEARCH_POINTS)
+    return best, fbest
+
+
+def _edges(parts: Sequence[_Part], specs: Sequence[tuple[float, float, float]], log_tau: float,
+           scale: float) -> list[tuple[float, float]]:
+    """For each (θ, norm, sign) of ``specs``, (x, t): mass beyond x (above for sign = +1, below for −1)
+    of the measure c·e^{θS − norm} is at most e^{log_tau}, by the Chernoff bound at t:
+    x = ±(Λ(θ ± t) − norm − log_tau)/t, t from a staged grid search over ln t on
+    [ln scale − 10, ln scale + 4] (heavy tails want t far below the Gaussian guess ``scale``)."""
+    out = []
+    first = np.linspace(math.log(scale) - 10.0, math.log(scale) + 4.0, 2 * SEARCH_POINTS)
+    for theta, norm, sign in specs:
+        def f(us: NDArray[np.float64], theta: float = theta, norm: float = norm,
+              sign: float = sign) -> NDArray[np.float64]:
+            t = np.exp(us)
+            return (log_mgf_many(parts, theta + sign * t) - norm - log_tau) / t
+
+        u, fu = _staged_min(f, first)
+        out.append((sign * fu, math.exp(u)))
+    return out
 
 
 def chernoff_theta(parts: Sequence[_Part], eps: float) -> float:
-    """θ ≥ 0 minimising Λ(θ) − θε (convex), by golden section on [0, θ_max], θ_max·max(ε, |L|) ≤
-    ``TILT_EXPONENT`` so that e^{Λ(θ)} stays in the float range; 0 when ε is below the mean."""
-    span = max(max(abs(eps), float(np.abs(p.loss).max(initial=0.0))) for p in parts)
-    hi = TILT_EXPONENT / max(span * sum(1 for _ in parts), 1e-12)
-    a, b = 0.0, hi
-    r = (math.sqrt(5.0) - 1.0) / 2.0
-    c, d = b - r * (b - a), a + r * (b - a)
-    fc, fd = log_mgf(parts, c) - c * eps, log_mgf(parts, d) - d * eps
-    for _ in range(3 * GOLDEN_STEPS):
-        if fc <= fd:
-            b, d, fd = d, c, fc
-            c = b - r * (b - a)
-            fc = log_mgf(parts, c) - c * eps
-        else:
-            a, c, fc = c, d, fd
-            d = a + r * (b - a)
-            fd = log_mgf(parts, d) - d * eps
-    theta = c if fc <= fd else d
-    return theta if min(fc, fd) < log_mgf(parts, 0.0) else 0.0
+    """θ ≥ 0 minimising Λ(θ) − θε (convex), by a staged grid search on [0, θ_max] (first stage: 0
+    and θ_max·2^{−j}, any scale), θ_max·max(ε, |L|) ≤ ``TILT_EXPONENT`` so that e^{Λ(θ)} stays in the
+    float range; 0 when ε is below the mean (no θ > 0 does better than θ = 0)."""
+    span = max(max(abs(eps), p.span) for p in parts)
+    hi = TILT_EXPONENT / max(span * len(parts), 1e-12)
+    first = np.concatenate(([0.0], hi * 2.0 ** -np.arange(40, -1, -1.0)))
+    theta, _f = _staged_min(lambda th: log_mgf_many(parts, th) - th * eps, first)
+    return theta
 
 
 TILT_EXPONENT = 600.0
@@ -131,7 +155,8 @@ def _tail_bound(parts: Sequence[_Part], theta: float, norm: float, x: float, t: 
                 sign: float) -> float:
     """Mass of c·e^{θS − norm} beyond x (≥ x for sign +1, ≤ x for −1): the least of its total
     e^{Λ(θ) − norm} and the Chernoff bound e^{Λ(θ ± t) − norm ∓ t·x}."""
-    best = min(log_mgf(parts, theta) - norm, log_mgf(parts, theta + sign * t) - norm - sign * t * x)
+    lam = log_mgf_many(parts, np.array([theta, theta + sign * t]))
+    best = min(float(lam[0]) - norm, float(lam[1]) - norm - sign * t * x)
     return math.exp(best) if best < 700 else math.inf
 
 
@@ -206,10 +231,12 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     scale = math.sqrt(2.0 * -log_tau) / max(math.sqrt(var), h)  # Gaussian-approximation Chernoff t
     # the window: untilted mass (moved the sound way) and tilted-normalised mass (its aliased copy)
     # beyond each edge at most ``share``
-    edges = {(False, sign): _edge(coarse, 0.0, 0.0, log_tau, scale, sign) for sign in (1.0, -1.0)}
-    for sign in (1.0, -1.0):  # untilted, the normalised measure is c/e^{norm}: the same edges will do
-        edges[True, sign] = (_edge(coarse, theta, norm, log_tau, scale, sign) if theta > 0
-                             else edges[False, sign])
+    specs = [(0.0, 0.0, 1.0), (0.0, 0.0, -1.0)]
+    if theta > 0:  # untilted, the normalised measure is c/e^{norm}: the same edges will do
+        specs += [(theta, norm, 1.0), (theta, norm, -1.0)]
+    found = _edges(coarse, specs, log_tau, scale)
+    edges = {(False, 1.0): found[0], (False, -1.0): found[1]}
+    edges[True, 1.0], edges[True, -1.0] = (found[2], found[3]) if theta > 0 else (found[0], found[1])
     x_hi = max(edges[False, 1.0][0], edges[True, 1.0][0])
     x_lo = min(edges[False, -1.0][0], edges[True, -1.0][0])
     s_lo = max(s_min, math.floor((x_lo - offset) / h) - 1) if math.isfinite(x_lo) else s_min
