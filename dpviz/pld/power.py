@@ -29,7 +29,7 @@ the window, wrapped around (aliasing). Each error term is bounded and charged (�
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,12 +43,9 @@ from dpviz.validation import ParameterError
 
 U = fft.UNIT_ROUNDOFF
 
-SEARCH_POINTS = 17
-"""Points per stage of the Chernoff searches (``_edges``, ``chernoff_theta``): Λ is evaluated at all of
-them in one vectorised pass, and each stage narrows the bracket around the best point. Any t (or θ)
-gives a valid bound; the search only makes it tight."""
-
-SEARCH_STAGES = 3
+NEWTON_STEPS = 40
+"""Most Newton (or bisection) steps of each Chernoff search (``_edges``, ``chernoff_theta``); they
+usually stop after a few. Any t (or θ) gives a valid bound; the search only makes it tight."""
 
 _CHUNK = 1 << 21
 """Largest (points × bins) matrix ``log_mgf_many`` builds at once (16 MiB)."""
@@ -97,53 +94,77 @@ def log_mgf(parts: Sequence[_Part], t: float) -> float:
     return float(log_mgf_many(parts, np.array([t]))[0])
 
 
-def _staged_min(objective: Callable[[NDArray[np.float64]], NDArray[np.float64]],
-                first: NDArray[np.float64]) -> tuple[float, float]:
-    """(argmin, min) of ``objective`` over ``first`` (sorted), then ``SEARCH_STAGES`` − 1 times over
-    ``SEARCH_POINTS`` points between the best point's neighbours: a bracketing grid search for a
-    unimodal function, each stage one vectorised evaluation."""
-    xs = first
-    for stage in range(SEARCH_STAGES):
-        f = objective(xs)
-        f = np.where(np.isnan(f), np.inf, f)
-        j = int(np.argmin(f))
-        best, fbest = float(xs[j]), float(f[j])
-        if stage == SEARCH_STAGES - 1:
-            break
-        a, b = float(xs[max(j - 1, 0)]), float(xs[min(j + 1, xs.size - 1)])
-        if not b > a:
-            break
-        xs = np.linspace(a, b, SEARCH_POINTS)
-    return best, fbest
+def _cumulants(parts: Sequence[_Part], a: float) -> tuple[float, float, float]:
+    """(Λ(a), Λ′(a), Λ″(a)) as computed, without round-off slack: Σ k·(ln-MGF, mean, variance) of each
+    part tilted by e^{aL}. Only to locate t or θ; the bound itself is ``log_mgf_many``."""
+    lam = d1 = d2 = 0.0
+    for p in parts:
+        e = a * p.loss + p.log_m
+        top = float(e.max())
+        w = np.exp(e - top)
+        total = float(w.sum())
+        w /= total
+        mean = float(w @ p.loss)
+        lam += p.k * (top + math.log(total))
+        d1 += p.k * mean
+        d2 += p.k * float(w @ (p.loss - mean) ** 2)
+    return lam, d1, d2
 
 
 def _edges(parts: Sequence[_Part], specs: Sequence[tuple[float, float, float]], log_tau: float,
            scale: float) -> list[tuple[float, float]]:
     """For each (θ, norm, sign) of ``specs``, (x, t): mass beyond x (above for sign = +1, below for −1)
     of the measure c·e^{θS − norm} is at most e^{log_tau}, by the Chernoff bound at t:
-    x = ±(Λ(θ ± t) − norm − log_tau)/t, t from a staged grid search over ln t on
-    [ln scale − 10, ln scale + 4] (heavy tails want t far below the Gaussian guess ``scale``)."""
-    out = []
-    first = np.linspace(math.log(scale) - 10.0, math.log(scale) + 4.0, 2 * SEARCH_POINTS)
+    x = ±(Λ(θ ± t) − norm − log_tau)/t with Λ from the grids and its round-off (``log_mgf_many``).
+    t minimises that over ln t ∈ [ln scale − 10, ln scale + 4] (heavy tails want t far below the
+    Gaussian guess ``scale``): the minimiser solves g(t) = ±t·Λ′(θ ± t) − Λ(θ ± t) + norm + log_tau = 0,
+    g increasing (dg/d ln t = t²Λ″), found by Newton steps in ln t kept inside a shrinking bracket."""
+    ts = []
     for theta, norm, sign in specs:
-        def f(us: NDArray[np.float64], theta: float = theta, norm: float = norm,
-              sign: float = sign) -> NDArray[np.float64]:
-            t = np.exp(us)
-            return (log_mgf_many(parts, theta + sign * t) - norm - log_tau) / t
-
-        u, fu = _staged_min(f, first)
-        out.append((sign * fu, math.exp(u)))
-    return out
+        lo, hi = math.log(scale) - 10.0, math.log(scale) + 4.0
+        u = math.log(scale)
+        for _ in range(NEWTON_STEPS):
+            t = math.exp(u)
+            lam, d1, d2 = _cumulants(parts, theta + sign * t)
+            g = sign * t * d1 - lam + norm + log_tau
+            if not math.isfinite(g) or g > 0:
+                hi = u
+            else:
+                lo = u
+            if hi - lo <= 1e-3 or (math.isfinite(g) and abs(g) <= 1e-3 * abs(lam - norm - log_tau)):
+                break
+            nxt = u - g / (t * t * d2) if math.isfinite(g) and d2 > 0 else math.nan
+            u = nxt if lo < nxt < hi else 0.5 * (lo + hi)
+        ts.append(math.exp(u))
+    args = np.array([theta + sign * t for (theta, _n, sign), t in zip(specs, ts, strict=True)])
+    lam_up = log_mgf_many(parts, args)  # the bound itself: on the grids, with round-off
+    return [(sign * (float(v) - norm - log_tau) / t, t)
+            for (_theta, norm, sign), t, v in zip(specs, ts, lam_up, strict=True)]
 
 
 def chernoff_theta(parts: Sequence[_Part], eps: float) -> float:
-    """θ ≥ 0 minimising Λ(θ) − θε (convex), by a staged grid search on [0, θ_max] (first stage: 0
-    and θ_max·2^{−j}, any scale), θ_max·max(ε, |L|) ≤ ``TILT_EXPONENT`` so that e^{Λ(θ)} stays in the
-    float range; 0 when ε is below the mean (no θ > 0 does better than θ = 0)."""
+    """θ ≥ 0 minimising Λ(θ) − θε (convex): the root of Λ′(θ) = ε by Newton steps kept inside a
+    shrinking bracket (bisection where a step leaves it) on [0, θ_max], θ_max·max(ε, |L|) ≤
+    ``TILT_EXPONENT`` so that e^{Λ(θ)} stays in the float range; 0 when ε is at or below the mean
+    Λ′(0) (no θ > 0 does better). Any θ is sound (docs/MATH.md §17.3); this one puts the tilted
+    measure at ε."""
     span = max(max(abs(eps), p.span) for p in parts)
-    hi = TILT_EXPONENT / max(span * len(parts), 1e-12)
-    first = np.concatenate(([0.0], hi * 2.0 ** -np.arange(40, -1, -1.0)))
-    theta, _f = _staged_min(lambda th: log_mgf_many(parts, th) - th * eps, first)
+    a, b = 0.0, TILT_EXPONENT / max(span * len(parts), 1e-12)
+    _lam, d1, d2 = _cumulants(parts, 0.0)
+    if d1 >= eps:
+        return 0.0
+    theta = min((eps - d1) / d2, b) if d2 > 0 else 0.5 * b
+    for _ in range(NEWTON_STEPS):
+        _lam, d1, d2 = _cumulants(parts, theta)
+        d = d1 - eps
+        if d > 0:
+            b = theta
+        else:
+            a = theta
+        if abs(d) <= 1e-3 * math.sqrt(max(d2, 0.0)) or b - a <= 1e-9 * b:
+            break
+        nxt = theta - d / d2 if d2 > 0 else math.nan
+        theta = nxt if a < nxt < b else 0.5 * (a + b)
     return theta
 
 
