@@ -101,13 +101,16 @@ def _cumulants(parts: Sequence[_Part], a: float) -> tuple[float, float, float]:
     for p in parts:
         e = a * p.loss + p.log_m
         top = float(e.max())
-        w = np.exp(e - top)
+        e -= top
+        # weights below e^{−700} are dropped: subnormal products made each pass ~100× slower
+        w = np.exp(e, out=np.zeros_like(e), where=e > -700.0)
         total = float(w.sum())
         w /= total
-        mean = float(w @ p.loss)
+        mean = float(np.einsum("i,i->", w, p.loss))  # einsum: no BLAS thread start-up per pass
+        dev = p.loss - mean
         lam += p.k * (top + math.log(total))
         d1 += p.k * mean
-        d2 += p.k * float(w @ (p.loss - mean) ** 2)
+        d2 += p.k * float(np.einsum("i,i,i->", w, dev, dev))
     return lam, d1, d2
 
 
