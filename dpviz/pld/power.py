@@ -145,6 +145,15 @@ def _edges(parts: Sequence[_Part], specs: Sequence[tuple[float, float, float]], 
             for (_theta, norm, sign), t, v in zip(specs, ts, lam_up, strict=True)]
 
 
+def tail_point(grids: Sequence[tuple[GridPLD, int]], log_tail: float) -> float:
+    """A loss x with mass above x of the composition Π g_i^{*k_i} at most e^{log_tail} (the Chernoff
+    bound of ``_edges``, untilted)."""
+    parts = [_part(g, k) for g, k in grids]
+    var = sum(k * g.mean_sd()[1] ** 2 for g, k in grids)
+    scale = math.sqrt(2.0 * max(-log_tail, 1.0)) / max(math.sqrt(var), 1e-300)
+    return _edges(parts, [(0.0, 0.0, 1.0)], log_tail, scale)[0][0]
+
+
 def chernoff_theta(parts: Sequence[_Part], eps: float) -> float:
     """θ ≥ 0 minimising Λ(θ) − θε (convex): the root of Λ′(θ) = ε by Newton steps kept inside a
     shrinking bracket (bisection where a step leaves it) on [0, θ_max], θ_max·max(ε, |L|) ≤

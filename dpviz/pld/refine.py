@@ -15,13 +15,12 @@ import math
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.special import logsumexp
 
 from dpviz.budget import Budget, OverBudget
 from dpviz.pld.composed import Composed, coarsening, compose
 from dpviz.pld.cost import Parts, coarse_grid, cost
-from dpviz.pld.grid import loss_span
 from dpviz.pld.law import LossLaw
+from dpviz.pld.power import tail_point
 from dpviz.validation import ParameterError, check_count, check_positive
 
 DEFAULT_ACCURACY = 2e-4
@@ -186,9 +185,6 @@ def _refine(req: _Target, c: Composed, hh: float, lattice: float | None, *,
             if past >= CHEAP_REFINEMENTS:
                 break
             past += 1
-            if req.tilt is None:  # aiming 16× below the width reached: round-off that small counts
-                req.tilt = _tilt(req.parts, best, delta=req.delta, epsilon=req.epsilon,
-                                 accuracy=req.accuracy * best_ratio / 16.0)
         step = 1.0 / 4.0 if accurate else min(1.0, max(STEP_FLOOR, 0.75 / math.sqrt(max(aim, 1e-300))))
         last, hh = hh, _on_lattice(hh * step, lattice)
         # cheap: the next grid's estimated cost (``cost``: counted work, not a measured time, so the
@@ -206,7 +202,9 @@ def _refine(req: _Target, c: Composed, hh: float, lattice: float | None, *,
         if hh >= 0.99 * last:  # no finer width allowed (h1/8 reached)
             break
         try:  # a finer grid carries more round-off: tilted where it is not minor (``_Target.tilted``)
-            if req.tilt is None:
+            if req.tilt is None and accurate:  # past the target: no tilted rerun, ``best`` stands
+                c_new = req.run(hh)
+            elif req.tilt is None:
                 c_new = req.tilted(req.run(hh))
             else:
                 c_new = req.run(hh)
@@ -281,19 +279,12 @@ def _tilt(parts: Parts, c: Composed, *, delta: float | None, epsilon: float | No
 
 
 def chernoff_epsilon(parts: Parts, delta: float) -> float:
-    """An ε with P(L > ε) ≤ δ for the composed loss (so δ(ε) ≤ δ): min over θ of (Σ k ln E[e^{θL}] −
-    ln δ)/θ, on coarse single-step grids (a place to tilt at, never a reported bound)."""
-    singles = [coarse_grid(law, max((hi_ - lo_) / 4096, 1e-9), 1e-12)
-               for law, _ in parts for lo_, hi_ in [law.support(1e-12)]]
-    span = max(loss_span(g) for g in singles)
-    thetas = np.linspace(0.0, TILT_EXPONENT / max(span, 1e-9), 257)[1:]
-    log_m = np.zeros(thetas.size)  # Σ k·ln E_P[e^{θL}] over the parts, single steps
-    for (_law, k), g in zip(parts, singles, strict=True):
-        keep = g.mass > 0
-        if np.any(keep):
-            log_m += k * logsumexp(np.outer(thetas, g.losses[keep]) + np.log(g.mass[keep]), axis=1)
-    # P(L > ε) ≤ e^{Σ k ln M(θ) − θε} ≤ δ at ε = (Σ k ln M(θ) − ln δ)/θ
-    return float(np.min((log_m - math.log(delta)) / thetas))
+    """An ε with P(L > ε) ≤ δ for the composed loss (so δ(ε) ≤ δ): the Chernoff bound
+    min over t of (Σ k ln E[e^{tL}] − ln δ)/t (``power.tail_point``) on coarse single-step grids (a
+    place to tilt at, never a reported bound)."""
+    singles = [(coarse_grid(law, max((hi_ - lo_) / 4096, 1e-9), 1e-12), k)
+               for law, k in parts for lo_, hi_ in [law.support(1e-12)]]
+    return tail_point(singles, math.log(delta))
 
 
 PRETILT_DELTA = 1e-9
