@@ -47,10 +47,6 @@ NEWTON_STEPS = 40
 """Most Newton (or bisection) steps of each Chernoff search (``_edges``, ``chernoff_theta``); they
 usually stop after a few. Any t (or θ) gives a valid bound; the search only makes it tight."""
 
-_CHUNK = 1 << 21
-"""Largest (points × bins) matrix ``log_mgf_many`` builds at once (16 MiB)."""
-
-
 @dataclass(frozen=True)
 class _Part:
     """One part for Λ: its finite losses, ln-masses, count and largest |loss|."""
@@ -71,27 +67,17 @@ def log_mgf_many(parts: Sequence[_Part], ts: NDArray[np.float64]) -> NDArray[np.
     """An upper bound of Λ(t) = Σ k·ln Σ_j g_j e^{t·L_j} at every t of ``ts``: the computed value plus its
     round-off (a logsumexp of n terms is within (n + 8)u relative in the sum, exp and log adding
     u·|t·L| each; docs/MATH.md §17.2)."""
-    ts = np.asarray(ts, dtype=np.float64)
-    total = np.zeros(ts.size)
+    t = np.asarray(ts, dtype=np.float64)
+    total = np.zeros(t.size)
     for p in parts:
-        n = p.loss.size
-        rows = max(1, _CHUNK // max(n, 1))
-        for i in range(0, ts.size, rows):
-            t = ts[i:i + rows]
-            e = np.multiply.outer(t, p.loss)
-            e += p.log_m
-            top = e.max(axis=1)
-            e -= top[:, None]
-            np.exp(e, out=e)
-            s = top + np.log(e.sum(axis=1))
-            slack = 4.0 * (n + 8) * U * (1.0 + np.abs(t) * p.span + np.abs(s))
-            total[i:i + rows] += p.k * (s + slack)
+        e = np.multiply.outer(t, p.loss)  # (a few points) × bins
+        e += p.log_m
+        top = e.max(axis=1)
+        e -= top[:, None]
+        np.exp(e, out=e)
+        s = top + np.log(e.sum(axis=1))
+        total += p.k * (s + 4.0 * (p.loss.size + 8) * U * (1.0 + np.abs(t) * p.span + np.abs(s)))
     return total
-
-
-def log_mgf(parts: Sequence[_Part], t: float) -> float:
-    """``log_mgf_many`` at one t."""
-    return float(log_mgf_many(parts, np.array([t]))[0])
 
 
 def _cumulants(parts: Sequence[_Part], a: float) -> tuple[float, float, float]:
