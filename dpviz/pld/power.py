@@ -43,84 +43,129 @@ from dpviz.validation import ParameterError
 
 U = fft.UNIT_ROUNDOFF
 
-GOLDEN_STEPS = 14
-"""Evaluations of Λ per Chernoff bound: a golden-section search over ln t on [t0/e¹⁰, t0·e⁴] (t0 from a
-Gaussian approximation). Any t gives a valid bound; the search only makes it tight."""
-
+NEWTON_STEPS = 40
+"""Most Newton (or bisection) steps of each Chernoff search (``_edges``, ``chernoff_theta``); they
+usually stop after a few. Any t (or θ) gives a valid bound; the search only makes it tight."""
 
 @dataclass(frozen=True)
 class _Part:
-    """One part for Λ: its finite losses, ln-masses and count."""
+    """One part for Λ: its finite losses, ln-masses, count and largest |loss|."""
 
     loss: NDArray[np.float64]
     log_m: NDArray[np.float64]
     k: int
+    span: float
 
 
 def _part(g: GridPLD, k: int) -> _Part:
     keep = g.mass > 0
-    return _Part(loss=g.losses[keep], log_m=np.log(g.mass[keep]), k=k)
+    loss = g.losses[keep]
+    return _Part(loss=loss, log_m=np.log(g.mass[keep]), k=k, span=float(np.abs(loss).max(initial=0.0)))
 
 
-def log_mgf(parts: Sequence[_Part], t: float) -> float:
-    """An upper bound of Λ(t) = Σ k·ln Σ_j g_j e^{t·L_j}: the computed value plus its round-off (a
-    logsumexp of n terms is within (n + 8)u relative in the sum, exp and log adding u·|t·L| each)."""
-    total = 0.0
+def log_mgf_many(parts: Sequence[_Part], ts: NDArray[np.float64]) -> NDArray[np.float64]:
+    """An upper bound of Λ(t) = Σ k·ln Σ_j g_j e^{t·L_j} at every t of ``ts``: the computed value plus its
+    round-off (a logsumexp of n terms is within (n + 8)u relative in the sum, exp and log adding
+    u·|t·L| each; docs/MATH.md §17.2)."""
+    t = np.asarray(ts, dtype=np.float64)
+    total = np.zeros(t.size)
     for p in parts:
-        e = t * p.loss + p.log_m
-        top = float(e.max())
-        s = top + math.log(float(np.exp(e - top).sum()))
-        slack = 4.0 * (p.loss.size + 8) * U * (1.0 + abs(t) * float(np.abs(p.loss).max()) + abs(s))
-        total += p.k * (s + slack)
+        e = np.multiply.outer(t, p.loss)  # (a few points) × bins
+        e += p.log_m
+        top = e.max(axis=1)
+        e -= top[:, None]
+        np.exp(e, out=e)
+        s = top + np.log(e.sum(axis=1))
+        total += p.k * (s + 4.0 * (p.loss.size + 8) * U * (1.0 + np.abs(t) * p.span + np.abs(s)))
     return total
 
 
-def _edge(parts: Sequence[_Part], theta: float, norm: float, log_tau: float, scale: float,
-          sign: float) -> tuple[float, float]:
-    """(x, t): mass beyond x (above for sign = +1, below for −1) of the measure c·e^{θS − norm} is at
-    most e^{log_tau}, by the Chernoff bound at t: x = ±(Λ(θ ± t) − norm − log_tau)/t, t from a
-    golden-section search (``GOLDEN_STEPS``)."""
-    def f(u: float) -> float:
-        t = math.exp(u)
-        return (log_mgf(parts, theta + sign * t) - norm - log_tau) / t
+def _cumulants(parts: Sequence[_Part], a: float) -> tuple[float, float, float]:
+    """(Λ(a), Λ′(a), Λ″(a)) as computed, without round-off slack: Σ k·(ln-MGF, mean, variance) of each
+    part tilted by e^{aL}. Only to locate t or θ; the bound itself is ``log_mgf_many``."""
+    lam = d1 = d2 = 0.0
+    for p in parts:
+        e = a * p.loss + p.log_m
+        top = float(e.max())
+        e -= top
+        # weights below e^{−700} are dropped: subnormal products made each pass ~100× slower
+        w = np.exp(e, out=np.zeros_like(e), where=e > -700.0)
+        total = float(w.sum())
+        w /= total
+        mean = float(np.einsum("i,i->", w, p.loss))  # einsum: no BLAS thread start-up per pass
+        dev = p.loss - mean
+        lam += p.k * (top + math.log(total))
+        d1 += p.k * mean
+        d2 += p.k * float(np.einsum("i,i,i->", w, dev, dev))
+    return lam, d1, d2
 
-    a, b = math.log(scale) - 10.0, math.log(scale) + 4.0  # heavy tails want t far below the guess
-    r = (math.sqrt(5.0) - 1.0) / 2.0
-    c, d = b - r * (b - a), a + r * (b - a)
-    fc, fd = f(c), f(d)
-    for _ in range(GOLDEN_STEPS):
-        if fc <= fd:
-            b, d, fd = d, c, fc
-            c = b - r * (b - a)
-            fc = f(c)
-        else:
-            a, c, fc = c, d, fd
-            d = a + r * (b - a)
-            fd = f(d)
-    u, fu = (c, fc) if fc <= fd else (d, fd)
-    return sign * fu, math.exp(u)
+
+def _edges(parts: Sequence[_Part], specs: Sequence[tuple[float, float, float]], log_tau: float,
+           scale: float) -> list[tuple[float, float]]:
+    """For each (θ, norm, sign) of ``specs``, (x, t): mass beyond x (above for sign = +1, below for −1)
+    of the measure c·e^{θS − norm} is at most e^{log_tau}, by the Chernoff bound at t:
+    x = ±(Λ(θ ± t) − norm − log_tau)/t with Λ from the grids and its round-off (``log_mgf_many``).
+    t minimises that over ln t ∈ [ln scale − 10, ln scale + 4] (heavy tails want t far below the
+    Gaussian guess ``scale``): the minimiser solves g(t) = ±t·Λ′(θ ± t) − Λ(θ ± t) + norm + log_tau = 0,
+    g increasing (dg/d ln t = t²Λ″), found by Newton steps in ln t kept inside a shrinking bracket."""
+    ts = []
+    for theta, norm, sign in specs:
+        lo, hi = math.log(scale) - 10.0, math.log(scale) + 4.0
+        u = math.log(scale)
+        for _ in range(NEWTON_STEPS):
+            t = math.exp(u)
+            lam, d1, d2 = _cumulants(parts, theta + sign * t)
+            g = sign * t * d1 - lam + norm + log_tau
+            if not math.isfinite(g) or g > 0:
+                hi = u
+            else:
+                lo = u
+            # stationary to 1e-4 of the constant (relative to Λ the test passed at once where one
+            # extreme atom dominates the tilted law: there g ≈ constant, Λ ≫ it)
+            if hi - lo <= 1e-3 or (math.isfinite(g) and abs(g) <= 1e-4 * max(1.0, abs(norm + log_tau))):
+                break
+            nxt = u - g / (t * t * d2) if math.isfinite(g) and d2 > 0 else math.nan
+            u = nxt if lo < nxt < hi else 0.5 * (lo + hi)
+        ts.append(math.exp(u))
+    args = np.array([theta + sign * t for (theta, _n, sign), t in zip(specs, ts, strict=True)])
+    lam_up = log_mgf_many(parts, args)  # the bound itself: on the grids, with round-off
+    return [(sign * (float(v) - norm - log_tau) / t, t)
+            for (_theta, norm, sign), t, v in zip(specs, ts, lam_up, strict=True)]
+
+
+def tail_point(grids: Sequence[tuple[GridPLD, int]], log_tail: float) -> float:
+    """A loss x with mass above x of the composition Π g_i^{*k_i} at most e^{log_tail} (the Chernoff
+    bound of ``_edges``, untilted)."""
+    parts = [_part(g, k) for g, k in grids]
+    var = sum(k * g.mean_sd()[1] ** 2 for g, k in grids)
+    scale = math.sqrt(2.0 * max(-log_tail, 1.0)) / max(math.sqrt(var), 1e-300)
+    return _edges(parts, [(0.0, 0.0, 1.0)], log_tail, scale)[0][0]
 
 
 def chernoff_theta(parts: Sequence[_Part], eps: float) -> float:
-    """θ ≥ 0 minimising Λ(θ) − θε (convex), by golden section on [0, θ_max], θ_max·max(ε, |L|) ≤
-    ``TILT_EXPONENT`` so that e^{Λ(θ)} stays in the float range; 0 when ε is below the mean."""
-    span = max(max(abs(eps), float(np.abs(p.loss).max(initial=0.0))) for p in parts)
-    hi = TILT_EXPONENT / max(span * sum(1 for _ in parts), 1e-12)
-    a, b = 0.0, hi
-    r = (math.sqrt(5.0) - 1.0) / 2.0
-    c, d = b - r * (b - a), a + r * (b - a)
-    fc, fd = log_mgf(parts, c) - c * eps, log_mgf(parts, d) - d * eps
-    for _ in range(3 * GOLDEN_STEPS):
-        if fc <= fd:
-            b, d, fd = d, c, fc
-            c = b - r * (b - a)
-            fc = log_mgf(parts, c) - c * eps
+    """θ ≥ 0 minimising Λ(θ) − θε (convex): the root of Λ′(θ) = ε by Newton steps kept inside a
+    shrinking bracket (bisection where a step leaves it) on [0, θ_max], θ_max·max(ε, |L|) ≤
+    ``TILT_EXPONENT`` so that e^{Λ(θ)} stays in the float range; 0 when ε is at or below the mean
+    Λ′(0) (no θ > 0 does better). Any θ is sound (docs/MATH.md §17.3); this one puts the tilted
+    measure at ε."""
+    span = max(max(abs(eps), p.span) for p in parts)
+    a, b = 0.0, TILT_EXPONENT / max(span * len(parts), 1e-12)
+    _lam, d1, d2 = _cumulants(parts, 0.0)
+    if d1 >= eps:
+        return 0.0
+    theta = min((eps - d1) / d2, b) if d2 > 0 else 0.5 * b
+    for _ in range(NEWTON_STEPS):
+        _lam, d1, d2 = _cumulants(parts, theta)
+        d = d1 - eps
+        if d > 0:
+            b = theta
         else:
-            a, c, fc = c, d, fd
-            d = a + r * (b - a)
-            fd = log_mgf(parts, d) - d * eps
-    theta = c if fc <= fd else d
-    return theta if min(fc, fd) < log_mgf(parts, 0.0) else 0.0
+            a = theta
+        if abs(d) <= 1e-3 * math.sqrt(max(d2, 0.0)) or b - a <= 1e-9 * b:
+            break
+        nxt = theta - d / d2 if d2 > 0 else math.nan
+        theta = nxt if a < nxt < b else 0.5 * (a + b)
+    return theta
 
 
 TILT_EXPONENT = 600.0
@@ -131,7 +176,8 @@ def _tail_bound(parts: Sequence[_Part], theta: float, norm: float, x: float, t: 
                 sign: float) -> float:
     """Mass of c·e^{θS − norm} beyond x (≥ x for sign +1, ≤ x for −1): the least of its total
     e^{Λ(θ) − norm} and the Chernoff bound e^{Λ(θ ± t) − norm ∓ t·x}."""
-    best = min(log_mgf(parts, theta) - norm, log_mgf(parts, theta + sign * t) - norm - sign * t * x)
+    lam = log_mgf_many(parts, np.array([theta, theta + sign * t]))
+    best = min(float(lam[0]) - norm, float(lam[1]) - norm - sign * t * x)
     return math.exp(best) if best < 700 else math.inf
 
 
@@ -206,10 +252,12 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     scale = math.sqrt(2.0 * -log_tau) / max(math.sqrt(var), h)  # Gaussian-approximation Chernoff t
     # the window: untilted mass (moved the sound way) and tilted-normalised mass (its aliased copy)
     # beyond each edge at most ``share``
-    edges = {(False, sign): _edge(coarse, 0.0, 0.0, log_tau, scale, sign) for sign in (1.0, -1.0)}
-    for sign in (1.0, -1.0):  # untilted, the normalised measure is c/e^{norm}: the same edges will do
-        edges[True, sign] = (_edge(coarse, theta, norm, log_tau, scale, sign) if theta > 0
-                             else edges[False, sign])
+    specs = [(0.0, 0.0, 1.0), (0.0, 0.0, -1.0)]
+    if theta > 0:  # untilted, the normalised measure is c/e^{norm}: the same edges will do
+        specs += [(theta, norm, 1.0), (theta, norm, -1.0)]
+    found = _edges(coarse, specs, log_tau, scale)
+    edges = {(False, 1.0): found[0], (False, -1.0): found[1]}
+    edges[True, 1.0], edges[True, -1.0] = (found[2], found[3]) if theta > 0 else (found[0], found[1])
     x_hi = max(edges[False, 1.0][0], edges[True, 1.0][0])
     x_lo = min(edges[False, -1.0][0], edges[True, -1.0][0])
     s_lo = max(s_min, math.floor((x_lo - offset) / h) - 1) if math.isfinite(x_lo) else s_min

@@ -15,13 +15,12 @@ import math
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.special import logsumexp
 
 from dpviz.budget import Budget, OverBudget
 from dpviz.pld.composed import Composed, coarsening, compose
 from dpviz.pld.cost import Parts, coarse_grid, cost
-from dpviz.pld.grid import loss_span
 from dpviz.pld.law import LossLaw
+from dpviz.pld.power import tail_point
 from dpviz.validation import ParameterError, check_count, check_positive
 
 DEFAULT_ACCURACY = 2e-4
@@ -124,22 +123,36 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
     hh = _pilot_h(parts)
     if lattice is not None:
         hh = lattice / math.ceil(lattice / hh)
+    if delta is not None and 0 < delta < PRETILT_DELTA \
+            and all(math.isinf(law.max_loss()) for law, _ in parts):
+        req.tilt = chernoff_epsilon(parts, delta)
     try:
         c = req.run(hh)
     except (OverBudget, ParameterError) as exc:
         if _fits(exc):
             return req.tilted(coarsening(hh * 2, req.run))
         raise
+    if req.tilt is not None:  # tilted from the start: the refinement keeps it
+        if _informative(c):
+            return _refine(req, c, hh, lattice)
+        req.tilt = None  # review R1: an infinite round-off bound says nothing; untilted as usual
+        c = req.run(hh)
     aim = req.ratio(_bare(c))
+    ratio = req.ratio(c)
     h_next = _on_lattice(hh * max(STEP_FLOOR, 0.75 / math.sqrt(max(aim, 1.0))), lattice)
-    if req.ratio(c) <= 1.0 or not 1.0 < aim < math.inf \
-            or cost(req.parts, h=h_next, tail=req.tail).seconds > 2.0 * CHEAP_SECONDS:
-        # within the target, missing it only by the round-off bound, or a dear next grid: the tilted
-        # pilot decides the step (q = 6.1e-4, σ = 0.704, 414 steps, δ = 4e-11: untilted its width is
-        # ∞, tilted 0.04 of the target; stepping from the untilted pilot cost 2.4 s)
+    trusted = ratio <= 2.0 * aim  # the round-off bound widens the pilot by at most its own width
+    if ratio <= 1.0 or not 1.0 < aim < math.inf or (
+            not trusted and cost(req.parts, h=h_next, tail=req.tail).seconds > PENDING_SECONDS):
+        # within the target, missing it only by the round-off bound, or a dear next grid stepped
+        # from a pilot whose round-off dominates: the tilted pilot decides the step (q = 6.1e-4,
+        # σ = 0.704, 414 steps, δ = 4e-11: untilted its width is ∞, tilted 0.04 of the target;
+        # stepping from the untilted pilot cost 2.4 s)
         return _refine(req, req.tilted(c), hh, lattice)
-    # a cheap refinement follows even without round-off: the tilt is decided from the pilot and used
-    # from the next grid on, so the pilot is not recomputed tilted (one composition fewer, issue 23)
+    # a cheap refinement, or a pilot whose width without the round-off bound is sound to step from
+    # (its masses zeroed below the round-off move δ by at most that bound, so by at most the width
+    # it reads; q = 0.01, σ = 11.8, 10^5 steps, δ = 1e-5: 21 with, 12.8 without): the tilt is decided
+    # from the pilot and used from the next grid on, so the pilot is not recomputed tilted (one
+    # composition fewer, issue 23)
     req.choose_tilt(c)
     return _refine(req, c, hh, lattice, pending=req.tilt is not None)
 
@@ -165,8 +178,13 @@ def _refine(req: _Target, c: Composed, hh: float, lattice: float | None, *,
                 raise
         return req.late_tilt(b)
 
+    past = 0  # refinements past the accuracy so far
     for i in range(REFINEMENTS + CHEAP_REFINEMENTS):
         accurate = best_ratio <= 1.0
+        if accurate:
+            if past >= CHEAP_REFINEMENTS:
+                break
+            past += 1
         step = 1.0 / 4.0 if accurate else min(1.0, max(STEP_FLOOR, 0.75 / math.sqrt(max(aim, 1e-300))))
         last, hh = hh, _on_lattice(hh * step, lattice)
         # cheap: the next grid's estimated cost (``cost``: counted work, not a measured time, so the
@@ -184,7 +202,9 @@ def _refine(req: _Target, c: Composed, hh: float, lattice: float | None, *,
         if hh >= 0.99 * last:  # no finer width allowed (h1/8 reached)
             break
         try:  # a finer grid carries more round-off: tilted where it is not minor (``_Target.tilted``)
-            if req.tilt is None:
+            if req.tilt is None and accurate:  # past the target: no tilted rerun, ``best`` stands
+                c_new = req.run(hh)
+            elif req.tilt is None:
                 c_new = req.tilted(req.run(hh))
             else:
                 c_new = req.run(hh)
@@ -255,17 +275,25 @@ def _tilt(parts: Parts, c: Composed, *, delta: float | None, epsilon: float | No
             return None
     if eps is not None:
         return eps
-    singles = [coarse_grid(law, max((hi_ - lo_) / 4096, 1e-9), 1e-12)
-               for law, _ in parts for lo_, hi_ in [law.support(1e-12)]]
-    span = max(loss_span(g) for g in singles)
-    thetas = np.linspace(0.0, TILT_EXPONENT / max(span, 1e-9), 257)[1:]
-    log_m = np.zeros(thetas.size)  # Σ k·ln E_P[e^{θL}] over the parts, single steps
-    for (_law, k), g in zip(parts, singles, strict=True):
-        keep = g.mass > 0
-        if np.any(keep):
-            log_m += k * logsumexp(np.outer(thetas, g.losses[keep]) + np.log(g.mass[keep]), axis=1)
-    # P(L > ε) ≤ e^{Σ k ln M(θ) − θε} ≤ δ at ε = (Σ k ln M(θ) − ln δ)/θ
-    return float(np.min((log_m - math.log(delta if delta is not None else 1e-10)) / thetas))
+    return chernoff_epsilon(parts, delta if delta is not None else 1e-10)
+
+
+def chernoff_epsilon(parts: Parts, delta: float) -> float:
+    """An ε with P(L > ε) ≤ δ for the composed loss (so δ(ε) ≤ δ): the Chernoff bound
+    min over t of (Σ k ln E[e^{tL}] − ln δ)/t (``power.tail_point``) on coarse single-step grids (a
+    place to tilt at, never a reported bound)."""
+    singles = [(coarse_grid(law, max((hi_ - lo_) / 4096, 1e-9), 1e-12), k)
+               for law, k in parts for lo_, hi_ in [law.support(1e-12)]]
+    return tail_point(singles, math.log(delta))
+
+
+PRETILT_DELTA = 1e-9
+"""Below this target δ the pilot itself is tilted, at the Chernoff ε (``chernoff_epsilon``): an
+untilted pilot's round-off bound (≈ K·κ·√N of the total mass) is then above δ, its width infinite or
+dominated by it, and it was recomputed tilted at the same width (q = 8.7e-4, σ = 2.68, 6,458 steps,
+δ = 5.1e-12: three compositions where two do). Only for laws with unbounded losses (Gaussian tails),
+where the Chernoff ε is close: for bounded ones it can sit far above the true ε (subsampled Laplace,
+b = 2, q = 0.1, 1000 steps, δ = 1e-10: 23 for 10.28), and a tilt there left no useful lower end."""
 
 
 TILT_EXPONENT = 300.0
@@ -288,8 +316,14 @@ when the accuracy is already reached: cheap cases end far tighter than ``DEFAULT
 rule of expensive ones. 0.015 s (estimated; about twice that measured): at 0.03 s refinements past
 the target were most of the time of subsampled Laplace and were slower than dp-accounting (issue 23)."""
 
-CHEAP_REFINEMENTS = 3
-"""At most this many cheap refinements beyond ``REFINEMENTS``."""
+PENDING_SECONDS = 0.03
+"""A pilot whose round-off is not minor is recomputed tilted before the refinement when the next
+grid's estimated time is above this (``composition``); below, the tilt applies from the next grid on."""
+
+CHEAP_REFINEMENTS = 1
+"""At most this many cheap refinements beyond ``REFINEMENTS``. One (16× narrower than the target at
+least) is all the tests and the benchmark need; three were up to half the time of small subsampled
+Laplace and Gaussian settings, where each composition's fixed cost dominates (issue 23)."""
 
 
 def target_tail(parts: Parts, *, delta: float | None, epsilon: float | None, accuracy: float) -> float:
