@@ -22,7 +22,7 @@ from dpviz.mechanisms.gaussian import Gaussian
 from dpviz.mechanisms.parts import Part, checked_parts, checked_target
 from dpviz.rdp.analytic import SOURCE as ANALYTIC_RDP_SOURCE
 from dpviz.rdp.analytic import analytic_subsampled_rdp
-from dpviz.rdp.conversion import epsilon_from_rdp
+from dpviz.rdp.conversion import epsilon_from_rdp, log_delta_from_rdp
 from dpviz.rdp.subsampled import DEFAULT_ORDERS, REAL_ORDERS, at_real_orders, ceiling_orders
 
 RDP_SOURCE = "RDP: Steinke Lemma 31, Thm 34 + conversion (CKS 2020 Prop. 12)"
@@ -43,24 +43,6 @@ def rdp_curve(parts: Sequence[Part], orders: tuple[float, ...] = DEFAULT_ORDERS)
     return total
 
 
-def _log_delta_from_rdp(orders: Sequence[float], rho: np.ndarray, epsilon: float) -> tuple[float, float]:
-    """Smallest ln δ over the orders for (λ, ρ)-RDP at ε: the conversions of ``epsilon_from_rdp``
-    solved for δ (CKS 2020 Prop. 12 and Mironov Prop. 3), rounded up by a few ulps of the terms."""
-    best, arg = math.inf, float(orders[0])
-    for lam, r in zip(orders, rho, strict=True):
-        if not np.isfinite(r):
-            continue
-        lf = float(lam)
-        log_ratio = math.log((lf - 1) / lf)
-        cks = (lf - 1) * (r - epsilon + log_ratio) - math.log(lf)
-        classic = (lf - 1) * (r - epsilon)
-        sizes = (lf - 1) * (abs(r) + epsilon + abs(log_ratio)) + math.log(lf)
-        v = min(cks, classic) + 16.0 * 2.0**-52 * sizes
-        if v < best:
-            best, arg = v, lf
-    return best, arg
-
-
 def _rdp_answer(curve: np.ndarray, orders: tuple[float, ...], *, source: str, delta: float | None,
                 epsilon: float | None, t0: float, what: str) -> Guarantee:
     """ε at δ or δ at ε from an RDP curve (the best order), or why not."""
@@ -75,7 +57,7 @@ def _rdp_answer(curve: np.ndarray, orders: tuple[float, ...], *, source: str, de
         return Guarantee(epsilon=eps, delta=delta, kind=Kind.UPPER, source=source,
                          detail=f"{what}, order {order:g}", seconds=time.perf_counter() - t0)
     assert epsilon is not None
-    log_d, order = _log_delta_from_rdp(orders, curve, epsilon)
+    log_d, order = log_delta_from_rdp(orders, curve, epsilon)
     d = 1.0 if log_d >= 0 else min(1.0, math.nextafter(math.exp(log_d), math.inf))
     return Guarantee(epsilon=epsilon, delta=d, kind=Kind.UPPER, source=source, solved="delta",
                      detail=f"{what}, order {order:g}", seconds=time.perf_counter() - t0)

@@ -35,3 +35,22 @@ def epsilon_from_rdp(orders: Sequence[float], rho: Sequence[float] | NDArray[np.
         if eps < best:
             best, arg = eps, lam_f
     return best, arg
+
+
+def log_delta_from_rdp(orders: Sequence[float], rho: Sequence[float] | NDArray[np.float64],
+                       epsilon: float) -> tuple[float, float]:
+    """Smallest ln δ over the orders for (λ, ρ)-RDP at ε: the conversions of ``epsilon_from_rdp``
+    solved for δ (CKS 2020 Prop. 12 and Mironov Prop. 3), rounded up by a few ulps of the terms."""
+    best, arg = math.inf, float(orders[0])
+    for lam, r in zip(orders, rho, strict=True):
+        if not np.isfinite(r):
+            continue
+        lf = float(lam)
+        log_ratio = math.log((lf - 1) / lf)
+        cks = (lf - 1) * (r - epsilon + log_ratio) - math.log(lf)
+        classic = (lf - 1) * (r - epsilon)
+        sizes = (lf - 1) * (abs(r) + epsilon + abs(log_ratio)) + math.log(lf)
+        v = min(cks, classic) + _ROUND * sizes
+        if v < best:
+            best, arg = v, lf
+    return best, arg
