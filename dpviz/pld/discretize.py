@@ -78,8 +78,8 @@ def _cells(law: LossLaw, h: float, i_lo: int, i_hi: int, margin: float, offset: 
     below = above = 0.0
     c = law.continuous
     if c is not None:
-        pc_c, tail_p = c.mass_and_tail(eps[:-1], eps[1:], side="p")
-        qc_c, tail_q = c.mass_and_tail(eps[:-1], eps[1:], side="q")
+        pc_c, tail_p = c.cell_masses(eps, side="p")
+        qc_c, tail_q = c.cell_masses(eps, side="q")
         pc += pc_c
         qc += qc_c
         # ∫_cell (1 − e^{ε_i − ℓ}) dP = P_c − e^{ε_i} Q_c ∈ [0, P_c(1 − e^{−h})]; e^{ε_i} Q_c in log

@@ -91,8 +91,8 @@ def half_cell_terms(law: LossLaw, h: float, i_lo: int, i_hi: int, offset: float 
     if c is not None:
         pcc = np.zeros(n)
         qcc = np.zeros(n)
-        pcc[:-1], tp[:-1] = c.mass_and_tail(eps[:-1], eps[1:], side="p")
-        qcc[:-1], tq[:-1] = c.mass_and_tail(eps[:-1], eps[1:], side="q")
+        pcc[:-1], tp[:-1] = c.cell_masses(eps, side="p")
+        qcc[:-1], tq[:-1] = c.cell_masses(eps, side="q")
         if eps[-1] < c.hi:
             top = np.array([max(eps[-1], c.lo)])
             pcc[-1] = tp[-1] = float(c.sf_p(top)[0])

@@ -18,7 +18,7 @@ import numpy as np
 
 from dpviz.budget import Budget, OverBudget
 from dpviz.pld.composed import Composed, coarsening, compose
-from dpviz.pld.cost import Parts, coarse_grid, cost
+from dpviz.pld.cost import Parts, coarse_grid, cost_above
 from dpviz.pld.law import LossLaw
 from dpviz.pld.power import tail_point
 from dpviz.validation import ParameterError, check_count, check_positive
@@ -142,7 +142,7 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
     h_next = _on_lattice(hh * max(STEP_FLOOR, 0.75 / math.sqrt(max(aim, 1.0))), lattice)
     trusted = ratio <= 2.0 * aim  # the round-off bound widens the pilot by at most its own width
     if ratio <= 1.0 or not 1.0 < aim < math.inf or (
-            not trusted and cost(req.parts, h=h_next, tail=req.tail).seconds > PENDING_SECONDS):
+            not trusted and cost_above(req.parts, PENDING_SECONDS, h=h_next, tail=req.tail)):
         # within the target, missing it only by the round-off bound, or a dear next grid stepped
         # from a pilot whose round-off dominates: the tilted pilot decides the step (q = 6.1e-4,
         # σ = 0.704, 414 steps, δ = 4e-11: untilted its width is ∞, tilted 0.04 of the target;
@@ -190,10 +190,10 @@ def _refine(req: _Target, c: Composed, hh: float, lattice: float | None, *,
         # cheap: the next grid's estimated cost (``cost``: counted work, not a measured time, so the
         # same question always gets the same grid) is below CHEAP_SECONDS; then refine even past the
         # accuracy target and the h1/8 floor, else only towards the target
-        if cost(req.parts, h=hh, tail=req.tail).seconds > CHEAP_SECONDS:
+        if cost_above(req.parts, CHEAP_SECONDS, h=hh, tail=req.tail):
             if accurate:  # past the accuracy a half step (4× narrower) is taken if that one is cheap
                 hh = _on_lattice(last / 2.0, lattice)
-                if cost(req.parts, h=hh, tail=req.tail).seconds > CHEAP_SECONDS:
+                if cost_above(req.parts, CHEAP_SECONDS, h=hh, tail=req.tail):
                     break
             elif i >= REFINEMENTS:
                 break
