@@ -24,7 +24,8 @@ _SEEN: dict[Callable[..., Any], OrderedDict[Hashable, None]] = {}
 
 
 def _key(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Hashable | None:
-    key = (args, tuple(sorted(kwargs.items())))
+    """The arguments as Streamlit's caches key them: keyword arguments named ``_…`` are left out."""
+    key = (args, tuple(sorted((name, v) for name, v in kwargs.items() if not name.startswith("_"))))
     try:
         hash(key)
     except TypeError:  # a list or a dict among the arguments: not tracked (a notice may show)
@@ -32,15 +33,17 @@ def _key(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Hashable | None:
     return key
 
 
-def remember(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-    """Record that ``dpviz.ui.cached(fn)`` answered these arguments (most recently used now)."""
+def remember(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], *,
+             entries: int = CACHE_ENTRIES) -> None:
+    """Record that the cache of ``fn`` (``dpviz.ui.cached``, or a page's own ``st.cache_data`` of
+    ``entries`` entries) answered these arguments (most recently used now)."""
     key = _key(args, kwargs)
     if key is None:
         return
     seen = _SEEN.setdefault(fn, OrderedDict())
     seen[key] = None
     seen.move_to_end(key)
-    while len(seen) > CACHE_ENTRIES:
+    while len(seen) > entries:
         seen.popitem(last=False)
 
 
