@@ -9,8 +9,11 @@ from streamlit.testing.v1 import AppTest
 
 from dpviz import budget as budgets
 from dpviz.budget import NOTICE_SECONDS, Cost
+from dpviz.planner import gce
 from dpviz.ui import feedback
+from dpviz.views import attack as av
 from dpviz.views import mechanisms as mv
+from dpviz.views import planner
 from tests.app.helpers import TIMEOUT, run_page
 
 PAGE = "pages/4_Mechanisms.py"
@@ -120,3 +123,44 @@ def test_the_mirror_forgets_as_the_cache_does():
     assert not feedback.is_cached(f, 0)  # least recently used: evicted
     assert feedback.is_cached(f, 1) and feedback.is_cached(f, feedback.CACHE_ENTRIES)
     assert not feedback.is_cached(f, [1])  # unhashable arguments are never taken as cached
+
+
+# --- Plan a budget: the database-prior rows' searches ------------------------------------------
+
+PLANNER = "pages/5_Plan_a_budget.py"
+GCE = {"epsilon": 1.0, "delta": 1e-5, "delta0": 1e-7, "cap": 1}
+
+
+def _infos(at: AppTest) -> list[str]:
+    return [i.value for i in at.info]
+
+
+def test_planner_announces_a_slow_prior_search(monkeypatch):
+    estimate = planner.gce_cost(**GCE, k=30, prior="uniform-nonzero")
+    assert estimate.seconds > NOTICE_SECONDS
+    monkeypatch.setattr(planner, "gce_plans", lambda **_kw: st.stop())
+    at = run_page(PLANNER, k="30", prior="uniform-nonzero", delta0="1e-7")
+    assert f"{budgets.notice(estimate)}…" in _infos(at)
+
+
+def test_planner_default_says_nothing_of_time(monkeypatch):
+    monkeypatch.setattr(planner, "gce_plans", lambda **_kw: st.stop())
+    at = run_page(PLANNER)
+    assert not any("about" in text for text in _infos(at))
+
+
+def test_prior_search_estimate_grows_with_k():
+    costs = [gce.run_cost(k=k, epsilon=1.0, prior="uniform-nonzero", delta0=1e-7, budget=budgets.CLI).seconds
+             for k in (10, 30, 100)]
+    assert costs == sorted(costs) and costs[0] < costs[-1]
+    assert gce.run_cost(k=100, epsilon=1.0, prior=None, delta0=1e-7).seconds == 0.0  # no model: no notice
+
+
+# --- Attack lab: the trials ----------------------------------------------------------------------
+
+def test_attack_estimate_grows_with_trials():
+    few, many = (av.trials_cost(av.attack_of({"mechanism": "gaussian", "trials": t}))
+                 for t in (20_000, 1_800_000))
+    assert few.seconds < many.seconds
+    assert budgets.notice(few) is None  # the page's default
+    assert budgets.notice(many) == "Sampling 1,800,000 trials per hypothesis: about 2 s"
