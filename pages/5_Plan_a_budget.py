@@ -46,7 +46,7 @@ common = {"epsilon": values["epsilon"], "delta": values["delta"]}
 # Gaussian's σ is searched with the PLD accountant, a few seconds (README, "Plan a budget").
 subsampled = values["sampling_rate"] < 1.0
 gce_args = {**common, **{key: values[key] for key in ("k", "delta0", "cap", "prior")}}
-slow = ui.pending(planner.gce_cost(**gce_args), planner.gce_plans, **gce_args)  # estimated by the core
+slow = ui.pending(lambda: planner.gce_cost(**gce_args), planner.gce_plans, **gce_args)  # the core's estimate
 waiting = st.empty()
 if slow:  # at once, not after the spinner's half second; replaced by the tables below
     waiting.info(f"{slow}…", icon=":material/hourglass_top:")

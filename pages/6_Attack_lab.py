@@ -62,7 +62,7 @@ def run_with_progress(attack: av.Attack) -> av.AttackResult:
     never touches an element (a cached call that updates one cannot be replayed)."""
     done = [0.0]
     # said at once when the core estimates more than about a second and the run is not cached
-    label = ui.pending(av.trials_cost(attack), run, attack) or "Sampling the trials"
+    label = ui.pending(lambda: av.trials_cost(attack), run, attack) or "Sampling the trials"
     bar = st.progress(0.0, text=f"{label}…")
     with ThreadPoolExecutor(max_workers=1) as pool:
         future = pool.submit(run, attack, _progress=lambda f: done.__setitem__(0, f))

@@ -54,9 +54,6 @@ __all__ = [
     "url_aliases",
 ]
 
-# CACHE_ENTRIES (dpviz.ui.feedback): the bound on every cache; old entries are evicted, memory stays flat.
-
-
 def cached(fn: Callable[..., T]) -> Callable[..., T]:
     """Cache a pure function of its arguments in a bounded cache shared by all sessions.
 

@@ -18,7 +18,8 @@ from typing import Any
 from dpviz.budget import Cost, notice
 
 CACHE_ENTRIES = 64
-"""Entries per cached function (``dpviz.ui.CACHE_ENTRIES``, the bound of every cache)."""
+"""Bound on every cache of ``dpviz.ui.cached`` (and so on its mirror here): old entries are evicted,
+memory stays flat."""
 
 _SEEN: dict[Callable[..., Any], OrderedDict[Hashable, None]] = {}
 
@@ -53,10 +54,11 @@ def is_cached(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> bool:
     return key is not None and key in _SEEN.get(fn, {})
 
 
-def pending(cost: Cost, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> str | None:
-    """The notice to show before ``dpviz.ui.cached(fn)(*args, **kwargs)``: the core's words for
-    ``cost`` ("Refining with the PLD grid: about 3 s") when it is above about a second and the
-    answer is not cached yet, else None. The page shows it at once and replaces it by the answer."""
+def pending(estimate: Callable[[], Cost], fn: Callable[..., Any], *args: Any, **kwargs: Any) -> str | None:
+    """The notice to show before ``dpviz.ui.cached(fn)(*args, **kwargs)``: the core's words for the
+    cost ``estimate()`` returns ("Refining with the PLD grid: about 3 s") when it is above about a
+    second and the answer is not cached yet, else None (the estimate is then not even made: tens of
+    milliseconds for the PLD's). The page shows it at once and replaces it by the answer."""
     if is_cached(fn, *args, **kwargs):
         return None
-    return notice(cost)
+    return notice(estimate())

@@ -104,7 +104,9 @@ def test_a_cached_answer_says_nothing():
         def square(x: int) -> int:
             return x * x
 
-        slow = Cost(5.0, what="Squaring")
+        def slow() -> Cost:
+            return Cost(5.0, what="Squaring")
+
         st.text(f"before: {ui.pending(slow, square, 3)}")
         ui.cached(square)(3)
         st.text(f"after: {ui.pending(slow, square, 3)}")
