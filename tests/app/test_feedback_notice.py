@@ -33,7 +33,7 @@ def _values(query: dict[str, str]) -> mv.Values:
 
 
 def _estimate(query: dict[str, str]) -> Cost:
-    args = ("gaussian", _values(query))
+    args = (query["mechanism"], _values(query))
     first = mv.quick_for(*args, k=int(query["k"]), delta=1e-5)
     return mv.refine_cost_for(*args, k=int(query["k"]), first=first, delta=1e-5, compare=True)
 
