@@ -205,6 +205,19 @@ def check(cost: Cost, budget: Budget | None) -> None:
         raise OverBudget(cost, b)
 
 
+NOTICE_SECONDS = 1.0
+"""A page says at once what will run and for how long when its estimate is above this (issue 20)."""
+
+
+def notice(cost: Cost) -> str | None:
+    """"Refining with the PLD grid: about 3 s" (``cost.what`` and its estimated time) when the
+    estimate is above ``NOTICE_SECONDS``; None for work that is quick anyway. An estimate, good to a
+    factor of about 2 (``UNIT_SECONDS``), so a notice never promises a time to the second."""
+    if not cost.seconds > NOTICE_SECONDS:
+        return None
+    return f"{cost.what or 'Computing'}: about {_seconds(cost.seconds)}"
+
+
 def _seconds(s: float) -> str:
     if not math.isfinite(s):
         return "unbounded time"

@@ -96,10 +96,14 @@ def single_mechanism() -> None:
     st.subheader(f"{q_name} at total {t_name} = {ui.unbroken(target)} after k = {k:,} runs")
     headline = st.empty()  # the first sound answer now, the refined one below
     headline.markdown(mv.headline(mv.best(first), solve=solve, refined=False))
-    refining = "the PLD grid and privacy buckets" if compare and solve == "epsilon" else "the PLD grid"
-    with st.status(f"Refining with {refining}…", expanded=False) as status:
+    buckets = compare and solve == "epsilon"
+    refining = "the PLD grid and privacy buckets" if buckets else "the PLD grid"
+    # said at once when the core estimates more than about a second and the answer is not cached
+    slow = ui.pending(lambda: mv.refine_cost_for(*args, k=k, first=first, compare=buckets, **target_kw),
+                      mv.refine_for, *args, k=k, compare=buckets, **target_kw)
+    with st.status(f"{slow}…" if slow else f"Refining with {refining}…", expanded=False) as status:
         try:
-            result = ui.cached(mv.refine_for)(*args, k=k, compare=compare and solve == "epsilon", **target_kw)
+            result = ui.cached(mv.refine_for)(*args, k=k, compare=buckets, **target_kw)
         except ParameterError as exc:
             status.update(label="Refinement failed", state="error")
             ui.notice(exc)

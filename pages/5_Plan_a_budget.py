@@ -45,6 +45,11 @@ common = {"epsilon": values["epsilon"], "delta": values["delta"]}
 # Said at once (a spinner appears after half a second) and with what takes long: with q < 1 the
 # Gaussian's σ is searched with the PLD accountant, a few seconds (README, "Plan a budget").
 subsampled = values["sampling_rate"] < 1.0
+gce_args = {**common, **{key: values[key] for key in ("k", "delta0", "cap", "prior")}}
+slow = ui.pending(lambda: planner.gce_cost(**gce_args), planner.gce_plans, **gce_args)  # the core's estimate
+waiting = st.empty()
+if slow:  # at once, not after the spinner's half second; replaced by the tables below
+    waiting.info(f"{slow}…", icon=":material/hourglass_top:")
 with st.spinner("Solving the inverse questions… the subsampled Gaussian's σ is searched with the PLD "
                 "accountant: a few seconds" if subsampled else "Solving the inverse questions…",
                 show_time=True):
@@ -52,14 +57,14 @@ with st.spinner("Solving the inverse questions… the subsampled Gaussian's σ i
     k_p = ui.cached(planner.k_plans)(**common, eps0=values["eps0"], delta0=values["delta0"])
     noise_p = ui.cached(planner.noise_plans)(**common, k=values["k"], sensitivity=values["sensitivity"],
                                              sampling_rate=values["sampling_rate"])
-    gce_p = ui.cached(planner.gce_plans)(**common, k=values["k"], delta0=values["delta0"], cap=values["cap"],
-                                         prior=values["prior"])
+    gce_p = ui.cached(planner.gce_plans)(**gce_args)
     # the utility figure's searches, each cached on its own inputs (the ε0 ones do not depend on Δ)
     ks, eps0_s = ui.cached(planner.eps0_series)(**common, delta0=values["delta0"], k_max=values["k_max"])
     gauss_s = ui.cached(planner.gaussian_series)(**common, sensitivity=values["sensitivity"],
                                                  k_max=values["k_max"])
     series = planner.noise_series(eps0_s, gauss_s, sensitivity=values["sensitivity"])  # a few divisions
     figure = ui.cached(planner.utility_figure)(ks, series, **common, sensitivity=values["sensitivity"])
+waiting.empty()
 view = planner.assemble(values=values, eps0_p=eps0_p, k_p=k_p, noise_p=noise_p, gce_p=gce_p, ks=ks,
                         series=series, figure=figure)
 tag = ui.export.file_stem("planner", values)

@@ -48,7 +48,10 @@ with st.expander("How the attack's ε is certified"):
     )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+RUNS_CACHED = 32
+
+
+@st.cache_data(max_entries=RUNS_CACHED, show_spinner=False)
 def run(attack: av.Attack, _progress=None) -> av.AttackResult:
     """One run per setting (the seed included): the same link shows the same trials."""
     return av.run(attack, progress=_progress)
@@ -58,14 +61,18 @@ def run_with_progress(attack: av.Attack) -> av.AttackResult:
     """``run`` in a worker thread while this one moves the progress bar: the cached function itself
     never touches an element (a cached call that updates one cannot be replayed)."""
     done = [0.0]
-    bar = st.progress(0.0, text="Sampling the trials…")
+    # said at once when the core estimates more than about a second and the run is not cached
+    label = ui.pending(lambda: av.trials_cost(attack), run, attack) or "Sampling the trials"
+    bar = st.progress(0.0, text=f"{label}…")
     with ThreadPoolExecutor(max_workers=1) as pool:
         future = pool.submit(run, attack, _progress=lambda f: done.__setitem__(0, f))
         while not future.done():
-            bar.progress(min(done[0], 1.0), text=f"Sampling the trials… {done[0]:.0%}")
+            bar.progress(min(done[0], 1.0), text=f"{label}… {done[0]:.0%}")
             time.sleep(0.2)
     bar.empty()
-    return future.result()
+    result = future.result()
+    ui.feedback.remember(run, (attack,), {}, entries=RUNS_CACHED)  # answered: no notice next time
+    return result
 
 
 # --- the lab: every key is a flag of `python -m dpviz attack` ------------------------------------

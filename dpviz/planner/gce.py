@@ -140,6 +140,21 @@ def search_cost(*, k: int, prior: str | None, eps0: float, delta0: float) -> Cos
     return total
 
 
+def run_cost(*, k: int, epsilon: float, prior: str | None, delta0: float,
+             budget: Budget | None = None) -> Cost:
+    """Estimated work ``max_eps0`` will do (before it runs): for the uniform-nonzero prior the rows
+    ``admitted`` within ``budget`` (from ``row_costs`` at the search's start ε/√k, as ``max_eps0``
+    decides); zero for the other questions, whose routes budget themselves (no model of their
+    searches here)."""
+    if prior != "uniform-nonzero":
+        return budgets.ZERO
+    costs = row_costs(k=k, eps0=max(epsilon, 1e-9) / math.sqrt(k), delta0=delta0)
+    skipped = admitted(costs, budgets.resolve(budget))
+    run = [c for key, c in costs.items() if key not in skipped]
+    return Cost(sum(c.seconds for c in run), max((c.bytes for c in run), default=0.0),
+                f"{len(run)} rows of HBW's bounds")
+
+
 def admitted(costs: dict[str, Cost], budget: Budget) -> dict[str, str]:
     """Rows searched within ``budget``, cheapest first, each while the work so far fits; the others
     map to the reason they are not (the row alone, or with the cheaper rows, is over the budget)."""

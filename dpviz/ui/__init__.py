@@ -18,6 +18,7 @@ from dpviz import export
 from dpviz.composition.levels import Levels
 from dpviz.figures.tables import format_number
 from dpviz.params import LEVEL_COLUMNS, Param, Row, row_levels, rows_text, text_rows
+from dpviz.ui.feedback import CACHE_ENTRIES, pending, remember
 from dpviz.ui.layout import VIEWS, page_link, page_setup
 from dpviz.ui.output import cite_box, columns_csv, download_csv, download_json, download_tables, show_figure
 from dpviz.ui.tables import plain, table, table_frame, unbroken
@@ -43,6 +44,7 @@ __all__ = [
     "page_setup",
     "param_input",
     "param_inputs",
+    "pending",
     "plain",
     "show_figure",
     "spec_inputs",
@@ -52,10 +54,6 @@ __all__ = [
     "url_aliases",
 ]
 
-CACHE_ENTRIES = 64
-"""Bound on every cache: old entries are evicted, memory stays flat."""
-
-
 def cached(fn: Callable[..., T]) -> Callable[..., T]:
     """Cache a pure function of its arguments in a bounded cache shared by all sessions.
 
@@ -63,10 +61,19 @@ def cached(fn: Callable[..., T]) -> Callable[..., T]:
     pickle a view on every hit, Plotly figures included, which cost more than many reruns' own
     work. Results are treated as immutable: nothing in the app changes a view, a figure or a row
     after it is built (``st.plotly_chart`` and the exports copy a figure before using it).
+    Each answered call is remembered (``dpviz.ui.feedback``), so a page says nothing of a wait
+    that will not come.
     """
     wrapper = _CACHED.get(fn)
     if wrapper is None:  # made once per function: Streamlit reads its source to key the cache
-        wrapper = _CACHED[fn] = st.cache_resource(max_entries=CACHE_ENTRIES, show_spinner=False)(fn)
+        resource = st.cache_resource(max_entries=CACHE_ENTRIES, show_spinner=False)(fn)
+
+        def call(*args: Any, **kwargs: Any) -> T:
+            value = resource(*args, **kwargs)
+            remember(fn, args, kwargs)
+            return value
+
+        wrapper = _CACHED[fn] = call
     return wrapper
 
 
@@ -225,10 +232,10 @@ def url_value(key: str, convert: Callable[[str], Any]) -> str | None:
     """The raw URL text for the input ``key``: from the query string, or from an old key read by
     ``url_aliases`` (then set as the widget's value when ``convert`` accepts it; a value it
     rejects is left to the input's notice, as a bad URL value is)."""
-    pending = st.session_state.get(_ALIASED, {})
-    if key not in pending:
+    aliased = st.session_state.get(_ALIASED, {})
+    if key not in aliased:
         return st.query_params.get(key)
-    text = pending.pop(key)
+    text = aliased.pop(key)
     with contextlib.suppress(KeyError, ValueError):  # a bad value: the input's notice names it
         st.session_state[key] = convert(text)
     return text

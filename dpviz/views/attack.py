@@ -15,8 +15,8 @@ import numpy as np
 from dpviz import budget as budgets
 from dpviz.attack import KINDS, PARAMS, Attack, AttackResult, make_attack, run_attack
 from dpviz.attack import curve as C
-from dpviz.attack.run import admit
-from dpviz.budget import Budget
+from dpviz.attack.run import admit, cost
+from dpviz.budget import Budget, Cost
 from dpviz.figures.attack import attack_figure
 from dpviz.mechanisms.registry import mechanism_class
 from dpviz.params import Param
@@ -77,6 +77,13 @@ def run(attack: Attack, progress: Callable[[float], None] | None = None) -> Atta
     """``run_attack`` within the page's budget (the proven ε and the curve; sampling is bounded by
     ``MAX_TRIALS`` and ``MAX_STEP_DRAWS``)."""
     return run_attack(attack, progress=progress, budget=budgets.PAGE)
+
+
+def trials_cost(attack: Attack) -> Cost:
+    """Estimated time of sampling and testing ``attack``'s trials (``dpviz.attack.run.cost``: one
+    unit per trial and per step drawn one by one), worded for the page's notice."""
+    c = cost(attack)
+    return Cost(c.seconds, c.bytes, f"Sampling {attack.trials:,} trials per hypothesis")
 
 
 def headline(result: AttackResult) -> str:

@@ -28,7 +28,7 @@ from functools import partial
 from typing import Any
 
 from dpviz import budget as budgets
-from dpviz.budget import Budget
+from dpviz.budget import Budget, Cost
 from dpviz.figures.mechanisms import ROUTE_LABELS
 from dpviz.guarantee import Guarantee
 from dpviz.mechanisms import registry
@@ -58,12 +58,13 @@ from dpviz.views.mechanism_routes import (
     headline,
     quick,
     refine,
+    refine_cost,
 )
 
 __all__ = ["BUCKETS_SHARE", "MAX_MIX_ROWS", "MIX", "MIX_COLUMNS", "PAGE_BUCKETS_N", "PLD_SHARE", "QUICK",
            "ROUTE_LABELS", "SPEC", "answer_of", "best", "build", "figures", "headline", "heterogeneous",
            "k_values", "make_mechanism", "mix_entries", "mix_parts", "mix_rows", "mix_spec", "mix_view",
-           "quick", "refine"]
+           "quick", "refine", "refine_cost"]
 
 KINDS = {cls.title: key for key, cls in registry.MECHANISMS.items()}
 """Menu title → registry key (the CLI subcommand and the URL value)."""
@@ -179,6 +180,13 @@ def quick_for(kind: str, values: Values, **target: Any) -> dict[str, Guarantee]:
 def refine_for(kind: str, values: Values, **target: Any) -> View:
     """``refine`` with cacheable arguments (``as_values``)."""
     return refine(make_mechanism(kind, dict(values)), **target)
+
+
+def refine_cost_for(kind: str, values: Values, *, k: int, first: Mapping[str, Guarantee],
+                    compare: bool = False, **target: Any) -> Cost:
+    """``refine_cost`` with the page's arguments: the refinement's estimated time, shown at once
+    when it is above a second (``dpviz.budget.notice``)."""
+    return refine_cost(make_mechanism(kind, dict(values)), k=k, first=first, compare=compare, **target)
 
 
 def figures_for(kind: str, values: Values, **target: Any) -> View:

@@ -18,7 +18,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dpviz import budget as budgets
-from dpviz.budget import Budget
+from dpviz.budget import Budget, Cost
 from dpviz.composition import METHODS
 from dpviz.composition.curves import k_grid
 from dpviz.figures.planner import noise_vs_k_figure
@@ -160,6 +160,19 @@ def gce_plans(*, epsilon: float, delta: float, k: int, delta0: float, cap: int, 
         g = Guarantee.not_computed(source="HBW, database priors", reason=str(exc))
         return {"prior": Plan(key="prior", name="eps0", value=None, check=g, target_epsilon=epsilon,
                               target_delta=delta, reason=str(exc))}
+
+
+def gce_cost(*, epsilon: float, delta: float, k: int, delta0: float, cap: int, prior: str = NO_PRIOR,
+             budget: Budget = budgets.PAGE) -> Cost:
+    """Estimated time of ``gce_plans`` with the same arguments (``dpviz.planner.gce.run_cost``),
+    worded for the page's notice; zero where no model of the search exists (the cap question)."""
+    del delta, cap  # the estimate does not depend on them; the same arguments as ``gce_plans``
+    try:
+        c = gce.run_cost(k=k, epsilon=epsilon, prior=None if prior == NO_PRIOR else prior, delta0=delta0,
+                         budget=budget)
+    except ParameterError:  # gce_plans says why in its row
+        return budgets.ZERO
+    return Cost(c.seconds, c.bytes, f"Searching the largest ε0 for {c.what}")
 
 
 def utility_series(*, epsilon: float, delta: float, delta0: float, sensitivity: float, k_max: int,
