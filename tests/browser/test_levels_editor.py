@@ -93,6 +93,7 @@ def type_cell(page: Page, row: int, col: int, text: str, *, grid_selector: str =
 
 def add_row(page: Page, values: tuple[str, str, str]) -> None:
     """The toolbar's "Add row", then each cell of the new (last) row."""
+    settle(page)  # as a person does: a rerun still drawing moves the grid under the pointer
     grid = page.locator(EDITOR)
     before = len(cells(grid))
     grid.hover()
