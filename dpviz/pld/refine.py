@@ -120,7 +120,7 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
     if lattice is None:
         lattice = _anchor(parts)
         req.offsets = True
-    hh = _pilot_h(parts)
+    hh = pilot_h(parts)
     if lattice is not None:
         hh = lattice / math.ceil(lattice / hh)
     if delta is not None and 0 < delta < PRETILT_DELTA \
@@ -349,7 +349,7 @@ def _width_ratio(c: Composed, *, delta: float | None, epsilon: float | None, acc
     return (up_d - lo_d) / (accuracy * up_d)
 
 
-def _pilot_h(parts: Parts) -> float:
+def pilot_h(parts: Parts) -> float:
     """A first width: 1/8 of the smallest single-step standard deviation of the loss (narrower
     cells than that lose the law's shape), at most 0.05."""
     sds = []

@@ -22,7 +22,7 @@ from dpviz.mechanisms import routes
 from dpviz.pld import cost as pld_cost
 from dpviz.pld.refine import (
     DEFAULT_ACCURACY,
-    _pilot_h,  # the refinement's first width (private there; read, not copied)
+    pilot_h,
     target_tail,
 )
 from dpviz.results import intervals_json
@@ -178,7 +178,7 @@ def refine_cost(mech: Any, *, k: int, first: Mapping[str, Guarantee], delta: flo
         share = budget.share(PLD_SHARE).seconds
         try:
             tail = target_tail(parts, delta=delta, epsilon=epsilon, accuracy=DEFAULT_ACCURACY)
-            finest = min(pld_cost.cost(parts, h=_pilot_h(parts) / 8.0, tail=tail).seconds, share)
+            finest = min(pld_cost.cost(parts, h=pilot_h(parts) / 8.0, tail=tail).seconds, share)
         except ParameterError:  # no grid that fine fits: the route coarsens within its share
             finest = share
         seconds, names = REFINE_GRIDS * finest, ["the PLD grid"]
