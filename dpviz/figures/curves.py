@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from dpviz.figures.style import AXIS_COLOR, base_layout, full_log_labels, hover, style
+from dpviz.figures.style import AXIS_COLOR, base_layout, full_log_labels, hover, new_figure, scatter, style
 
 
 def series_figure(x: np.ndarray, series: Mapping[str, np.ndarray], *, title: str, x_title: str,
@@ -15,11 +15,11 @@ def series_figure(x: np.ndarray, series: Mapping[str, np.ndarray], *, title: str
                   labels: Mapping[str, str] | None = None, hover_x: str = "x = %{x:.4g}",
                   hover_y: str = "y = %{y:.6g}") -> go.Figure:
     """Lines per method (NaN points, i.e. infeasible, are left as gaps); hover names the curve."""
-    fig = go.Figure()
+    fig = new_figure()
     labels = labels or {}
     for key, y in series.items():
         s = style(key)
-        fig.add_trace(go.Scatter(
+        fig.add_trace(scatter(
             x=x, y=y, mode="lines+markers" if x.size <= 40 else "lines",
             name=labels.get(key, s.label),
             line={"color": s.color, "dash": s.dash, "width": s.width}, marker={"size": 5},
@@ -74,7 +74,7 @@ def mark_target(fig: go.Figure, *, target_delta: float, answers: Mapping[str, fl
                        text=f"target δ = {target_delta:.3g}", font={"color": AXIS_COLOR, "size": 14})
     found = {key: eps for key, eps in answers.items() if eps is not None and np.isfinite(eps)}
     if found:
-        fig.add_trace(go.Scatter(
+        fig.add_trace(scatter(
             x=list(found.values()), y=[target_delta] * len(found), mode="markers",
             name=answer_name,
             text=[labels.get(key, style(key).label) for key in found],

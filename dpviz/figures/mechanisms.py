@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dpviz.figures.curves import mark_target
-from dpviz.figures.style import base_layout, full_log_labels, hover, rgba, style
+from dpviz.figures.style import bar, base_layout, full_log_labels, hover, new_figure, rgba, scatter, style
 from dpviz.figures.tables import (
     Column,
     end_column,
@@ -93,7 +93,8 @@ def pld_histogram_figure(losses: np.ndarray, masses: np.ndarray, *, p_inf: float
     else:
         tip = hover("ℓ = %{x:.5g}", "P-mass = %{y:.3g}")  # one cell per bar: its centre is its loss
     # hover-only numbers in single precision (7 digits; 5 shown): a smaller figure to send
-    fig = go.Figure(go.Bar(x=0.5 * (left + right), y=mass, width=(right - left).astype(np.float32),
+    fig = new_figure()
+    fig.add_trace(bar(x=0.5 * (left + right), y=mass, width=(right - left).astype(np.float32),
                            name=name, customdata=np.column_stack([left, right, mean]).astype(np.float32),
                            marker={"color": s.color, "line": {"width": 0}}, hovertemplate=tip))
     y_title = "P-mass per bar" if merged else "P-mass"  # short: a long one ran over the title (the
@@ -109,17 +110,17 @@ def _band_with_lines(x: np.ndarray, lower: np.ndarray, upper: np.ndarray, lines:
     """The certified PLD band [lower, upper] (filled) and reference curves, one trace each.
     Hover is on the points only (``hoveron="points"``): the fill never answers for a curve."""
     s = style("pld")
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=x, y=upper, mode=mode, name="PLD upper (sound)",
+    fig = new_figure()
+    fig.add_trace(scatter(x=x, y=upper, mode=mode, name="PLD upper (sound)",
                              line={"color": s.color, "width": s.width},
                              hovertemplate=hover(hover_x, f"{hover_y} ≤ %{{y:.6g}}")))
-    fig.add_trace(go.Scatter(x=x, y=lower, mode=mode, name="PLD lower",
+    fig.add_trace(scatter(x=x, y=lower, mode=mode, name="PLD lower",
                              line={"color": s.color, "width": 1, "dash": "dot"}, fill="tonexty",
                              fillcolor=rgba(s.color, 0.25), hoveron="points",
                              hovertemplate=hover(hover_x, f"{hover_y} ≥ %{{y:.6g}}")))
     for key, y in lines.items():
         st_ = style(lines_style.get(key, key))
-        fig.add_trace(go.Scatter(x=x, y=y, mode=mode, name=LABELS.get(key, st_.label),
+        fig.add_trace(scatter(x=x, y=y, mode=mode, name=LABELS.get(key, st_.label),
                                  line={"color": st_.color, "dash": st_.dash, "width": st_.width},
                                  hovertemplate=hover(hover_x, f"{hover_y} = %{{y:.6g}}")))
     return fig

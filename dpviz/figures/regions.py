@@ -8,7 +8,7 @@ import numpy as np
 import plotly.colors as pcolors
 import plotly.graph_objects as go
 
-from dpviz.figures.style import AXIS_COLOR, TEXT_COLOR, base_layout, hover, style, wrap
+from dpviz.figures.style import AXIS_COLOR, TEXT_COLOR, base_layout, hover, new_figure, scatter, style, wrap
 from dpviz.regions.boundary import Boundary, region_polygon
 
 MAX_DRAWN_VERTICES = 4000
@@ -60,7 +60,7 @@ def region_figure(regions: Mapping[str, Boundary], *, title: str,
     never does). A region that fills the square is named in a note on the figure; ``left_out`` says
     in a note at the foot of the square why a region is not drawn (kept out of the title, which the
     modebar would cover once it wraps to more lines)."""
-    fig = go.Figure()
+    fig = new_figure()
     labels, colors = labels or {}, colors or {}
     vacuous: list[str] = []
     fills: list[go.Scatter] = []
@@ -71,9 +71,9 @@ def region_figure(regions: Mapping[str, Boundary], *, title: str,
         color = colors.get(key, s.color)
         x, y = region_polygon(thin(boundary))
         if fill:
-            fills.append(go.Scatter(x=x, y=y, mode="none", fill="toself", fillcolor=tint(color), name=name,
+            fills.append(scatter(x=x, y=y, mode="none", fill="toself", fillcolor=tint(color), name=name,
                                     legendgroup=key, showlegend=False, hoverinfo="skip"))
-        outlines.append(go.Scatter(
+        outlines.append(scatter(
             x=x, y=y, mode="lines", name=name, legendgroup=key,
             line={"color": color, "dash": s.dash if key not in colors else "solid", "width": s.width},
             hovertemplate=hover("P_FA = %{x:.4g}", "P_MD = %{y:.4g}"),
@@ -81,7 +81,7 @@ def region_figure(regions: Mapping[str, Boundary], *, title: str,
         if excluded_area(boundary) < VACUOUS_AREA:
             vacuous.append(name)
     fig.add_traces([*fills, *outlines])
-    fig.add_trace(go.Scatter(x=[0, 1], y=[1, 0], mode="lines", name="No privacy loss (P_FA + P_MD = 1)",
+    fig.add_trace(scatter(x=[0, 1], y=[1, 0], mode="lines", name="No privacy loss (P_FA + P_MD = 1)",
                              line={"color": "rgba(128,128,128,0.6)", "width": 1, "dash": "dot"},
                              hovertemplate=hover("P_FA = %{x:.4g}", "P_MD = %{y:.4g}")))
     base_layout(fig, title=title, x_title="P_FA (false alarm)", y_title="P_MD (missed detection)")
