@@ -19,7 +19,7 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("regions", {"eps0": 3.0, "k": 100}),  # basic and advanced vacuous: the note on the figure
     ("curves", {"k_max": 200}),
     ("priors", {"k": 200}),
-    ("priors", {"kind": "prior", "k": 50}),
+    ("priors", {"preset": "custom", "kind": "uniform-nonzero", "k": 50}),
     ("mechanisms", {"k": 100}),
     ("mechanisms", {"k": 100, "solve": "delta"}),  # the target line and the answers marked
     ("mechanisms", {"mechanism": "randomized-response", "eps0": 1.0, "k": 20}),
