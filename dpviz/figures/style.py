@@ -141,6 +141,33 @@ def bar(**props: Any) -> go.Bar:
     return go.Bar(_validate=False, **props)
 
 
+def figure_of(data: list[dict[str, Any]], layout: dict[str, Any]) -> go.Figure:
+    """A figure made at once from its traces and layout as dictionaries (each trace with its
+    ``type``), in the dpviz template, without validation (see ``new_figure``). Setting properties
+    one by one on a figure goes through Plotly's property tree even unvalidated: 9 of a region
+    figure's 10 ms, against 1 ms for this."""
+    if pio.templates.default != TEMPLATE_NAME:  # changed by someone else: validated, to resolve the name
+        return go.Figure({"data": data, "layout": {"template": TEMPLATE_NAME, **layout}})
+    return go.Figure({"data": data, "layout": layout}, _validate=False)
+
+
+def layout_of(*, title: str, x_title: str, y_title: str) -> dict[str, Any]:
+    """``base_layout``'s settings as a layout dictionary (for ``figure_of``); trace names are
+    wrapped by the builder (``wrap(name, LABEL_WRAP)``)."""
+    return {"title": {"text": wrap(title, TITLE_WRAP)}, "xaxis": {"title": {"text": x_title}},
+            "yaxis": {"title": {"text": y_title}}}
+
+
+def log_axis(x: Any) -> dict[str, Any]:
+    """``full_log_labels``' tick values and labels as axis settings ({} where it sets none)."""
+    xs = np.asarray(x, dtype=float)
+    xs = xs[np.isfinite(xs) & (xs > 0)]
+    if xs.size and xs.max() > xs.min():
+        ticks, text = log_ticks(float(xs.min()), float(xs.max()))
+        return {"tickvals": ticks, "ticktext": text}
+    return {}
+
+
 def base_layout(fig: go.Figure, *, title: str, x_title: str, y_title: str) -> go.Figure:
     """The dpviz template (screen and every export alike), Unicode labels (no MathJax needed
     offline), wrapped title and legend labels."""
@@ -176,12 +203,10 @@ def log_ticks(lo: float, hi: float) -> tuple[list[float], list[str]]:
 
 
 def full_log_labels(fig: go.Figure, x: Any) -> go.Figure:
-    """Label a log x axis over the positive values of ``x`` with ``log_ticks``."""
-    xs = np.asarray(x, dtype=float)
-    xs = xs[np.isfinite(xs) & (xs > 0)]
-    if xs.size and xs.max() > xs.min():
-        ticks, text = log_ticks(float(xs.min()), float(xs.max()))
-        fig.update_xaxes(tickvals=ticks, ticktext=text)
+    """Label a log x axis over the positive values of ``x`` with ``log_ticks`` (``log_axis``)."""
+    ticks = log_axis(x)
+    if ticks:
+        fig.update_xaxes(**ticks)
     return fig
 
 
