@@ -1,4 +1,4 @@
-"""The figure builders skip Plotly's validation (``dpviz.figures.style.new_figure``: most of a
+"""The figure builders skip Plotly's validation (``dpviz.figures.style.figure_of``: most of a
 figure's build time). Each figure they make must be one validation leaves as it is: rebuilt from
 its own dictionary with validation on, it gives the same JSON (a property Plotly would rename,
 coerce or reject, such as a bare string for an axis title, shows up as a difference)."""
