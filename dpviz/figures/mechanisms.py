@@ -138,7 +138,7 @@ def delta_band_figure(eps: np.ndarray, lower: np.ndarray, upper: np.ndarray,
                                  hover_x="ε = %{x:.4g}", hover_y="δ", lines_style={}),
                     layout_of(title=f"δ(ε) of {of or 'the composed mechanism'}, k = {k:,}",
                               x_title="total ε", y_title="total δ"))
-    if target_delta is not None:  # on the linear axis it is drawn on before the log one is set
+    if target_delta is not None:
         lo, up = answer or (None, None)
         mark_target(fig, target_delta=target_delta, answers={"pld_lower": lo, "pld": up},
                     labels={"pld_lower": "PLD: ε ≥", "pld": "PLD: ε ≤"},
