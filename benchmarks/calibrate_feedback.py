@@ -1,7 +1,7 @@
 """Calibrate the time estimates behind the pages' "this will take about N s" notices (issue 20,
 "Feedback"): each estimate against the CPU time the work measures, on a grid of settings.
 
-    python benchmarks/calibrate_feedback.py            # prints the table and the ratios
+    python benchmarks/calibrate_feedback.py   # writes benchmarks/results/calibrate_feedback.md
 
 - Plan a budget's noise search (``dpviz.planner.noise_cost.search_cost``): the search's CPU time
   divided by the estimate of one forward evaluation is the number of evaluations the model uses
@@ -17,6 +17,8 @@ CPU time (``time.process_time``), one run each: other jobs on a shared machine d
 
 from __future__ import annotations
 
+import os
+import platform
 import statistics
 import sys
 import time
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "results" / "calibrate_feedback.md"
 sys.path.insert(0, str(ROOT))
 
 from dpviz import budget as budgets  # noqa: E402
@@ -64,25 +67,33 @@ def cpu(fn: Callable[[], Any]) -> float:
 def main() -> None:
     target = {"epsilon": 1.0, "delta": 1e-5, "budget": budgets.PAGE_SEARCH}
     ratios = []
-    print("| noise search | estimated s (one evaluation) | measured CPU s | evaluations |")
-    print("|---|---:|---:|---:|")
+    lines = ["# Time estimates of the pages' notices (`python benchmarks/calibrate_feedback.py`)", "",
+             f"{platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}. CPU seconds "
+             "(`time.process_time`), one run each; ε = 1, δ = 1e-5 for the noise searches (the page's "
+             "budget), the Database priors defaults otherwise.", "",
+             "| noise search | estimate of one evaluation (s) | measured CPU (s) | search / one evaluation |",
+             "|---|---:|---:|---:|"]
     for s in NOISE_GRID:
         est = noise_cost.search_cost(**s, **target).seconds / noise_cost.SEARCH_EVALUATIONS
         took = cpu(lambda s=s: noise.smallest_noise(**s, **target))
-        if est > 0:
+        if est > 0.05:  # the searches a notice can concern (the lighter ones' fixed costs are not counted)
             ratios.append(took / est)
-        print(f"| {s} | {est:.3g} | {took:.3g} | {took / est if est else float('nan'):.3g} |", flush=True)
+        lines.append(f"| {s} | {est:.3g} | {took:.3g} | {took / est if est else float('nan'):.3g} |")
+        print(lines[-1], flush=True)
     if ratios:
-        print(f"\nevaluations: median {statistics.median(ratios):.3g}, range {min(ratios):.3g} to "
-              f"{max(ratios):.3g} (SEARCH_EVALUATIONS = {noise_cost.SEARCH_EVALUATIONS:g})\n")
-    print("| priors view | estimated s | measured CPU s | measured / estimated |")
-    print("|---|---:|---:|---:|")
+        lines += ["", f"Search / one evaluation, where one evaluation is estimated above 0.05 s: median {statistics.median(ratios):.3g}, range "
+                  f"{min(ratios):.3g} to {max(ratios):.3g} (`SEARCH_EVALUATIONS` = "
+                  f"{noise_cost.SEARCH_EVALUATIONS:g})."]
+    lines += ["", "| Database priors view | estimated (s) | measured CPU (s) | measured / estimated |",
+              "|---|---:|---:|---:|"]
     for change in PRIORS_GRID:
         values = {**dp.SPEC.defaults(), **change}
         est = dp.build_cost(**values).seconds
         took = cpu(lambda values=values: dp.SPEC.build(**values))
         ratio = took / est if est else float("nan")
-        print(f"| {change} | {est:.3g} | {took:.3g} | {ratio:.3g} |", flush=True)
+        lines.append(f"| {change} | {est:.3g} | {took:.3g} | {ratio:.3g} |")
+        print(lines[-1], flush=True)
+    OUT.write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

@@ -24,14 +24,15 @@ from dpviz.pld import cost as pld_cost
 from dpviz.pld.refine import DEFAULT_ACCURACY, pilot_h, target_tail
 from dpviz.validation import ParameterError
 
-SEARCH_EVALUATIONS = 2.0
-"""A whole search in units of the estimate of its first evaluation: measured 0.7 to 3.6 for the
-subsampled Gaussian (k from 10 to 100,000, q from 0.001 to 0.1; the larger ratios at large k) by
-``benchmarks/calibrate_feedback.py``, so the estimate is within a factor of about 2 either way.
-Fewer than the search's ~25 evaluations: one evaluation's estimate is the refinement's worst case
-(often capped at its budget, where the refinement stops earlier), and the points it revisits are
-answered from memory. Searches that answer in well under a second (Laplace, exact atoms) measure
-more, from work the counts leave out; they never reach a notice."""
+SEARCH_EVALUATIONS = 2.4
+"""A whole search in units of the estimate of its first evaluation: measured 0.6 to 4.5, median
+2.4, for the subsampled Gaussian (k from 10 to 100,000, q from 0.001 to 0.1; the larger ratios at
+large k) by ``benchmarks/calibrate_feedback.py`` (benchmarks/results/calibrate_feedback.md), so
+the estimate is within a factor of about 2 either way. Fewer than the search's ~25 evaluations:
+one evaluation's estimate is the refinement's worst case (often capped at its budget, where the
+refinement stops earlier), and the points it revisits are answered from memory. Searches that
+answer in well under a second (Laplace, exact atoms) measure more, from work the counts leave
+out; they never reach a notice."""
 PLD_GRIDS = 2.0
 """One PLD evaluation's work in units of its finest grid (pilot and coarser widths, a tilted rerun)."""
 
