@@ -81,9 +81,9 @@ def main() -> None:
         lines.append(f"| {s} | {est:.3g} | {took:.3g} | {took / est if est else float('nan'):.3g} |")
         print(lines[-1], flush=True)
     if ratios:
-        lines += ["", f"Search / one evaluation, where one evaluation is estimated above 0.05 s: median {statistics.median(ratios):.3g}, range "
-                  f"{min(ratios):.3g} to {max(ratios):.3g} (`SEARCH_EVALUATIONS` = "
-                  f"{noise_cost.SEARCH_EVALUATIONS:g})."]
+        lines += ["", "Search / one evaluation, where one evaluation is estimated above 0.05 s: median "
+                  f"{statistics.median(ratios):.3g}, range {min(ratios):.3g} to {max(ratios):.3g} "
+                  f"(`SEARCH_EVALUATIONS` = {noise_cost.SEARCH_EVALUATIONS:g})."]
     lines += ["", "| Database priors view | estimated (s) | measured CPU (s) | measured / estimated |",
               "|---|---:|---:|---:|"]
     for change in PRIORS_GRID:
