@@ -4,7 +4,8 @@ import streamlit as st
 
 from dpviz import ui
 from dpviz.params import DELTA0, EPS0
-from dpviz.views.regions import K_PAGE, KS, SPEC
+from dpviz.views import regions
+from dpviz.views.regions import K_PAGE, KS
 
 ui.page_setup("Privacy regions")
 st.title("Privacy regions")
@@ -40,7 +41,11 @@ st.subheader("How the region grows with k")
 st.markdown("The optimal region of the same mechanism composed k times, for several k at once (type any "
             "numbers of mechanisms): each region contains the ones for smaller k, as in KOV Fig. 2.")
 values["ks"] = ui.param_input(KS)
-view = ui.cached(SPEC.build)(**values)
+# the two parts cached apart: a change of k redoes the k-fold regions, a change of the overlaid
+# k values the nested ones
+point = {"eps0": values["eps0"], "delta0": values["delta0"]}
+view = regions.assemble(ui.cached(regions.at_k)(**point, k=values["k"]),
+                        ui.cached(regions.nested)(**point, ks=values["ks"]), **values)
 tag = ui.export.file_stem("regions", values)  # every input: scenarios never overwrite each other
 
 with top:

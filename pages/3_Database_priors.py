@@ -4,6 +4,7 @@ import streamlit as st
 
 from dpviz import ui
 from dpviz.validation import ParameterError
+from dpviz.views import database_priors
 from dpviz.views.database_priors import (
     ALLOWED,
     CAP,
@@ -141,11 +142,18 @@ if kind in ("cap", "features", "allowed"):
                                             help=NEIGHBOURING.help)
 values.update(shown, **extra)
 
+# said at once when the exact worst case will take more than about a second (large k, many count
+# classes): the core's estimate, for an answer that is not cached; replaced by the answer
+slow = ui.pending(lambda: database_priors.build_cost(**values), SPEC.build, **values)
+waiting = st.empty()
+if slow:
+    waiting.info(f"{slow}…", icon=":material/hourglass_top:")
 try:
     view = ui.cached(SPEC.build)(**values)
 except ParameterError as exc:
     ui.notice(exc)
     st.stop()
+waiting.empty()
 q = view.summary["question"]
 k = q.databases
 

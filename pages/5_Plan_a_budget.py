@@ -46,17 +46,19 @@ common = {"epsilon": values["epsilon"], "delta": values["delta"]}
 # Gaussian's σ is searched with the PLD accountant, a few seconds (README, "Plan a budget").
 subsampled = values["sampling_rate"] < 1.0
 gce_args = {**common, **{key: values[key] for key in ("k", "delta0", "cap", "prior")}}
-slow = ui.pending(lambda: planner.gce_cost(**gce_args), planner.gce_plans, **gce_args)  # the core's estimate
+noise_args = {**common, **{key: values[key] for key in ("k", "sensitivity", "sampling_rate")}}
+slow = [text for text in (  # the core's estimates, for the searches whose answers are not cached
+    ui.pending(lambda: planner.noise_cost(**noise_args), planner.noise_plans, **noise_args),
+    ui.pending(lambda: planner.gce_cost(**gce_args), planner.gce_plans, **gce_args)) if text]
 waiting = st.empty()
 if slow:  # at once, not after the spinner's half second; replaced by the tables below
-    waiting.info(f"{slow}…", icon=":material/hourglass_top:")
+    waiting.info("; ".join(slow) + "…", icon=":material/hourglass_top:")
 with st.spinner("Solving the inverse questions… the subsampled Gaussian's σ is searched with the PLD "
                 "accountant: a few seconds" if subsampled else "Solving the inverse questions…",
                 show_time=True):
     eps0_p = ui.cached(planner.eps0_plans)(**common, k=values["k"], delta0=values["delta0"])
     k_p = ui.cached(planner.k_plans)(**common, eps0=values["eps0"], delta0=values["delta0"])
-    noise_p = ui.cached(planner.noise_plans)(**common, k=values["k"], sensitivity=values["sensitivity"],
-                                             sampling_rate=values["sampling_rate"])
+    noise_p = ui.cached(planner.noise_plans)(**noise_args)
     gce_p = ui.cached(planner.gce_plans)(**gce_args)
     # the utility figure's searches, each cached on its own inputs (the ε0 ones do not depend on Δ)
     ks, eps0_s = ui.cached(planner.eps0_series)(**common, delta0=values["delta0"], k_max=values["k_max"])

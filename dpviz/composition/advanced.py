@@ -43,6 +43,11 @@ def total_delta(levels: Levels, slack: float) -> float:
     return min(sum_delta(levels) + slack, 1.0)
 
 
+def total_deltas(levels: Levels, slacks: ArrayLike) -> NDArray[np.float64]:
+    """:func:`total_delta` at many slacks at once (the regions' sweep; the same floats)."""
+    return np.minimum(sum_delta(levels) + np.asarray(slacks, dtype=float), 1.0)
+
+
 def epsilon_for_delta(levels: Levels, *, delta: float) -> Guarantee:
     """ε with δ' = δ − Σδ_i (``.delta`` is the target: the slack is spent); impossible when δ' ≤ 0."""
     slack = delta - sum_delta(levels)

@@ -52,6 +52,14 @@ def total_delta(levels: Levels, slack: float) -> float:
     return 0.0 - math.expm1(math.log1p(-slack) + log_no_delta(levels))  # 0.0 −: never −0.0
 
 
+def total_deltas(levels: Levels, slacks: ArrayLike) -> NDArray[np.float64]:
+    """:func:`total_delta` at many slacks at once (the regions' sweep): the same floats, from
+    ``math``'s log1p and expm1 (numpy's may differ in the last bit), with Π(1 − δ_i) summed once."""
+    base = log_no_delta(levels)
+    return np.array([1.0 if s >= 1.0 else 0.0 - math.expm1(math.log1p(-s) + base)
+                     for s in np.asarray(slacks, dtype=float).tolist()], dtype=float)
+
+
 def epsilon_at_slack(levels: Levels, *, slack: float) -> float:
     """The theorem's ε for δ~ ∈ [0, 1]; Σε when δ~ = 0."""
     return epsilon_with_drift(levels, drift(levels), slack=slack)

@@ -23,6 +23,7 @@ PAPER_RANGE = 0.9
 """KOV state the simplified form for ε0 ≤ 0.9 (the high-privacy regime)."""
 
 total_delta = kov.total_delta
+total_deltas = kov.total_deltas
 
 
 def _source(levels: Levels) -> str:

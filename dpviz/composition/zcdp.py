@@ -191,6 +191,11 @@ def total_delta(levels: Levels, slack: float) -> float:
     return sum_delta(levels) + slack
 
 
+def total_deltas(levels: Levels, slacks: ArrayLike) -> np.ndarray:
+    """:func:`total_delta` at many slacks at once (the regions' sweep; the same floats)."""
+    return sum_delta(levels) + np.asarray(slacks, dtype=float)
+
+
 def epsilon_for_delta(levels: Levels, *, delta: float) -> Guarantee:
     """ε with δ′ = δ − Σδ_l (``.delta`` is the target: the slack is spent); impossible when δ′ ≤ 0."""
     base = sum_delta(levels)

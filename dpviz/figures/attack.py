@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dpviz.figures.regions import region_figure
-from dpviz.figures.style import hover
+from dpviz.figures.style import hover, scatter
 from dpviz.regions.boundary import Boundary
 
 EMPIRICAL_COLOR = "#000000"
@@ -29,9 +29,9 @@ def box_trace(boxes: Mapping[str, np.ndarray], *, confidence: float) -> go.Scatt
                               boxes["p_md_upper"], strict=True):
         xs += [float(x0), float(x1), float(x1), float(x0), float(x0), None]
         ys += [float(y0), float(y0), float(y1), float(y1), float(y0), None]
-    return go.Scatter(x=xs, y=ys, mode="lines", fill="toself", fillcolor="rgba(213,94,0,0.18)",
-                      line={"color": BOX_COLOR, "width": 1},
-                      name=f"{confidence:.0%} Clopper–Pearson boxes", hoverinfo="skip")
+    return scatter(x=xs, y=ys, mode="lines", fill="toself", fillcolor="rgba(213,94,0,0.18)",
+                   line={"color": BOX_COLOR, "width": 1},
+                   name=f"{confidence:.0%} Clopper–Pearson boxes", hoverinfo="skip")
 
 
 def attack_figure(*, p_fa: np.ndarray, p_md: np.ndarray, boxes: Mapping[str, np.ndarray], confidence: float,
@@ -45,13 +45,13 @@ def attack_figure(*, p_fa: np.ndarray, p_md: np.ndarray, boxes: Mapping[str, np.
     # a marker per threshold only where they are few: 2,000 of them made a thick black band that hid
     # the trade-off curve the attack runs along (looking at a subsampled Gaussian, k = 100)
     mode = "lines+markers" if np.size(p_fa) <= MARKED_POINTS else "lines"
-    fig.add_trace(go.Scatter(x=p_fa, y=p_md, mode=mode, name=f"Attack: {test_name}, every threshold",
-                             line={"color": EMPIRICAL_COLOR, "width": 1.5},
-                             marker={"size": 4, "color": EMPIRICAL_COLOR},
-                             hovertemplate=hover("P_FA = %{x:.4g}", "P_MD = %{y:.4g}")))
+    fig.add_trace(scatter(x=p_fa, y=p_md, mode=mode, name=f"Attack: {test_name}, every threshold",
+                          line={"color": EMPIRICAL_COLOR, "width": 1.5},
+                          marker={"size": 4, "color": EMPIRICAL_COLOR},
+                          hovertemplate=hover("P_FA = %{x:.4g}", "P_MD = %{y:.4g}")))
     if point is not None:
-        fig.add_trace(go.Scatter(x=[point[0]], y=[point[1]], mode="markers", name=point_label,
-                                 marker={"size": 14, "symbol": "star", "color": POINT_COLOR,
-                                         "line": {"color": "#000000", "width": 1}},
-                                 hovertemplate=hover("P_FA = %{x:.4g}", "P_MD = %{y:.4g}")))
+        fig.add_trace(scatter(x=[point[0]], y=[point[1]], mode="markers", name=point_label,
+                              marker={"size": 14, "symbol": "star", "color": POINT_COLOR,
+                                      "line": {"color": "#000000", "width": 1}},
+                              hovertemplate=hover("P_FA = %{x:.4g}", "P_MD = %{y:.4g}")))
     return fig

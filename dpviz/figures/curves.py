@@ -7,7 +7,17 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from dpviz.figures.style import AXIS_COLOR, base_layout, full_log_labels, hover, style
+from dpviz.figures.style import (
+    AXIS_COLOR,
+    LABEL_WRAP,
+    figure_of,
+    hover,
+    layout_of,
+    log_axis,
+    scatter,
+    style,
+    wrap,
+)
 
 
 def series_figure(x: np.ndarray, series: Mapping[str, np.ndarray], *, title: str, x_title: str,
@@ -15,23 +25,18 @@ def series_figure(x: np.ndarray, series: Mapping[str, np.ndarray], *, title: str
                   labels: Mapping[str, str] | None = None, hover_x: str = "x = %{x:.4g}",
                   hover_y: str = "y = %{y:.6g}") -> go.Figure:
     """Lines per method (NaN points, i.e. infeasible, are left as gaps); hover names the curve."""
-    fig = go.Figure()
     labels = labels or {}
+    data = []
     for key, y in series.items():
         s = style(key)
-        fig.add_trace(go.Scatter(
-            x=x, y=y, mode="lines+markers" if x.size <= 40 else "lines",
-            name=labels.get(key, s.label),
-            line={"color": s.color, "dash": s.dash, "width": s.width}, marker={"size": 5},
-            hovertemplate=hover(hover_x, hover_y),
-        ))
-    base_layout(fig, title=title, x_title=x_title, y_title=y_title)
-    fig.update_xaxes(type="log" if log_x else "linear")
-    if log_x:
-        full_log_labels(fig, x)
-    fig.update_yaxes(type="log" if log_y else "linear", exponentformat="power")
-    fig.update_layout(height=520)
-    return fig
+        data.append({"type": "scatter", "x": x, "y": y, "mode": "lines+markers" if x.size <= 40 else "lines",
+                     "name": wrap(labels.get(key, s.label), LABEL_WRAP),
+                     "line": {"color": s.color, "dash": s.dash, "width": s.width}, "marker": {"size": 5},
+                     "hovertemplate": hover(hover_x, hover_y)})
+    layout = layout_of(title=title, x_title=x_title, y_title=y_title)
+    layout["xaxis"].update(type="log" if log_x else "linear", **(log_axis(x) if log_x else {}))
+    layout["yaxis"].update(type="log" if log_y else "linear", exponentformat="power")
+    return figure_of(data, {**layout, "height": 520})
 
 
 def epsilon_vs_k_figure(ks: np.ndarray, series: Mapping[str, np.ndarray], *, delta: float,
@@ -74,7 +79,7 @@ def mark_target(fig: go.Figure, *, target_delta: float, answers: Mapping[str, fl
                        text=f"target δ = {target_delta:.3g}", font={"color": AXIS_COLOR, "size": 14})
     found = {key: eps for key, eps in answers.items() if eps is not None and np.isfinite(eps)}
     if found:
-        fig.add_trace(go.Scatter(
+        fig.add_trace(scatter(
             x=list(found.values()), y=[target_delta] * len(found), mode="markers",
             name=answer_name,
             text=[labels.get(key, style(key).label) for key in found],

@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dpviz.figures.curves import mark_target
-from dpviz.figures.style import base_layout, full_log_labels, hover, rgba, style
+from dpviz.figures.style import LABEL_WRAP, figure_of, hover, layout_of, log_axis, rgba, style, wrap
 from dpviz.figures.tables import (
     Column,
     end_column,
@@ -93,36 +93,38 @@ def pld_histogram_figure(losses: np.ndarray, masses: np.ndarray, *, p_inf: float
     else:
         tip = hover("ℓ = %{x:.5g}", "P-mass = %{y:.3g}")  # one cell per bar: its centre is its loss
     # hover-only numbers in single precision (7 digits; 5 shown): a smaller figure to send
-    fig = go.Figure(go.Bar(x=0.5 * (left + right), y=mass, width=(right - left).astype(np.float32),
-                           name=name, customdata=np.column_stack([left, right, mean]).astype(np.float32),
-                           marker={"color": s.color, "line": {"width": 0}}, hovertemplate=tip))
+    bars = {"type": "bar", "x": 0.5 * (left + right), "y": mass, "width": (right - left).astype(np.float32),
+            "name": wrap(name, LABEL_WRAP),
+            "customdata": np.column_stack([left, right, mean]).astype(np.float32),
+            "marker": {"color": s.color, "line": {"width": 0}}, "hovertemplate": tip}
     y_title = "P-mass per bar" if merged else "P-mass"  # short: a long one ran over the title (the
     # legend and the hover say the cells are merged)
-    base_layout(fig, title=title, x_title="privacy loss ℓ = ln P(x)/Q(x)", y_title=y_title)
-    fig.update_yaxes(type="log", exponentformat="power")
-    fig.update_layout(height=420, bargap=0, showlegend=True)
-    return fig
+    layout = layout_of(title=title, x_title="privacy loss ℓ = ln P(x)/Q(x)", y_title=y_title)
+    layout["yaxis"].update(type="log", exponentformat="power")
+    return figure_of([bars], {**layout, "height": 420, "bargap": 0, "showlegend": True})
 
 
-def _band_with_lines(x: np.ndarray, lower: np.ndarray, upper: np.ndarray, lines: Mapping[str, np.ndarray],
-                     *, mode: str, hover_x: str, hover_y: str, lines_style: Mapping[str, str]) -> go.Figure:
+def _band_traces(x: np.ndarray, lower: np.ndarray, upper: np.ndarray, lines: Mapping[str, np.ndarray], *,
+                 mode: str, hover_x: str, hover_y: str,
+                 lines_style: Mapping[str, str]) -> list[dict[str, Any]]:
     """The certified PLD band [lower, upper] (filled) and reference curves, one trace each.
     Hover is on the points only (``hoveron="points"``): the fill never answers for a curve."""
     s = style("pld")
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=x, y=upper, mode=mode, name="PLD upper (sound)",
-                             line={"color": s.color, "width": s.width},
-                             hovertemplate=hover(hover_x, f"{hover_y} ≤ %{{y:.6g}}")))
-    fig.add_trace(go.Scatter(x=x, y=lower, mode=mode, name="PLD lower",
-                             line={"color": s.color, "width": 1, "dash": "dot"}, fill="tonexty",
-                             fillcolor=rgba(s.color, 0.25), hoveron="points",
-                             hovertemplate=hover(hover_x, f"{hover_y} ≥ %{{y:.6g}}")))
+    data: list[dict[str, Any]] = [
+        {"type": "scatter", "x": x, "y": upper, "mode": mode, "name": "PLD upper (sound)",
+         "line": {"color": s.color, "width": s.width},
+         "hovertemplate": hover(hover_x, f"{hover_y} ≤ %{{y:.6g}}")},
+        {"type": "scatter", "x": x, "y": lower, "mode": mode, "name": "PLD lower",
+         "line": {"color": s.color, "width": 1, "dash": "dot"}, "fill": "tonexty",
+         "fillcolor": rgba(s.color, 0.25), "hoveron": "points",
+         "hovertemplate": hover(hover_x, f"{hover_y} ≥ %{{y:.6g}}")}]
     for key, y in lines.items():
         st_ = style(lines_style.get(key, key))
-        fig.add_trace(go.Scatter(x=x, y=y, mode=mode, name=LABELS.get(key, st_.label),
-                                 line={"color": st_.color, "dash": st_.dash, "width": st_.width},
-                                 hovertemplate=hover(hover_x, f"{hover_y} = %{{y:.6g}}")))
-    return fig
+        data.append({"type": "scatter", "x": x, "y": y, "mode": mode,
+                     "name": wrap(LABELS.get(key, st_.label), LABEL_WRAP),
+                     "line": {"color": st_.color, "dash": st_.dash, "width": st_.width},
+                     "hovertemplate": hover(hover_x, f"{hover_y} = %{{y:.6g}}")})
+    return data
 
 
 def delta_band_figure(eps: np.ndarray, lower: np.ndarray, upper: np.ndarray,
@@ -132,15 +134,15 @@ def delta_band_figure(eps: np.ndarray, lower: np.ndarray, upper: np.ndarray,
     """δ(ε) of ``of`` (the mechanism's name, in the title) as the certified band [lower, upper]
     plus reference curves (NaN = no value); with ``target_delta``, the target δ line and the
     certified answer ``answer`` = (ε lower, ε upper)."""
-    fig = _band_with_lines(eps, np.maximum(lower, 1e-300), upper, lines, mode="lines",
-                           hover_x="ε = %{x:.4g}", hover_y="δ", lines_style={})
+    fig = figure_of(_band_traces(eps, np.maximum(lower, 1e-300), upper, lines, mode="lines",
+                                 hover_x="ε = %{x:.4g}", hover_y="δ", lines_style={}),
+                    layout_of(title=f"δ(ε) of {of or 'the composed mechanism'}, k = {k:,}",
+                              x_title="total ε", y_title="total δ"))
     if target_delta is not None:
         lo, up = answer or (None, None)
         mark_target(fig, target_delta=target_delta, answers={"pld_lower": lo, "pld": up},
                     labels={"pld_lower": "PLD: ε ≥", "pld": "PLD: ε ≤"},
                     answer_name="certified ε at the target δ")
-    base_layout(fig, title=f"δ(ε) of {of or 'the composed mechanism'}, k = {k:,}", x_title="total ε",
-                y_title="total δ")
     finite = upper[np.isfinite(upper) & (upper > 0)]
     floor = max(float(finite.min()) if finite.size else 1e-12, 1e-16)  # show down to the band's end
     if target_delta is not None:
@@ -153,16 +155,13 @@ def delta_band_figure(eps: np.ndarray, lower: np.ndarray, upper: np.ndarray,
 def epsilon_vs_k_figure(ks: np.ndarray, lower: np.ndarray, upper: np.ndarray,
                         lines: Mapping[str, np.ndarray], *, delta: float, of: str = "") -> go.Figure:
     """ε against k: PLD band and the other routes; ``of`` names the mechanism (in the title)."""
-    fig = _band_with_lines(ks, lower, upper, lines, mode="lines+markers", hover_x="k = %{x:,.0f}",
-                           hover_y="ε", lines_style={"generic": "optimal"})
     what = f" of {of}" if of else ""
-    base_layout(fig, title=f"Total ε against k{what} at total δ = {delta:.3g}", x_title="k",
-                y_title="total ε")
-    fig.update_xaxes(type="log")
-    full_log_labels(fig, ks)
-    fig.update_yaxes(type="log", exponentformat="power")  # the generic curve is often 100× higher
-    fig.update_layout(height=480)
-    return fig
+    layout = layout_of(title=f"Total ε against k{what} at total δ = {delta:.3g}", x_title="k",
+                       y_title="total ε")
+    layout["xaxis"].update(type="log", **log_axis(ks))
+    layout["yaxis"].update(type="log", exponentformat="power")  # the generic curve is often 100× higher
+    return figure_of(_band_traces(ks, lower, upper, lines, mode="lines+markers", hover_x="k = %{x:,.0f}",
+                                  hover_y="ε", lines_style={"generic": "optimal"}), {**layout, "height": 480})
 
 
 GENERIC_MEANING = ("the worst case over every mechanism with this mechanism's per-step (ε0, δ0) at "

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import plotly.colors as pcolors
 import plotly.graph_objects as go
 
-from dpviz.figures.style import AXIS_COLOR, TEXT_COLOR, base_layout, hover, style, wrap
+from dpviz.figures.style import AXIS_COLOR, LABEL_WRAP, TEXT_COLOR, figure_of, hover, layout_of, style, wrap
 from dpviz.regions.boundary import Boundary, region_polygon
 
 MAX_DRAWN_VERTICES = 4000
@@ -60,41 +61,44 @@ def region_figure(regions: Mapping[str, Boundary], *, title: str,
     never does). A region that fills the square is named in a note on the figure; ``left_out`` says
     in a note at the foot of the square why a region is not drawn (kept out of the title, which the
     modebar would cover once it wraps to more lines)."""
-    fig = go.Figure()
     labels, colors = labels or {}, colors or {}
     vacuous: list[str] = []
-    fills: list[go.Scatter] = []
-    outlines: list[go.Scatter] = []
+    fills: list[dict[str, Any]] = []
+    outlines: list[dict[str, Any]] = []
     for key, boundary in regions.items():
         s = style(key)
         name = labels.get(key, s.label)
         color = colors.get(key, s.color)
         x, y = region_polygon(thin(boundary))
+        shown = wrap(name, LABEL_WRAP)
         if fill:
-            fills.append(go.Scatter(x=x, y=y, mode="none", fill="toself", fillcolor=tint(color), name=name,
-                                    legendgroup=key, showlegend=False, hoverinfo="skip"))
-        outlines.append(go.Scatter(
-            x=x, y=y, mode="lines", name=name, legendgroup=key,
-            line={"color": color, "dash": s.dash if key not in colors else "solid", "width": s.width},
-            hovertemplate=hover("P_FA = %{x:.4g}", "P_MD = %{y:.4g}"),
-        ))
+            fills.append({"type": "scatter", "x": x, "y": y, "mode": "none", "fill": "toself",
+                          "fillcolor": tint(color), "name": shown, "legendgroup": key, "showlegend": False,
+                          "hoverinfo": "skip"})
+        outlines.append({
+            "type": "scatter", "x": x, "y": y, "mode": "lines", "name": shown, "legendgroup": key,
+            "line": {"color": color, "dash": s.dash if key not in colors else "solid", "width": s.width},
+            "hovertemplate": hover("P_FA = %{x:.4g}", "P_MD = %{y:.4g}"),
+        })
         if excluded_area(boundary) < VACUOUS_AREA:
             vacuous.append(name)
-    fig.add_traces([*fills, *outlines])
-    fig.add_trace(go.Scatter(x=[0, 1], y=[1, 0], mode="lines", name="No privacy loss (P_FA + P_MD = 1)",
-                             line={"color": "rgba(128,128,128,0.6)", "width": 1, "dash": "dot"},
-                             hovertemplate=hover("P_FA = %{x:.4g}", "P_MD = %{y:.4g}")))
-    base_layout(fig, title=title, x_title="P_FA (false alarm)", y_title="P_MD (missed detection)")
-    fig.update_xaxes(range=[0, 1], constrain="domain", layer="above traces")
-    fig.update_yaxes(range=[0, 1], scaleanchor="x", scaleratio=1, constrain="domain", layer="above traces")
-    fig.update_layout(height=height)  # the square plot fills the width; less height for narrow columns
-    if vacuous:
-        note_vacuous(fig, vacuous)
+    diagonal = {"type": "scatter", "x": [0, 1], "y": [1, 0], "mode": "lines",
+                "name": wrap("No privacy loss (P_FA + P_MD = 1)", LABEL_WRAP),
+                "line": {"color": "rgba(128,128,128,0.6)", "width": 1, "dash": "dot"},
+                "hovertemplate": hover("P_FA = %{x:.4g}", "P_MD = %{y:.4g}")}
+    layout = layout_of(title=title, x_title="P_FA (false alarm)", y_title="P_MD (missed detection)")
+    layout["xaxis"].update(range=[0, 1], constrain="domain", layer="above traces")
+    layout["yaxis"].update(range=[0, 1], scaleanchor="x", scaleratio=1, constrain="domain",
+                           layer="above traces")
+    layout["height"] = height  # the square plot fills the width; less height for narrow columns
+    notes = [vacuous_note(vacuous)] if vacuous else []
     if left_out:
-        fig.add_annotation(x=0.02, y=0.02, xref="x domain", yref="y domain", xanchor="left", yanchor="bottom",
-                           text=wrap(left_out, 26), showarrow=False, align="left",
-                           font={"size": 11, "color": TEXT_COLOR})  # no box: every outline stays in view
-    return fig
+        notes.append({"x": 0.02, "y": 0.02, "xref": "x domain", "yref": "y domain", "xanchor": "left",
+                      "yanchor": "bottom", "text": wrap(left_out, 26), "showarrow": False, "align": "left",
+                      "font": {"size": 11, "color": TEXT_COLOR}})  # no box: every outline stays in view
+    if notes:
+        layout["annotations"] = notes
+    return figure_of([*fills, *outlines, diagonal], layout)
 
 
 def sequential_colors(n: int) -> list[str]:
@@ -116,16 +120,15 @@ def nested_region_figure(regions: Mapping[int, Boundary], *, eps0: float, delta0
         labels={str(k): f"k = {k:,}" for k in ks}, colors={str(k): colors[k] for k in ks}, height=height)
 
 
-def note_vacuous(fig: go.Figure, names: list[str]) -> go.Figure:
-    """Say on the figure that a guarantee is vacuous: its region is (almost) the whole square. Each
-    name is listed as in the legend, on its own line (never inside a sentence, which read
-    "for Any mechanism …")."""
+def vacuous_note(names: list[str]) -> dict[str, Any]:
+    """The note that a guarantee is vacuous: its region is (almost) the whole square. Each name is
+    listed as in the legend, on its own line (never inside a sentence, which read "for Any
+    mechanism …")."""
     who = [wrap("• " + n.replace("<br>", " "), 34) for n in names]
     text = "<br>".join(["Vacuous: every test is possible", "(δ ≥ 1 or ε very large):", *who])
-    fig.add_annotation(x=0.5, y=0.5, xref="x domain", yref="y domain", text=text, showarrow=False,
-                       font={"size": 15, "color": TEXT_COLOR}, align="center",
-                       bgcolor="rgba(255,255,255,0.85)", bordercolor=AXIS_COLOR, borderwidth=1, borderpad=6)
-    return fig
+    return {"x": 0.5, "y": 0.5, "xref": "x domain", "yref": "y domain", "text": text, "showarrow": False,
+            "font": {"size": 15, "color": TEXT_COLOR}, "align": "center", "bgcolor": "rgba(255,255,255,0.85)",
+            "bordercolor": AXIS_COLOR, "borderwidth": 1, "borderpad": 6}
 
 
 def region_values(boundary: Boundary, points: int = 201) -> tuple[np.ndarray, np.ndarray]:

@@ -311,25 +311,58 @@ def _at_k(q: Question, k: int) -> Question:
     return replace(q, k=k, cap=min(q.cap, k))
 
 
+def series_points(q: Question, *, points: int = 24) -> tuple[np.ndarray, list[Question]]:
+    """The x values of :func:`epsilon_series` and the question at each."""
+    if series_axis(q) == AXIS_EPS0:
+        xs = np.geomspace(q.eps0 / 10.0, min(4.0 * q.eps0, 100.0), num=min(points, 16)) if q.eps0 > 0 \
+            else np.array([0.0])
+        return xs, [replace(q, eps0=float(x)) for x in xs]
+    lo = q.k2 if q.kind == "at-least" else 1
+    n = points if q.kind != "at-least" else min(points, 12 if q.delta0 == 0 else 8)
+    xs = np.unique(np.geomspace(lo, q.databases, num=n).round().astype(int))
+    questions = [_at_k(q, int(k)) for k in xs]
+    if q.kind == "features":  # the scaled column counts may repeat a total
+        xs = np.array([qk.databases for qk in questions])
+        xs, first = np.unique(xs, return_index=True)
+        questions = [questions[i] for i in first]
+    return xs, questions
+
+
+def view_cost(q: Question, *, table: Budget, series: Budget, region: Budget) -> Cost:
+    """Estimated time of the question's exact answers, each route counted where its budget admits
+    it (past it, a route is not run and a cheap bound stands in): the table's (:func:`exact_cost`),
+    the ε curve's points summed from the smallest as :func:`epsilon_series` sums them, and the
+    exact region's (:func:`regions`). ``dpviz.budget`` units, no clock."""
+    seconds = 0.0
+    c = exact_cost(q)
+    if table.admits(c):
+        seconds += c.seconds
+    spent = 0.0
+    for qk in series_points(q)[1]:
+        c = exact_cost(qk)
+        if not series.allows(spent + c.seconds, c.bytes):
+            break
+        spent += c.seconds
+    seconds += spent
+    levels = _exact_levels(q)
+    c = optimal.cost(homogeneous(k=q.databases, eps0=q.eps0, delta0=q.delta0))  # the classic region
+    if levels is None:
+        p0, p1 = q.hypotheses()  # type: ignore[misc]
+        c = c + exact.cost(p0, p1, delta0=q.delta0, region=True)
+    elif levels:
+        c = c + optimal.cost(levels)
+    if region.admits(c):
+        seconds += c.seconds
+    return Cost(seconds, what=f"Computing the exact worst case of {q.databases:,} databases")
+
+
 def epsilon_series(q: Question, *, points: int = 24,
                    budget: Budget | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """ε at q.delta against k ∈ [1, q.k] (log-spaced; feature columns scaled in proportion), or,
     where k is fixed by what was typed (``series_axis``), against ε0 from q.eps0 / 10 to 4 q.eps0:
     classic and the exact answer. The points' estimated costs are summed from the smallest; points
     past ``budget`` are NaN (not drawn), as are exact points the budget replaced by a bound."""
-    if series_axis(q) == AXIS_EPS0:
-        xs = np.geomspace(q.eps0 / 10.0, min(4.0 * q.eps0, 100.0), num=min(points, 16)) if q.eps0 > 0 \
-            else np.array([0.0])
-        questions = [replace(q, eps0=float(x)) for x in xs]
-    else:
-        lo = q.k2 if q.kind == "at-least" else 1
-        n = points if q.kind != "at-least" else min(points, 12 if q.delta0 == 0 else 8)
-        xs = np.unique(np.geomspace(lo, q.databases, num=n).round().astype(int))
-        questions = [_at_k(q, int(k)) for k in xs]
-        if q.kind == "features":  # the scaled column counts may repeat a total
-            xs = np.array([qk.databases for qk in questions])
-            xs, first = np.unique(xs, return_index=True)
-            questions = [questions[i] for i in first]
+    xs, questions = series_points(q, points=points)
     b = budgets.resolve(budget)
     spent = 0.0
     series: dict[str, list[float]] = {"classic": [], "exact": []}

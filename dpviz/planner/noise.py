@@ -218,6 +218,26 @@ def _calibration(mechanism: str, *, epsilon: float, delta: float, sensitivity: f
     return epsilon, delta, sampling_rate, cal
 
 
+def search_range(cal: Calibration, *, epsilon: float, k: int, sensitivity: float | None,
+                 sampling_rate: float | None) -> tuple[float, float, float]:
+    """The search's first spend (ε/√k per unit of sensitivity, over q: Steinke Remark 15's
+    scaling), its largest spend and its smallest one."""
+    unit = float(sensitivity) if (sensitivity is not None and cal.is_noise) else 1.0
+    start = max(epsilon, 1e-3) / math.sqrt(k) / (sampling_rate or 1.0)
+    start = start / unit if cal.is_noise else start
+    top = X_TOP / unit if cal.is_noise else X_TOP
+    return start, top, 1e-9 * min(start, top)
+
+
+def calibration(mechanism: str, *, epsilon: float, delta: float, sensitivity: float | None = None,
+                sampling_rate: float | None = None, neighbouring: str = "add-remove",
+                categories: int | None = None, budget: Budget | None = None) -> Calibration:
+    """The calibration ``smallest_noise`` searches with these arguments (checked as it checks them)."""
+    return _calibration(mechanism, epsilon=epsilon, delta=delta, sensitivity=sensitivity,
+                        sampling_rate=sampling_rate, neighbouring=neighbouring, categories=categories,
+                        budget=budget)[3]
+
+
 def smallest_noise(mechanism: str, *, k: int, epsilon: float, delta: float, sensitivity: float | None = None,
                    sampling_rate: float | None = None, neighbouring: str = "add-remove",
                    categories: int | None = None, budget: Budget | None = None) -> Plan:
@@ -228,11 +248,8 @@ def smallest_noise(mechanism: str, *, k: int, epsilon: float, delta: float, sens
         mechanism, epsilon=epsilon, delta=delta, sensitivity=sensitivity, sampling_rate=sampling_rate,
         neighbouring=neighbouring, categories=categories, budget=budget)
     score = cal.score(epsilon, k)
-    unit = float(sensitivity) if (sensitivity is not None and cal.is_noise) else 1.0
-    start = max(epsilon, 1e-3) / math.sqrt(k) / (sampling_rate or 1.0)
-    start = start / unit if cal.is_noise else start
-    top = X_TOP / unit if cal.is_noise else X_TOP
-    smallest = 1e-9 * min(start, top)
+    start, top, smallest = search_range(cal, epsilon=epsilon, k=k, sensitivity=sensitivity,
+                                        sampling_rate=sampling_rate)
     name = cal.param
     allowed = cal.allowed(smallest, start, top)
     if isinstance(allowed, str):

@@ -7,7 +7,8 @@
   ``total_delta(levels, slack)`` (advanced, KOV Thm 3.4-3.5, zCDP): a valid (ε(s), δ(s)) for
   every slack s, so the theorem proves ∩_s R(ε(s), δ(s)); drawn within 1e-4 by
   :func:`dpviz.regions.slack.slack_region` (docs/MATH.md §13). A module may also offer
-  ``epsilon_at_slacks(levels, slacks)`` (numpy, the same values) for speed.
+  ``epsilon_at_slacks(levels, slacks)`` and ``total_deltas(levels, slacks)`` (numpy, the same
+  values) for speed.
 """
 
 from __future__ import annotations
@@ -48,7 +49,9 @@ def method_slack_region(method: str, levels: Levels, *, tolerance: float = TOLER
     vectorised = getattr(module, "epsilon_at_slacks", None)
     epsilons = (partial(vectorised, levels) if callable(vectorised)
                 else pointwise(partial(_epsilon_at, module, levels)))
-    return slack_region(epsilons, pointwise(partial(module.total_delta, levels)), tolerance=tolerance)
+    many = getattr(module, "total_deltas", None)
+    deltas = partial(many, levels) if callable(many) else pointwise(partial(module.total_delta, levels))
+    return slack_region(epsilons, deltas, tolerance=tolerance)
 
 
 def _epsilon_at(module: ModuleType, levels: Levels, slack: float) -> float:

@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
+from _plotly_utils.basevalidators import is_homogeneous_array
+from _plotly_utils.utils import is_skipped_key, to_typed_array_spec
 
 from dpviz import export, references
 from dpviz.figures.style import export_config
@@ -49,9 +51,46 @@ def _serialised(fig: go.Figure) -> _Serialised:
     """``fig`` with its dictionary made once (see ``_Serialised``); the entry goes with the figure."""
     twin = _SHOWN.get(id(fig))
     if twin is None:
-        twin = _SHOWN[id(fig)] = _Serialised(fig.to_dict())
+        twin = _SHOWN[id(fig)] = _Serialised(figure_dict(fig))
         weakref.finalize(fig, _SHOWN.pop, id(fig), None)
     return twin
+
+
+def figure_dict(fig: go.Figure) -> dict[str, Any]:
+    """``fig.to_dict()`` without its deep copy of the figure: the same dictionary (each array as
+    Plotly's base64 typed array, by Plotly's own rules), built by copying only the dictionaries
+    and lists. ``to_dict`` deep-copies every array and list before encoding it, and walks every
+    number of a long list: most of a Mechanisms change's CPU went into the PLD histogram's copies
+    (benchmarks/results/change_cpu.md)."""
+    spec: dict[str, Any] = {"data": [_encoded(trace) for trace in fig._data],
+                            "layout": _encoded(fig._layout)}
+    frames = [_encoded(frame._props) for frame in fig._frame_objs]
+    if frames:
+        spec["frames"] = frames
+    return spec
+
+
+def _encoded(value: Any) -> Any:
+    """A copy of ``value`` as ``convert_to_base64`` leaves a deep copy of it: in a dictionary, an
+    array under a key that is not skipped becomes a typed array; containers are copied."""
+    if isinstance(value, dict):
+        return {key: _copied(v) if is_skipped_key(key) else
+                to_typed_array_spec(v) if is_homogeneous_array(v) else _encoded(v)
+                for key, v in value.items()}
+    if isinstance(value, list | tuple):
+        items = [_encoded(v) if isinstance(v, dict | list | tuple) else v for v in value]
+        return items if isinstance(value, list) else tuple(items)
+    return value
+
+
+def _copied(value: Any) -> Any:
+    """A copy of nested dictionaries and lists (what a skipped key keeps, unencoded)."""
+    if isinstance(value, dict):
+        return {key: _copied(v) for key, v in value.items()}
+    if isinstance(value, list | tuple):
+        items = [_copied(v) for v in value]
+        return items if isinstance(value, list) else tuple(items)
+    return value
 
 
 def columns_csv(columns: Mapping[str, Sequence[Any] | np.ndarray]) -> bytes:

@@ -8,7 +8,7 @@ from functools import partial
 from typing import Any
 
 from dpviz import budget as budgets
-from dpviz.budget import Budget
+from dpviz.budget import Budget, Cost
 from dpviz.composition import Levels, homogeneous, optimal
 from dpviz.figures.gce import (
     bound_table,
@@ -35,6 +35,7 @@ from dpviz.gce.questions import (
     labels,
     regions,
     series_axis,
+    view_cost,
 )
 from dpviz.guarantee import Guarantee
 from dpviz.params import CAP, COMMON, EPS0, FREE_ONLY, GCE_DELTA0, GCE_K, HETERO_LEVELS, K2, PAID_ONLY, Param
@@ -202,7 +203,28 @@ def build(*, preset: str, kind: str, eps0: float, delta0: float, delta: float, k
           k2: int | None, neighbouring: str, common: int, free_only: int, paid_only: int,
           prior: str = DEFAULT_PRIOR, null: str = PAPER_NULL, allowed: str = DEFAULT_ALLOWED,
           budget: Budget = budgets.PAGE) -> View:
-    """The view for a preset (its constraint kind, cap and k' unless given) or a custom question.
+    """The view of ``question`` with these arguments."""
+    q = question(preset=preset, kind=kind, eps0=eps0, delta0=delta0, delta=delta, k=k, cap=cap, k2=k2,
+                 neighbouring=neighbouring, common=common, free_only=free_only, paid_only=paid_only,
+                 prior=prior, null=null, allowed=allowed)
+    return build_question(q, budget=budget)
+
+
+def build_cost(*, budget: Budget = budgets.PAGE, **values: Any) -> Cost:
+    """Estimated time of ``build`` with the same arguments (``questions.view_cost``, with the
+    shares of the budget ``build_question`` gives), for the page's notice; zero for a question the
+    view refuses (it says why)."""
+    try:
+        q = question(**values)
+        return view_cost(q, table=budget.share(0.5), series=budget.share(0.25), region=budget.share(0.25))
+    except ParameterError:
+        return budgets.ZERO
+
+
+def question(*, preset: str, kind: str, eps0: float, delta0: float, delta: float, k: int, cap: int | None,
+             k2: int | None, neighbouring: str, common: int, free_only: int, paid_only: int,
+             prior: str = DEFAULT_PRIOR, null: str = PAPER_NULL, allowed: str = DEFAULT_ALLOWED) -> Question:
+    """The question of a preset (its constraint kind, cap and k' unless given) or a custom one.
     With feature columns, k is their number (``common + free_only + paid_only``); with a typed
     allowed set, the vectors' length."""
     p = PRESETS[preset]
@@ -215,7 +237,7 @@ def build(*, preset: str, kind: str, eps0: float, delta0: float, delta: float, k
                  allowed=allowed)
     if kind == "allowed":
         q = replace(q, k=q.databases)
-    return build_question(q, budget=budget)
+    return q
 
 
 SPEC = ViewSpec(name="priors", title="Database priors",

@@ -41,6 +41,7 @@ from dpviz.mechanisms.registry import MECHANISMS
 from dpviz.params import PRIOR as CLI_PRIOR
 from dpviz.params import SAMPLING_RATE, Param, check_prior, count_param, in_words, subsampling
 from dpviz.planner import composition, gce, noise
+from dpviz.planner.noise_cost import search_cost
 from dpviz.planner.result import Plan
 from dpviz.results import results_json
 from dpviz.validation import (
@@ -132,6 +133,21 @@ def noise_plans(*, epsilon: float, delta: float, k: int, sensitivity: float, sam
         except ParameterError as exc:
             out[key] = str(in_words(exc, (*SPEC.params, *MECHANISMS[key].params)))
     return out
+
+
+def noise_cost(*, epsilon: float, delta: float, k: int, sensitivity: float, sampling_rate: float,
+               budget: Budget = budgets.PAGE_SEARCH) -> Cost:
+    """Estimated time of ``noise_plans`` with the same arguments: its searches' estimates
+    (``dpviz.planner.noise_cost``), summed, for the page's notice."""
+    rate, costs = subsampling(sampling_rate), []
+    for key in noise.NOISE:
+        if rate is None or key == "gaussian":
+            sens = sensitivity if "sensitivity" in {p.key for p in MECHANISMS[key].params} else None
+            costs.append(search_cost(key, k=k, epsilon=epsilon, delta=delta, sensitivity=sens,
+                                     sampling_rate=rate, budget=budget))
+    costs = [c for c in costs if c.seconds > 0]
+    what = costs[0].what if len(costs) == 1 else "Searching the noise of each mechanism"
+    return Cost(sum(c.seconds for c in costs), what=what) if costs else budgets.ZERO
 
 
 GCE_LABELS = {"classic": "Classic: all k composed (KOV Thm 3.3)", "exact": "Exact worst case with the cap",

@@ -92,32 +92,51 @@ def at_k(*, eps0: float, delta0: float, k: int, budget: Budget = budgets.PAGE) -
     return AtK(regions=regions, swept=swept, figures={"single": single, "methods": methods})
 
 
-def build(*, eps0: float, delta0: float, k: int, ks: tuple[int, ...] = (1, 3, 10, 30, 100),
-          budget: Budget = budgets.PAGE) -> View:
-    """The figures of :func:`at_k` (default budget: the page's) and the optimal regions for each k
-    in ``ks`` nested (KOV Fig. 2)."""
-    fixed = at_k(eps0=eps0, delta0=delta0, k=k, budget=budget)
-    regions, swept = fixed.regions, fixed.swept
+@dataclass(frozen=True)
+class Nested:
+    """The optimal regions of several k (``nested``) and their figure."""
+
+    regions: dict[int, Boundary]
+    figure: go.Figure
+
+
+def nested(*, eps0: float, delta0: float, ks: tuple[int, ...], budget: Budget = budgets.PAGE) -> Nested:
+    """The optimal regions for each k in ``ks`` and their figure, nested (KOV Fig. 2); each region
+    gets an equal share of ``budget``. Apart from :func:`at_k`: a change of k or of ``ks`` redoes
+    only its own part."""
     share = budget.share(1.0 / len(ks))
-    nested_regions = {n: regions["optimal"] if n == k else
-                      method_region("optimal", homogeneous(k=n, eps0=eps0, delta0=delta0), budget=share)
-                      for n in ks}
-    nested = nested_region_figure(nested_regions, eps0=eps0, delta0=delta0)
+    regions = {n: method_region("optimal", homogeneous(k=n, eps0=eps0, delta0=delta0), budget=share)
+               for n in ks}
+    return Nested(regions=regions, figure=nested_region_figure(regions, eps0=eps0, delta0=delta0))
+
+
+def assemble(fixed: AtK, rings: Nested, *, eps0: float, delta0: float, k: int, ks: tuple[int, ...]) -> View:
+    """The view from :func:`at_k` and :func:`nested` (cheap: the CSV's samples and the payload)."""
+    regions, swept = fixed.regions, fixed.swept
     xs, _ = region_values(regions["optimal"])
     columns = {"P_FA": xs, **{f"P_MD_min_{m}": region_values(regions[m])[1] for m in METHODS}}
     payload = {"view": "regions", "parameters": {"eps0": eps0, "delta0": delta0, "k": k, "ks": list(ks)},
                "lower_boundary_vertices": {m: {"P_FA": regions[m].p_fa, "P_MD": regions[m].p_md}
                                            for m in METHODS},
                "nested_optimal_vertices": {str(n): {"P_FA": b.p_fa, "P_MD": b.p_md}
-                                           for n, b in nested_regions.items()},
+                                           for n, b in rings.regions.items()},
                "legend": {m: LABELS[m] for m in METHODS},
                "region_error_bound": {
                    "tolerance": TOLERANCE,
                    "note": "each slack method's drawn region contains the theorem's (the intersection over "
                            "every slack) and is larger by at most this much, in P_FA at every P_MD",
                    **{m: r.error_bound for m, r in swept.items()}}}
-    return View(figures={**fixed.figures, "nested": nested}, csv={"regions": columns},
+    return View(figures={**fixed.figures, "nested": rings.figure}, csv={"regions": columns},
                 payload=payload)
+
+
+def build(*, eps0: float, delta0: float, k: int, ks: tuple[int, ...] = (1, 3, 10, 30, 100),
+          budget: Budget = budgets.PAGE) -> View:
+    """The figures of :func:`at_k` (default budget: the page's) and the optimal regions for each k
+    in ``ks`` nested (KOV Fig. 2). The page caches the two parts apart and assembles them alike."""
+    return assemble(at_k(eps0=eps0, delta0=delta0, k=k, budget=budget),
+                    nested(eps0=eps0, delta0=delta0, ks=ks, budget=budget),
+                    eps0=eps0, delta0=delta0, k=k, ks=ks)
 
 
 SPEC = ViewSpec(name="regions", title="Privacy regions", params=(EPS0, DELTA0, K, KS), build=build)

@@ -9,9 +9,10 @@ from streamlit.testing.v1 import AppTest
 
 from dpviz import budget as budgets
 from dpviz.budget import NOTICE_SECONDS, Cost
-from dpviz.planner import gce
+from dpviz.planner import gce, noise_cost
 from dpviz.ui import feedback
 from dpviz.views import attack as av
+from dpviz.views import database_priors as dp
 from dpviz.views import mechanisms as mv
 from dpviz.views import planner
 from tests.app.helpers import TIMEOUT, run_page
@@ -166,3 +167,73 @@ def test_attack_estimate_grows_with_trials():
     assert few.seconds < many.seconds
     assert budgets.notice(few) is None  # the page's default
     assert budgets.notice(many) == "Sampling 1,800,000 trials per hypothesis: about 2 s"
+
+
+# --- Plan a budget: the noise calibration (σ search) ---------------------------------------------
+
+NOISE = {"epsilon": 1.0, "delta": 1e-5, "sensitivity": 1.0}
+
+
+def test_planner_announces_a_slow_noise_search(monkeypatch):
+    """A small sampling rate: the subsampled Gaussian's σ is searched with the PLD accountant
+    (measured 2 to 3.4 s of CPU at k = 1,000, q = 0.001, benchmarks/calibrate_feedback.py)."""
+    estimate = planner.noise_cost(**NOISE, k=1000, sampling_rate=0.001)
+    assert estimate.seconds > NOTICE_SECONDS
+    text = budgets.notice(estimate)
+    assert text is not None and text.startswith("Searching the smallest σ of the Gaussian: about ")
+    monkeypatch.setattr(planner, "noise_plans", lambda **_kw: st.stop())
+    at = run_page(PLANNER, k="1000", sampling_rate="0.001")
+    assert f"{text}…" in _infos(at)
+
+
+def test_noise_search_estimate_grows_as_the_sampling_rate_falls():
+    costs = [planner.noise_cost(**NOISE, k=1000, sampling_rate=q).seconds for q in (0.1, 0.01, 0.001)]
+    assert costs == sorted(costs) and costs[0] < costs[-1]
+    assert budgets.notice(planner.noise_cost(**NOISE, k=1000, sampling_rate=0.01)) is None
+
+
+def test_a_closed_form_noise_search_costs_nothing():
+    """The Gaussian without subsampling is calibrated by its exact closed form (Steinke Cor. 8)."""
+    assert noise_cost.search_cost("gaussian", k=10_000, epsilon=1.0, delta=1e-5, sensitivity=1.0).seconds == 0
+    assert noise_cost.search_cost("gaussian", k=10_000, epsilon=1.0, delta=1e-5, sensitivity=1.0,
+                                  sampling_rate=0.01).seconds > 0
+    # the page's default (q = 1): Laplace, geometric, randomized response and the discrete Gaussian
+    default = planner.noise_cost(**NOISE, k=100, sampling_rate=1.0)
+    assert default.seconds > 0 and budgets.notice(default) is None
+
+
+# --- Database priors: the exact worst case --------------------------------------------------------
+
+PRIORS = "pages/3_Database_priors.py"
+SLOW_PRIOR = {"preset": "custom", "kind": "uniform-nonzero", "k": 20000, "delta0": 1e-7}
+"""In at least one of 20,000 databases, δ0 > 0: the exact worst case's count classes (measured
+0.8 s of CPU on a quiet machine, benchmarks/calibrate_feedback.py)."""
+
+
+def _prior_values(change: dict) -> dict:
+    return {**dp.SPEC.defaults(), **change}
+
+
+def test_priors_announce_a_slow_exact_worst_case(monkeypatch):
+    estimate = dp.build_cost(**_prior_values(SLOW_PRIOR))
+    assert estimate.seconds > NOTICE_SECONDS
+    text = budgets.notice(estimate)
+    assert text is not None and text.startswith("Computing the exact worst case of 20,000 databases: about ")
+    monkeypatch.setattr(dp, "build_question", lambda *_a, **_kw: st.stop())
+    at = run_page(PRIORS, preset=dp.PRESET_TITLES["custom"], kind=dp.KIND_LABELS["uniform-nonzero"],
+                  k="20000", delta0="1e-7")
+    assert f"{text}…" in _infos(at)
+
+
+def test_priors_default_says_nothing_of_time(monkeypatch):
+    monkeypatch.setattr(dp, "build_question", lambda *_a, **_kw: st.stop())
+    at = run_page(PRIORS)
+    assert not any(": about " in text for text in _infos(at))  # the scenario's own text says "about"
+    assert budgets.notice(dp.build_cost(**dp.SPEC.defaults())) is None
+
+
+def test_priors_estimate_grows_with_k_and_stays_within_the_budget():
+    costs = [dp.build_cost(**_prior_values({**SLOW_PRIOR, "k": k})).seconds for k in (100, 2000, 20000)]
+    assert costs == sorted(costs) and costs[0] < costs[-1]
+    # each route is counted only where its share of the page's budget admits it: never above it
+    assert dp.build_cost(**_prior_values({**SLOW_PRIOR, "k": 100000})).seconds <= budgets.PAGE.seconds

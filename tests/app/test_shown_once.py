@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import json
+from typing import Any
 
 import plotly.io as pio
 import plotly.tools
@@ -15,7 +16,9 @@ from dpviz import export
 from dpviz.ui import output, tables
 from dpviz.views import planner as pv
 from dpviz.views import regions
+from dpviz.views.catalog import registry
 from tests.app.helpers import figures, run_page
+from tests.figures.test_unvalidated import CASES
 
 
 def _spec(fig: object) -> str:
@@ -30,6 +33,15 @@ def test_a_shown_figure_is_serialised_as_streamlit_would_and_only_once() -> None
         twin = output._serialised(fig)
         assert _spec(twin) == _spec(fig)
         assert output._serialised(fig) is twin  # the second rerun reuses it
+
+
+@pytest.mark.parametrize(("view", "change"), CASES)
+def test_a_figure_dictionary_is_plotlys_own_for_every_view(view: str, change: dict[str, Any]) -> None:
+    """``figure_dict`` (no deep copy) gives what ``to_dict`` gives, key order and encoding included."""
+    spec = registry()[view]
+    for fig in spec.build(**{**spec.defaults(), **change}).figures.values():
+        assert pio.to_json(output._Serialised(output.figure_dict(fig)), validate=False) == pio.to_json(
+            fig, validate=False)
 
 
 def test_a_dropped_figure_takes_its_serialised_twin_with_it() -> None:

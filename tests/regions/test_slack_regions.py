@@ -210,6 +210,10 @@ def test_every_slack_module_is_monotone_and_its_vector_form_agrees(method: str) 
             vec = module.epsilon_at_slacks(levels, s)
             assert np.all(vec >= eps * (1 - 1e-14)), method
             np.testing.assert_allclose(vec, eps, rtol=1e-10)
+        if hasattr(module, "total_deltas"):  # the same floats as the scalar δ: the drawn regions are
+            # the ones the scalar sweep drew, bit for bit
+            ends = np.array([0.0, *s, 1.0])
+            assert module.total_deltas(levels, ends).tolist() == [module.total_delta(levels, x) for x in ends]
 
 
 def test_regions_include_every_slack_method_and_zcdp_follows_its_own_theorem() -> None:

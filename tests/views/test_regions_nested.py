@@ -53,7 +53,10 @@ def test_nested_regions_are_the_optimal_regions_and_nest() -> None:
         assert np.any(larger_k < smaller_k - 1e-3)
 
 
-def test_the_chosen_k_reuses_its_region() -> None:
+def test_the_chosen_k_is_drawn_nested_as_its_own_region() -> None:
+    """The nested regions are computed apart from the k-fold ones (the page caches the two parts
+    apart, ``views.regions.nested``): the chosen k's nested region is its optimal region, exactly."""
     view = SPEC.build(eps0=0.1, delta0=0.0, k=30, ks=(30,))
-    assert view.payload["nested_optimal_vertices"]["30"]["P_MD"] is view.payload[
-        "lower_boundary_vertices"]["optimal"]["P_MD"]
+    nested = view.payload["nested_optimal_vertices"]["30"]
+    own = view.payload["lower_boundary_vertices"]["optimal"]
+    assert np.array_equal(nested["P_FA"], own["P_FA"]) and np.array_equal(nested["P_MD"], own["P_MD"])
