@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     server = None if args.url else Server(args.replicas)
     base = args.url or server.base  # type: ignore[union-attr]
     pids = args.server_pid or (server.pids if server else [])
-    cpu = ServerCPU(pids)
+    cpu = ServerCPU([*pids, *(server.nginx_pids if server else [])])
     out: dict[str, Any] = {"base": base, "server_processes": len(pids), "cores": os.cpu_count(),
                            "scenarios": []}
     try:

@@ -36,7 +36,9 @@ def _wait_healthy(base: str, timeout: float = 240.0) -> None:
 
 
 class Server:
-    """``streamlit run app.py`` on a free port, or ``scripts/serve.sh --replicas N``."""
+    """``streamlit run app.py`` on a free port, or ``scripts/serve.sh --replicas N``; ``pids``
+    are the Streamlit processes, ``nginx_pids`` nginx's (charged as server CPU too: it serves
+    the page's script and style files)."""
 
     def __init__(self, replicas: int) -> None:
         self.run_dir = Path(tempfile.mkdtemp(prefix="dpviz-load-"))
@@ -56,10 +58,12 @@ class Server:
         except RuntimeError as exc:
             self.stop(keep_log=True)
             raise RuntimeError(f"{exc}; its log: {self.run_dir / 'server.log'}") from exc
+        self.nginx_pids: list[int] = []  # nginx's master (its workers are its children)
         if replicas == 0:
             self.pids = [self.process.pid]
         else:
             self.pids = [int(p) for p in (self.run_dir / "serve" / "replicas.pid").read_text().split()]
+            self.nginx_pids = [int((self.run_dir / "serve" / "nginx.pid").read_text())]
 
     def stop(self, keep_log: bool = False) -> None:
         self.process.send_signal(signal.SIGINT)  # serve.sh stops its replicas and nginx on SIGINT
