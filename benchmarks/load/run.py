@@ -18,9 +18,10 @@ bounded in time, on loopback only (``benchmarks/load/locustfile.py`` has the use
   many of the server's cores were busy. The largest N whose p95 stays under 1 s is the number
   of sessions the server sustains; divided by the cores the server can use, per core.
 
-The server's CPU (the given or started processes and their children) and the load generator's
-own CPU are read before and after each scenario; the machine's load average is quoted, since
-the generator shares the machine with the server (and, here, with other jobs).
+The server's CPU (the given or started processes and their children; nginx's too when this
+script starts it) and the load generator's own CPU are read before and after each scenario; the
+machine's load average is quoted, since the generator shares the machine with the server (and,
+here, with other jobs).
 """
 
 from __future__ import annotations
@@ -210,8 +211,10 @@ def markdown(s: dict[str, Any], args: argparse.Namespace) -> str:
         f"{s['server_processes']} streamlit server process(es)"
         f"{' behind nginx' if args.replicas else ''}; the Locust load generator on the same machine; "
         "all on 127.0.0.1. Each session speaks Streamlit's websocket protocol "
-        "(`benchmarks/load/protocol.py`): it loads the page's HTML and script files, opens "
-        "`/_stcore/stream`, and sends the rerun messages a browser sends.",
+        "(`benchmarks/load/protocol.py`): it loads the page's HTML and its script and style files "
+        "(as a new browser: six connections at a time, the compressed bytes), opens "
+        "`/_stcore/stream`, and sends the rerun messages a browser sends. Server CPU: the "
+        f"Streamlit process(es){' and nginx' if args.replicas else ''}.",
         "",
         "| scenario | sessions | pages complete | open s p50 / p95 / max | last page complete s "
         "| last first figure s | changes | change s p50 / p95 / max | errors | server CPU s per run "
