@@ -202,6 +202,21 @@ def _q(q: dict[str, float]) -> str:
     return " / ".join(f"{q[k]:.2f}" for k in ("p50", "p95", "max")) if q else "—"
 
 
+def _changes_by_page(rows: list[dict[str, Any]]) -> list[str]:
+    """The lessons' change times per page (p50 / p95 / max): where the tail comes from."""
+    lessons = [r for r in rows if r["name"] == "lesson"]
+    pages = sorted({x["page"] for r in lessons for x in r["samples"] if x["kind"] == "change"})
+    if not pages:
+        return []
+    lines = ["", "Change s p50 / p95 / max by page:", "",
+             "| sessions | " + " | ".join(pages) + " |", "|---:|" + "---:|" * len(pages)]
+    for r in lessons:
+        cells = [_q(quantiles([x["seconds"] for x in r["samples"] if x["kind"] == "change"
+                               and x["page"] == page and not x["error"]])) for page in pages]
+        lines.append(f"| {r['users']} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def markdown(s: dict[str, Any], args: argparse.Namespace) -> str:
     lessons = f"`{args.lesson_link}`" if args.lesson_link else "one of `locustfile.py`'s LESSON_LINKS"
     lines = [
@@ -237,6 +252,7 @@ def markdown(s: dict[str, Any], args: argparse.Namespace) -> str:
         f"a change every {args.change_every:g} s for {args.seconds:g} s "
         "after the sessions have opened.",
     ]
+    lines += _changes_by_page(s["scenarios"])
     errors = [e for r in s["scenarios"] for e in r["errors"]]
     if errors:
         lines += ["", "Errors (first 20):", *(f"- {e}" for e in errors[:20])]
