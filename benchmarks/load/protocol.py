@@ -28,7 +28,11 @@ not decompressed: a browser spends its own CPU on that, while this generator run
 session of a class in one process on the server's machine. Over ``requests`` (one file after
 another, decompressed) these files cost the generator 1.2 ms of CPU each, 4.5 s for a class of
 60, which is what made that class wait 7-9 s on an otherwise idle machine;
-``geventhttpclient`` (Locust's own fast HTTP client) reads one for 0.1 ms.
+``geventhttpclient`` (Locust's own fast HTTP client) reads one for 0.1 ms. Not fetched: the
+~36 further script chunks (7 MB, PlotlyChart.js alone 4.7 MB) that the frontend loads lazily
+for the elements it draws; like the files above, they are static (nginx serves them). The files
+a run names under ``/media/`` (the favicon, a download button's file), which the browser fetches
+from the session's own server once it has drawn the page, are fetched after the run, untimed.
 
 ``ServerCPU`` reads a server process's own CPU time (user + system, with its children) before
 and after an action, so the cost of one interaction is measured on the server, not guessed from
@@ -139,6 +143,7 @@ class Session:
         self.query: dict[str, str] = {}
         self.widgets: dict[str, Widget] = {}
         self.cached: set[str] = set()
+        self.media: dict[str, bool] = {}  # a /media/ URL the page named → fetched already
 
     # -- HTTP and the websocket ------------------------------------------------------------
     def _get(self, path: str) -> requests.Response:
@@ -195,7 +200,8 @@ class Session:
         self.page_name, self.page_hash = parts.path.strip("/"), ""
         self.query = dict(parse_qsl(parts.query, keep_blank_values=True))
         self.widgets, self.cached = {}, set()  # a new page has no widgets and no cached messages
-        return self._run(f"open {self.page_name or 'home'}", (), t0)
+        self.media = {}
+        return self._fetch_media(self._run(f"open {self.page_name or 'home'}", (), t0))
 
     def change(self, rng: random.Random) -> Run:
         """Change one input as a person would: a number to a nearby one, another option."""
@@ -218,7 +224,17 @@ class Session:
                 self.query.pop(el.query_param_key, None)
             else:
                 self.query[el.query_param_key] = text
-        return self._run(f"change {self.page_name or 'home'}", [x.state for x in self.widgets.values()])
+        return self._fetch_media(
+            self._run(f"change {self.page_name or 'home'}", [x.state for x in self.widgets.values()]))
+
+    def _fetch_media(self, run: Run) -> Run:
+        """Fetch the files the run named that the browser loads by itself once it has drawn the page
+        (the favicon, a download button's file), from the session's own server; not timed."""
+        for url, fetched in self.media.items():
+            if not fetched:
+                self._get(url)
+                self.media[url] = True
+        return run
 
     # -- one run -----------------------------------------------------------------------------
     def _run(self, action: str, states: Iterable[WidgetState], t0: float | None = None) -> Run:
@@ -253,6 +269,8 @@ class Session:
                 self.page_hash = fwd.navigation.page_script_hash
             elif kind == "page_not_found":
                 raise ProtocolError(f"{action}: page not found")
+            elif kind == "page_config_changed" and fwd.page_config_changed.favicon.startswith("/media/"):
+                self.media.setdefault(fwd.page_config_changed.favicon, False)
             elif kind == "page_info_changed":
                 self.query = dict(parse_qsl(fwd.page_info_changed.query_string, keep_blank_values=True))
             elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
@@ -271,6 +289,8 @@ class Session:
         el = getattr(element, kind)
         if kind == FIGURE and run.first_figure_s is None:
             run.first_figure_s = time.perf_counter() - t0
+        if kind == "download_button" and el.url.startswith("/media/"):
+            self.media.setdefault(el.url, False)
         if kind == "exception":
             run.exceptions.append(f"{el.type}: {el.message}"[:200])
         widget_id = getattr(el, "id", "") if kind in CHANGEABLE else ""
