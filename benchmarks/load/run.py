@@ -6,8 +6,9 @@
         --class-size 6 --ramp 6 --seconds 20 --json result.json --out -
 
 Without ``--url`` it starts ``streamlit run app.py`` on a free 127.0.0.1 port (``--replicas N``:
-``scripts/serve.sh`` with N servers behind nginx) and stops it at the end. Two scenarios, each
-bounded in time, on loopback only (``benchmarks/load/locustfile.py`` has the users):
+``scripts/serve.sh`` with N servers behind nginx), a new one for the class and for each lesson,
+and stops it after. Two scenarios, each bounded in time, on loopback only
+(``benchmarks/load/locustfile.py`` has the users):
 
 - **a class opens one link**: ``--class-size`` sessions open ``--link`` within the same second
   (after the teacher opened it once). Reported: when the last student had the whole page
@@ -138,31 +139,36 @@ def scenario(name: str, base: str, cpu: ServerCPU, *, users: int, spawn_rate: fl
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    server = None if args.url else Server(args.replicas)
-    base = args.url or server.base  # type: ignore[union-attr]
-    pids = args.server_pid or (server.pids if server else [])
-    cpu = ServerCPU([*pids, *(server.nginx_pids if server else [])])
-    out: dict[str, Any] = {"base": base, "server_processes": len(pids), "cores": os.cpu_count(),
-                           "scenarios": []}
-    try:
-        if args.class_size:
-            # the teacher opens the link first (numbers cached), then the class clicks at once
-            out["scenarios"].append(scenario(
-                "teacher", base, cpu, users=1, spawn_rate=1, link=args.link, change_every=1e9,
-                seconds=args.timeout, until_opened=True, assets=args.assets, seed=args.seed))
-            out["scenarios"].append(scenario(
-                "class", base, cpu, users=args.class_size, spawn_rate=args.class_size, link=args.link,
-                change_every=1e9, seconds=args.timeout, until_opened=True, assets=args.assets,
-                seed=args.seed))
-        for n in args.ramp:
-            out["scenarios"].append(scenario(
-                "lesson", base, cpu, users=n, spawn_rate=max(1.0, n / args.change_every),
-                link=args.lesson_link, change_every=args.change_every,
-                seconds=args.change_every + args.seconds, until_opened=False, assets=args.assets,
-                seed=args.seed, changes=args.changes))
-    finally:
-        if server:
-            server.stop()
+    """The class (teacher, then class) and each lesson of the ramp, each on a server of its own
+    when this script starts them: the walk of inputs revisits values, so a lesson on the server of
+    the one before would find its numbers cached and a larger ramp step would look cheaper."""
+    steps: list[list[dict[str, Any]]] = []
+    common = {"assets": args.assets, "seed": args.seed}
+    if args.class_size:  # the teacher opens the link first (numbers cached), then the class at once
+        steps.append([
+            dict(name="teacher", users=1, spawn_rate=1, link=args.link, change_every=1e9,
+                 seconds=args.timeout, until_opened=True, **common),
+            dict(name="class", users=args.class_size, spawn_rate=args.class_size, link=args.link,
+                 change_every=1e9, seconds=args.timeout, until_opened=True, **common)])
+    for n in args.ramp:
+        steps.append([dict(name="lesson", users=n, spawn_rate=max(1.0, n / args.change_every),
+                           link=args.lesson_link, change_every=args.change_every,
+                           seconds=args.change_every + args.seconds, until_opened=False,
+                           changes=args.changes, **common)])
+    out: dict[str, Any] = {"base": args.url, "server_processes": len(args.server_pid),
+                           "cores": os.cpu_count(), "scenarios": []}
+    for step in steps:
+        server = None if args.url else Server(args.replicas)
+        try:
+            base = args.url or server.base  # type: ignore[union-attr]
+            pids = args.server_pid or (server.pids if server else [])
+            cpu = ServerCPU([*pids, *(server.nginx_pids if server else [])])
+            out["base"], out["server_processes"] = base, len(pids)
+            for kw in step:
+                out["scenarios"].append(scenario(kw.pop("name"), base, cpu, **kw))
+        finally:
+            if server:
+                server.stop()
     return out
 
 

@@ -35,6 +35,17 @@ def _wait_healthy(base: str, timeout: float = 240.0) -> None:
     raise RuntimeError(f"no healthy server at {base} after {timeout:.0f} s")
 
 
+def _warm(base: str) -> None:
+    """Run app.py once (Streamlit's script health check): the server's first imports."""
+    try:
+        with urllib.request.urlopen(f"{base}/_stcore/script-health-check", timeout=90) as r:
+            if r.read().strip() == b"ok":
+                return
+    except OSError as exc:
+        raise RuntimeError(f"the first run of app.py at {base} failed: {exc}") from exc
+    raise RuntimeError(f"the first run of app.py at {base} failed")
+
+
 class Server:
     """``streamlit run app.py`` on a free port, or ``scripts/serve.sh --replicas N``; ``pids``
     are the Streamlit processes, ``nginx_pids`` nginx's (charged as server CPU too: it serves
@@ -47,7 +58,8 @@ class Server:
         log = open(self.run_dir / "server.log", "w")  # noqa: SIM115  (closed in stop)
         if replicas == 0:
             cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                   "--server.address", "127.0.0.1", "--server.headless", "true"]
+                   "--server.address", "127.0.0.1", "--server.headless", "true",
+                   "--server.scriptHealthCheckEnabled", "true"]
         else:
             cmd = ["bash", "scripts/serve.sh", "--replicas", str(replicas), "--port", str(port),
                    "--run-dir", str(self.run_dir / "serve")]
@@ -55,6 +67,8 @@ class Server:
         self.process = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
         try:
             _wait_healthy(self.base)
+            if replicas == 0:  # one run of app.py before the first visitor, as scripts/serve.sh does
+                _warm(self.base)
         except RuntimeError as exc:
             self.stop(keep_log=True)
             raise RuntimeError(f"{exc}; its log: {self.run_dir / 'server.log'}") from exc
