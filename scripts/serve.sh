@@ -21,7 +21,8 @@
 # would all land on one replica. A replica that stops answering hands its browsers to the others
 # (the Streamlit page reconnects by itself; the session starts anew). The local replicas share
 # one cookie secret (Streamlit signs its login cookies with it; set STREAMLIT_SERVER_COOKIE_SECRET
-# to give replicas on other hosts the same one).
+# to give replicas on other hosts the same one). Each local replica runs app.py once (Streamlit's
+# script health check) before nginx sends it anyone: its first imports delay no student.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PATH="$PATH:/usr/sbin"  # where Debian puts nginx, also for users whose PATH lacks it
