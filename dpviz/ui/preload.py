@@ -8,7 +8,7 @@ orders, as scipy's lazily loaded subpackages are): the page shows an exception b
 whose import failed stays broken in that server for every later session. A load run saw it once on
 a fresh replica (``cannot import name 'PytestTester' from partially initialized module
 'scipy._lib._testutils'``, then ``Module 'scipy' has no attribute '_lib'`` on every open of three
-pages). Every page imports ``dpviz.ui`` before its own modules; importing them all here, while one
+pages). Every page imports ``dpviz.ui`` before any dpviz module; importing them all here, while one
 thread holds ``dpviz.ui``'s import lock and the others wait for it holding none, makes a server's
 first imports one thread's work (about 1 s, once per server process).
 """
