@@ -21,7 +21,8 @@
 # would all land on one replica. A replica that stops answering hands its browsers to the others
 # (the Streamlit page reconnects by itself; the session starts anew). The local replicas share
 # one cookie secret (Streamlit signs its login cookies with it; set STREAMLIT_SERVER_COOKIE_SECRET
-# to give replicas on other hosts the same one).
+# to give replicas on other hosts the same one). Each local replica runs app.py once (Streamlit's
+# script health check) before nginx sends it anyone: its first imports delay no student.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PATH="$PATH:/usr/sbin"  # where Debian puts nginx, also for users whose PATH lacks it
@@ -125,6 +126,7 @@ for i in $(seq 1 "$replicas"); do
   p="$(free_port)"
   STREAMLIT_SERVER_COOKIE_SECRET="$secret" python3 -m streamlit run app.py \
     --server.port "$p" --server.address 127.0.0.1 --server.headless true \
+    --server.scriptHealthCheckEnabled true \
     >"$run_dir/replica-$i.log" 2>&1 &
   pids+=($!)
   ports+=("$p")
@@ -229,12 +231,24 @@ EOF
 healthy() {
   python3 -c "import sys, urllib.request as u; sys.exit(u.urlopen('http://127.0.0.1:$1/_stcore/health', timeout=2).read() != b'ok')" 2>/dev/null
 }
+# ... and has run the home page once (Streamlit's script health check runs app.py in a session of
+# its own): a replica's first script run imports every module the pages use (dpviz.ui.preload),
+# 1-2 s of CPU that would otherwise delay the first students the replica gets (the teacher's first
+# open warms only the replica it lands on)
+warm() {
+  python3 -c "import sys, urllib.request as u; sys.exit(u.urlopen('http://127.0.0.1:$1/_stcore/script-health-check', timeout=90).read() != b'ok')" 2>/dev/null
+}
 for i in $(seq 1 "$replicas"); do
   for _ in $(seq 600); do
     healthy "${ports[$((i - 1))]}" && break
     kill -0 "${pids[$((i - 1))]}" 2>/dev/null || { echo "serve.sh: replica $i exited, see $run_dir/replica-$i.log" >&2; exit 1; }
     sleep 0.2
   done
+done
+warming=()
+for i in $(seq 1 "$replicas"); do warm "${ports[$((i - 1))]}" & warming+=($!); done
+for i in "${!warming[@]}"; do
+  wait "${warming[$i]}" || echo "serve.sh: replica $((i + 1))'s first run of app.py failed, see $run_dir/replica-$((i + 1)).log" >&2
 done
 
 "$NGINX" -t -q -p "$run_dir" -e "$run_dir/nginx-error.log" -c "$run_dir/nginx.conf"

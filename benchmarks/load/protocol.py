@@ -18,8 +18,21 @@ it names, calls ``/_stcore/health`` (which sets the ``_streamlit_xsrf`` cookie) 
 A widget change is a new ``rerun_script`` with the changed value among all the others, as the
 frontend's widget manager sends them; a URL-bound widget's new value also goes into the query
 string, as the frontend writes it into the address bar. This module does exactly that over
-``websocket-client``, with the HTTP part on a ``requests`` session (so a cookie that a proxy in
-front of several servers sets for stickiness travels with the websocket too).
+``websocket-client``, with the page, health and host-config requests on a ``requests`` session
+(so a cookie that a proxy in front of several servers sets for stickiness travels with the
+websocket too).
+
+The page's script and style files (61 of them with Streamlit 1.67) are fetched as a browser
+fetches them: over up to six parallel connections, compressed as the server sends them, and
+not decompressed: a browser spends its own CPU on that, while this generator runs every
+session of a class in one process on the server's machine. Over ``requests`` (one file after
+another, decompressed) these files cost the generator 1.2 ms of CPU each, 4.5 s for a class of
+60, which is what made that class wait 7-9 s on an otherwise idle machine;
+``geventhttpclient`` (Locust's own fast HTTP client) reads one for 0.1 ms. Not fetched: the
+~36 further script chunks (7 MB, PlotlyChart.js alone 4.7 MB) that the frontend loads lazily
+for the elements it draws; like the files above, they are static (nginx serves them). The files
+a run names under ``/media/`` (the favicon, a download button's file), which the browser fetches
+from the session's own server once it has drawn the page, are fetched after the run, untimed.
 
 ``ServerCPU`` reads a server process's own CPU time (user + system, with its children) before
 and after an action, so the cost of one interaction is measured on the server, not guessed from
@@ -38,9 +51,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+import gevent.pool
 import psutil
 import requests
 import websocket
+from geventhttpclient import HTTPClient
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
@@ -49,6 +64,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from page_latency import nearby  # the same walk of inputs as the server-side latency script
 
 XSRF_COOKIE = "_streamlit_xsrf"
+BROWSER_CONNECTIONS = 6  # parallel HTTP/1.1 connections a browser opens to one host
+ACCEPT_ENCODING = "gzip, deflate, br, zstd"  # what Chromium asks for
 FIGURE = "plotly_chart"
 SUCCESS = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
 CHANGEABLE = ("text_input", "slider", "radio", "checkbox")
@@ -119,12 +136,14 @@ class Session:
         self.timeout = timeout
         self.assets = assets
         self.http = requests.Session()
+        self.http.trust_env = False  # the server under test directly, never a proxy from the environment
         self.ws: websocket.WebSocket | None = None
         self.page_name = ""
         self.page_hash = ""
         self.query: dict[str, str] = {}
         self.widgets: dict[str, Widget] = {}
         self.cached: set[str] = set()
+        self.media: dict[str, bool] = {}  # a /media/ URL the page named → fetched already
 
     # -- HTTP and the websocket ------------------------------------------------------------
     def _get(self, path: str) -> requests.Response:
@@ -132,11 +151,31 @@ class Session:
         response.raise_for_status()
         return response
 
+    def _fetch_assets(self, refs: Iterable[str]) -> int:
+        """Fetch the page's script and style files as a browser does (see the module's
+        docstring); the bytes that came over the wire."""
+        prefix = urlsplit(self.base).path + "/"
+        client = HTTPClient.from_url(self.base, concurrency=BROWSER_CONNECTIONS,
+                                     connection_timeout=self.timeout, network_timeout=self.timeout)
+
+        def fetch(ref: str) -> int:
+            response = client.get(prefix + ref, headers={"Accept-Encoding": ACCEPT_ENCODING})
+            try:
+                if response.status_code != 200:
+                    raise ProtocolError(f"{ref}: HTTP {response.status_code}")
+                return len(response.read())
+            finally:
+                response.release()
+
+        try:
+            return sum(gevent.pool.Pool(BROWSER_CONNECTIONS).imap_unordered(fetch, refs))
+        finally:
+            client.close()
+
     def _connect(self, link: str) -> None:
         html = self._get(link).text
         if self.assets:  # the script and style files the page names (the browser caches them)
-            for ref in dict.fromkeys(re.findall(r'(?:src|href)="\./(static/[^"]+)"', html)):
-                self._get(ref)
+            self._fetch_assets(dict.fromkeys(re.findall(r'(?:src|href)="\./(static/[^"]+)"', html)))
         self._get("_stcore/health")
         self._get("_stcore/host-config")
         cookies = "; ".join(f"{k}={v}" for k, v in self.http.cookies.items())
@@ -161,7 +200,8 @@ class Session:
         self.page_name, self.page_hash = parts.path.strip("/"), ""
         self.query = dict(parse_qsl(parts.query, keep_blank_values=True))
         self.widgets, self.cached = {}, set()  # a new page has no widgets and no cached messages
-        return self._run(f"open {self.page_name or 'home'}", (), t0)
+        self.media = {}
+        return self._fetch_media(self._run(f"open {self.page_name or 'home'}", (), t0))
 
     def change(self, rng: random.Random) -> Run:
         """Change one input as a person would: a number to a nearby one, another option."""
@@ -184,7 +224,17 @@ class Session:
                 self.query.pop(el.query_param_key, None)
             else:
                 self.query[el.query_param_key] = text
-        return self._run(f"change {self.page_name or 'home'}", [x.state for x in self.widgets.values()])
+        return self._fetch_media(
+            self._run(f"change {self.page_name or 'home'}", [x.state for x in self.widgets.values()]))
+
+    def _fetch_media(self, run: Run) -> Run:
+        """Fetch the files the run named that the browser loads by itself once it has drawn the page
+        (the favicon, a download button's file), from the session's own server; not timed."""
+        for url, fetched in self.media.items():
+            if not fetched:
+                self._get(url)
+                self.media[url] = True
+        return run
 
     # -- one run -----------------------------------------------------------------------------
     def _run(self, action: str, states: Iterable[WidgetState], t0: float | None = None) -> Run:
@@ -219,6 +269,8 @@ class Session:
                 self.page_hash = fwd.navigation.page_script_hash
             elif kind == "page_not_found":
                 raise ProtocolError(f"{action}: page not found")
+            elif kind == "page_config_changed" and fwd.page_config_changed.favicon.startswith("/media/"):
+                self.media.setdefault(fwd.page_config_changed.favicon, False)
             elif kind == "page_info_changed":
                 self.query = dict(parse_qsl(fwd.page_info_changed.query_string, keep_blank_values=True))
             elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
@@ -237,6 +289,8 @@ class Session:
         el = getattr(element, kind)
         if kind == FIGURE and run.first_figure_s is None:
             run.first_figure_s = time.perf_counter() - t0
+        if kind == "download_button" and el.url.startswith("/media/"):
+            self.media.setdefault(el.url, False)
         if kind == "exception":
             run.exceptions.append(f"{el.type}: {el.message}"[:200])
         widget_id = getattr(el, "id", "") if kind in CHANGEABLE else ""

@@ -6,8 +6,9 @@
         --class-size 6 --ramp 6 --seconds 20 --json result.json --out -
 
 Without ``--url`` it starts ``streamlit run app.py`` on a free 127.0.0.1 port (``--replicas N``:
-``scripts/serve.sh`` with N servers behind nginx) and stops it at the end. Two scenarios, each
-bounded in time, on loopback only (``benchmarks/load/locustfile.py`` has the users):
+``scripts/serve.sh`` with N servers behind nginx), a new one for the class and for each lesson,
+and stops it after. Two scenarios, each bounded in time, on loopback only
+(``benchmarks/load/locustfile.py`` has the users):
 
 - **a class opens one link**: ``--class-size`` sessions open ``--link`` within the same second
   (after the teacher opened it once). Reported: when the last student had the whole page
@@ -18,9 +19,10 @@ bounded in time, on loopback only (``benchmarks/load/locustfile.py`` has the use
   many of the server's cores were busy. The largest N whose p95 stays under 1 s is the number
   of sessions the server sustains; divided by the cores the server can use, per core.
 
-The server's CPU (the given or started processes and their children) and the load generator's
-own CPU are read before and after each scenario; the machine's load average is quoted, since
-the generator shares the machine with the server (and, here, with other jobs).
+The server's CPU (the given or started processes and their children; nginx's too when this
+script starts it) and the load generator's own CPU are read before and after each scenario; the
+machine's load average is quoted, since the generator shares the machine with the server (and,
+here, with other jobs).
 """
 
 from __future__ import annotations
@@ -137,31 +139,36 @@ def scenario(name: str, base: str, cpu: ServerCPU, *, users: int, spawn_rate: fl
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    server = None if args.url else Server(args.replicas)
-    base = args.url or server.base  # type: ignore[union-attr]
-    pids = args.server_pid or (server.pids if server else [])
-    cpu = ServerCPU(pids)
-    out: dict[str, Any] = {"base": base, "server_processes": len(pids), "cores": os.cpu_count(),
-                           "scenarios": []}
-    try:
-        if args.class_size:
-            # the teacher opens the link first (numbers cached), then the class clicks at once
-            out["scenarios"].append(scenario(
-                "teacher", base, cpu, users=1, spawn_rate=1, link=args.link, change_every=1e9,
-                seconds=args.timeout, until_opened=True, assets=args.assets, seed=args.seed))
-            out["scenarios"].append(scenario(
-                "class", base, cpu, users=args.class_size, spawn_rate=args.class_size, link=args.link,
-                change_every=1e9, seconds=args.timeout, until_opened=True, assets=args.assets,
-                seed=args.seed))
-        for n in args.ramp:
-            out["scenarios"].append(scenario(
-                "lesson", base, cpu, users=n, spawn_rate=max(1.0, n / args.change_every),
-                link=args.lesson_link, change_every=args.change_every,
-                seconds=args.change_every + args.seconds, until_opened=False, assets=args.assets,
-                seed=args.seed, changes=args.changes))
-    finally:
-        if server:
-            server.stop()
+    """The class (teacher, then class) and each lesson of the ramp, each on a server of its own
+    when this script starts them: the walk of inputs revisits values, so a lesson on the server of
+    the one before would find its numbers cached and a larger ramp step would look cheaper."""
+    steps: list[list[dict[str, Any]]] = []
+    common = {"assets": args.assets, "seed": args.seed}
+    if args.class_size:  # the teacher opens the link first (numbers cached), then the class at once
+        steps.append([
+            dict(name="teacher", users=1, spawn_rate=1, link=args.link, change_every=1e9,
+                 seconds=args.timeout, until_opened=True, **common),
+            dict(name="class", users=args.class_size, spawn_rate=args.class_size, link=args.link,
+                 change_every=1e9, seconds=args.timeout, until_opened=True, **common)])
+    for n in args.ramp:
+        steps.append([dict(name="lesson", users=n, spawn_rate=max(1.0, n / args.change_every),
+                           link=args.lesson_link, change_every=args.change_every,
+                           seconds=args.change_every + args.seconds, until_opened=False,
+                           changes=args.changes, **common)])
+    out: dict[str, Any] = {"base": args.url, "server_processes": len(args.server_pid),
+                           "cores": os.cpu_count(), "scenarios": []}
+    for step in steps:
+        server = None if args.url else Server(args.replicas)
+        try:
+            base = args.url or server.base  # type: ignore[union-attr]
+            pids = args.server_pid or (server.pids if server else [])
+            cpu = ServerCPU([*pids, *(server.nginx_pids if server else [])])
+            out["base"], out["server_processes"] = base, len(pids)
+            for kw in step:
+                out["scenarios"].append(scenario(kw.pop("name"), base, cpu, **kw))
+        finally:
+            if server:
+                server.stop()
     return out
 
 
@@ -201,6 +208,21 @@ def _q(q: dict[str, float]) -> str:
     return " / ".join(f"{q[k]:.2f}" for k in ("p50", "p95", "max")) if q else "—"
 
 
+def _changes_by_page(rows: list[dict[str, Any]]) -> list[str]:
+    """The lessons' change times per page (p50 / p95 / max): where the tail comes from."""
+    lessons = [r for r in rows if r["name"] == "lesson"]
+    pages = sorted({x["page"] for r in lessons for x in r["samples"] if x["kind"] == "change"})
+    if not pages:
+        return []
+    lines = ["", "Change s p50 / p95 / max by page:", "",
+             "| sessions | " + " | ".join(pages) + " |", "|---:|" + "---:|" * len(pages)]
+    for r in lessons:
+        cells = [_q(quantiles([x["seconds"] for x in r["samples"] if x["kind"] == "change"
+                               and x["page"] == page and not x["error"]])) for page in pages]
+        lines.append(f"| {r['users']} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def markdown(s: dict[str, Any], args: argparse.Namespace) -> str:
     lessons = f"`{args.lesson_link}`" if args.lesson_link else "one of `locustfile.py`'s LESSON_LINKS"
     lines = [
@@ -210,8 +232,10 @@ def markdown(s: dict[str, Any], args: argparse.Namespace) -> str:
         f"{s['server_processes']} streamlit server process(es)"
         f"{' behind nginx' if args.replicas else ''}; the Locust load generator on the same machine; "
         "all on 127.0.0.1. Each session speaks Streamlit's websocket protocol "
-        "(`benchmarks/load/protocol.py`): it loads the page's HTML and script files, opens "
-        "`/_stcore/stream`, and sends the rerun messages a browser sends.",
+        "(`benchmarks/load/protocol.py`): it loads the page's HTML and its script and style files "
+        "(as a new browser: six connections at a time, the compressed bytes), opens "
+        "`/_stcore/stream`, and sends the rerun messages a browser sends. Server CPU: the "
+        f"Streamlit process(es){' and nginx' if args.replicas else ''}.",
         "",
         "| scenario | sessions | pages complete | open s p50 / p95 / max | last page complete s "
         "| last first figure s | changes | change s p50 / p95 / max | errors | server CPU s per run "
@@ -234,6 +258,7 @@ def markdown(s: dict[str, Any], args: argparse.Namespace) -> str:
         f"a change every {args.change_every:g} s for {args.seconds:g} s "
         "after the sessions have opened.",
     ]
+    lines += _changes_by_page(s["scenarios"])
     errors = [e for r in s["scenarios"] for e in r["errors"]]
     if errors:
         lines += ["", "Errors (first 20):", *(f"- {e}" for e in errors[:20])]

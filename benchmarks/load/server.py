@@ -35,8 +35,21 @@ def _wait_healthy(base: str, timeout: float = 240.0) -> None:
     raise RuntimeError(f"no healthy server at {base} after {timeout:.0f} s")
 
 
+def _warm(base: str) -> None:
+    """Run app.py once (Streamlit's script health check): the server's first imports."""
+    try:
+        with urllib.request.urlopen(f"{base}/_stcore/script-health-check", timeout=90) as r:
+            if r.read().strip() == b"ok":
+                return
+    except OSError as exc:
+        raise RuntimeError(f"the first run of app.py at {base} failed: {exc}") from exc
+    raise RuntimeError(f"the first run of app.py at {base} failed")
+
+
 class Server:
-    """``streamlit run app.py`` on a free port, or ``scripts/serve.sh --replicas N``."""
+    """``streamlit run app.py`` on a free port, or ``scripts/serve.sh --replicas N``; ``pids``
+    are the Streamlit processes, ``nginx_pids`` nginx's (charged as server CPU too: it serves
+    the page's script and style files)."""
 
     def __init__(self, replicas: int) -> None:
         self.run_dir = Path(tempfile.mkdtemp(prefix="dpviz-load-"))
@@ -45,7 +58,8 @@ class Server:
         log = open(self.run_dir / "server.log", "w")  # noqa: SIM115  (closed in stop)
         if replicas == 0:
             cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                   "--server.address", "127.0.0.1", "--server.headless", "true"]
+                   "--server.address", "127.0.0.1", "--server.headless", "true",
+                   "--server.scriptHealthCheckEnabled", "true"]
         else:
             cmd = ["bash", "scripts/serve.sh", "--replicas", str(replicas), "--port", str(port),
                    "--run-dir", str(self.run_dir / "serve")]
@@ -53,13 +67,17 @@ class Server:
         self.process = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
         try:
             _wait_healthy(self.base)
+            if replicas == 0:  # one run of app.py before the first visitor, as scripts/serve.sh does
+                _warm(self.base)
         except RuntimeError as exc:
             self.stop(keep_log=True)
             raise RuntimeError(f"{exc}; its log: {self.run_dir / 'server.log'}") from exc
+        self.nginx_pids: list[int] = []  # nginx's master (its workers are its children)
         if replicas == 0:
             self.pids = [self.process.pid]
         else:
             self.pids = [int(p) for p in (self.run_dir / "serve" / "replicas.pid").read_text().split()]
+            self.nginx_pids = [int((self.run_dir / "serve" / "nginx.pid").read_text())]
 
     def stop(self, keep_log: bool = False) -> None:
         self.process.send_signal(signal.SIGINT)  # serve.sh stops its replicas and nginx on SIGINT

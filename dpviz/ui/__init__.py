@@ -21,8 +21,11 @@ from dpviz.params import LEVEL_COLUMNS, Param, Row, row_levels, rows_text, text_
 from dpviz.ui.feedback import CACHE_ENTRIES, pending, remember
 from dpviz.ui.layout import VIEWS, page_link, page_setup
 from dpviz.ui.output import cite_box, columns_csv, download_csv, download_json, download_tables, show_figure
+from dpviz.ui.preload import import_every_module
 from dpviz.ui.tables import plain, table, table_frame, unbroken
 from dpviz.validation import ParameterError
+
+import_every_module()  # before any page's own imports: one thread's work (see dpviz.ui.preload)
 
 T = TypeVar("T")
 
