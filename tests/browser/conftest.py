@@ -10,10 +10,11 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, BrowserContext, Page
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "screenshots"
@@ -41,6 +42,54 @@ def browser_type_launch_args() -> dict:
 @pytest.fixture(scope="session")
 def browser_context_args(browser_context_args: dict) -> dict:
     return {**browser_context_args, "viewport": {"width": 1280, "height": 800}, "accept_downloads": True}
+
+
+@pytest.fixture(scope="session")
+def shared_context(browser: Browser, browser_context_args: dict) -> Iterator[BrowserContext]:
+    """One browser context per test process: its HTTP cache keeps Streamlit's scripts, so a test's
+    first page load does not download and compile them again (about 1.5 s per test). Streamlit keeps
+    its state in the server session of each page load, not in the context; tests that need a fresh
+    context (a phone viewport, offline, dark mode) still make their own."""
+    ctx = browser.new_context(**browser_context_args)
+    yield ctx
+    ctx.close()
+
+
+MODES = {
+    "desktop": {"viewport": {"width": 1280, "height": 800}},
+    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
+    "dark": {"viewport": {"width": 1280, "height": 800}, "color_scheme": "dark"},
+}
+"""The looks a page is checked in (issue 10 item 7): a desktop, a phone (touch, mobile), dark mode."""
+
+
+@pytest.fixture(scope="session")
+def mode_context(browser: Browser) -> Iterator[Callable[[str], BrowserContext]]:
+    """``mode_context(mode)``: one browser context per look in ``MODES``, made when first asked for
+    and kept for the test process (as ``shared_context``: cached scripts, fresh sessions)."""
+    made: dict[str, BrowserContext] = {}
+
+    def get(mode: str) -> BrowserContext:
+        if mode not in made:
+            made[mode] = browser.new_context(**MODES[mode])
+        return made[mode]
+
+    yield get
+    for ctx in made.values():
+        ctx.close()
+
+
+@pytest.fixture()
+def context(shared_context: BrowserContext) -> BrowserContext:
+    return shared_context
+
+
+@pytest.fixture()
+def page(context: BrowserContext) -> Iterator[Page]:
+    """A new tab of the shared context, closed after the test."""
+    tab = context.new_page()
+    yield tab
+    tab.close()
 
 
 def _free_port() -> int:

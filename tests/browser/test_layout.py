@@ -1,6 +1,7 @@
 """Layout on a desktop, a phone and in dark mode (issue 10 item 7), in a real browser.
 
-Every page is photographed whole at 1280×800, 390×844 (a phone: touch, mobile) and 1280×800 in
+Every page opens with its heading, no exception box and its figures drawn (the home page has none), and
+is photographed whole at 1280×800, 390×844 (a phone: touch, mobile) and 1280×800 in
 dark mode into ``test-artifacts/screenshots/layout_<page>_<mode>.png`` (to look at), and checked:
 tables are grids of numbers (``st.dataframe``), never Markdown tables whose cells wrap; every
 figure's title fits inside its figure and no modebar button covers it (on a phone Plotly always
@@ -10,18 +11,17 @@ is drawn on its own opaque light card, so its fills and outlines look as in ligh
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import ARTIFACTS
-from tests.browser.test_levels_editor import READY, open_ready
+from tests.browser.conftest import ARTIFACTS, MODES
+from tests.browser.test_app_in_browser import READY
+from tests.browser.test_levels_editor import open_ready
 
 PAGES = {"home": "", "regions": "Privacy_regions", "curves": "Composition_curves",
          "priors": "Database_priors", "mechanisms": "Mechanisms"}
-MODES = {
-    "desktop": {"viewport": {"width": 1280, "height": 800}},
-    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
-    "dark": {"viewport": {"width": 1280, "height": 800}, "color_scheme": "dark"},
-}
+TITLES = {"home": "dpviz", "regions": "Privacy regions", "curves": "Composition curves",
+          "priors": "Database priors", "mechanisms": "Mechanisms"}
+"""The heading each page opens with."""
 TABLES = {"curves": 2, "priors": 2, "mechanisms": 3}
 """Result tables (dataframes, not counting the row editors) each page shows at its defaults (priors:
 the bounds and, under its default membership cap, the heterogeneous releases)."""
@@ -75,32 +75,34 @@ def check_figures(page: Page, mode: str) -> None:
 
 
 @pytest.mark.parametrize("name", list(PAGES))
-def test_every_page_on_desktop_phone_and_dark(browser: Browser, app_url: str, name: str):
+def test_every_page_on_desktop_phone_and_dark(mode_context, app_url: str, name: str):
     for mode, options in MODES.items():
-        context = browser.new_context(**options)
+        page = mode_context(mode).new_page()
         try:
-            page = context.new_page()
             open_ready(page, f"{app_url}/{PAGES[name]}")
+            expect(page.get_by_role("heading", level=1).first).to_contain_text(TITLES[name])
+            assert page.locator("[data-testid=stException]").count() == 0
+            if name != "home":
+                assert page.locator(".js-plotly-plot .main-svg").count() > 0, "plotly drew an SVG"
             kinds = page.evaluate(TABLE_KINDS)
             assert kinds["markdown"] == 0, "tables are grids of numbers, not Markdown tables"
             assert kinds["grids"] == TABLES.get(name, 0)
             check_figures(page, mode)
             whole_page(page, str(ARTIFACTS / f"layout_{name}_{mode}.png"), options["viewport"])
         finally:
-            context.close()
+            page.close()
 
 
 HEADERS = """() => Array.from(document.querySelectorAll('[data-testid=stDataFrame]')[0]
   .querySelectorAll('table tr:first-child th'), (c) => c.innerText.trim())"""
 
 
-def test_phone_scrolls_a_table_to_its_numbers(browser: Browser, app_url: str):
+def test_phone_scrolls_a_table_to_its_numbers(mode_context, app_url: str):
     """On a 390 px phone the priors table's row names (up to 440 px wide, pinned on a desktop) fill
     the screen at first; a swipe must bring the ε and δ columns into view (Streamlit unpins a
     column that leaves no room), as a reader on a phone would expect."""
-    context = browser.new_context(**MODES["phone"])
+    page = mode_context("phone").new_page()
     try:
-        page = context.new_page()
         open_ready(page, f"{app_url}/{PAGES['priors']}")
         grid = page.locator("[data-testid=stDataFrame]").first
         grid.scroll_into_view_if_needed()
@@ -117,4 +119,4 @@ def test_phone_scrolls_a_table_to_its_numbers(browser: Browser, app_url: str):
         assert "bound" not in shown and "ε" in shown, shown
         grid.screenshot(path=str(ARTIFACTS / "layout_priors_phone_scrolled.png"))
     finally:
-        context.close()
+        page.close()

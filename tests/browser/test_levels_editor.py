@@ -13,7 +13,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from dpviz.figures.tables import format_number
 from dpviz.params import HET_ROWS, HETERO_LEVELS, row_levels, text_rows
 from dpviz.views import mechanisms as mv
-from tests.browser.test_app_in_browser import TIMEOUT_MS, open_page, settle
+from tests.browser.test_app_in_browser import READY, TIMEOUT_MS, open_page, settle
 
 EDITOR = ", ".join(f"[class*='st-key-{key}_editor_'] [data-testid=stDataFrame]"
                    for key in (HETERO_LEVELS.key, HET_ROWS.key))
@@ -25,19 +25,8 @@ CELLS = """e => Array.from(e.querySelectorAll('table tbody tr'))
                 .map(r => Array.from(r.querySelectorAll('td')).map(c => c.innerText))"""
 
 
-READY = """() => {
-  const count = (q) => document.querySelectorAll(q).length;
-  return count('[data-testid=stSkeleton]') === 0
-    && count('[data-testid=stDataFrame]') === count('[data-testid=stDataFrame] table')
-    && count('[data-testid=stPlotlyChart]') === count('.js-plotly-plot .main-svg:first-child');
-}"""
-
-
-def open_ready(page: Page, url: str) -> None:
-    """Open ``url`` and wait until lazily loaded grids and figures are drawn (their code arrives
-    after the script has finished)."""
-    open_page(page, url)
-    page.wait_for_function(READY, timeout=TIMEOUT_MS)
+open_ready = open_page
+"""Open a URL and wait until its lazily loaded grids and figures are drawn."""
 
 
 def url_rows(page: Page, key: str, default: str) -> list[tuple[str, str, str]]:

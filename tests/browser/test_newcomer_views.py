@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Page
 
 from tests.browser.conftest import ARTIFACTS, ROOT
-from tests.browser.test_layout import MODES, overlaps
+from tests.browser.test_layout import overlaps
 from tests.browser.test_levels_editor import open_ready
 from tests.browser.test_share_links import radio
 
@@ -30,12 +30,12 @@ TEXT = "() => document.querySelector('[data-testid=stMain]').innerText"
 
 
 @pytest.fixture(params=["desktop", "phone"])
-def any_page(request, browser: Browser):
-    context = browser.new_context(**MODES[request.param])
+def any_page(request, mode_context):
+    page = mode_context(request.param).new_page()
     try:
-        yield request.param, context.new_page()
+        yield request.param, page
     finally:
-        context.close()
+        page.close()
 
 
 def shot(page: Page, name: str, mode: str, anchor: str | None = None) -> None:
@@ -78,10 +78,9 @@ def test_mechanisms_histogram_titles_apart_and_no_vacuous_box(any_page, app_url:
     shot(page, "mechanisms_histogram", mode, "Privacy loss of one run")
 
 
-def test_mechanisms_table_shows_numbers_on_a_phone(browser: Browser, app_url: str):
-    context = browser.new_context(**MODES["phone"])
+def test_mechanisms_table_shows_numbers_on_a_phone(mode_context, app_url: str):
+    page = mode_context("phone").new_page()
     try:
-        page = context.new_page()
         open_ready(page, f"{app_url}/Mechanisms")
         page.locator("[data-testid=stDataFrame]").first.evaluate(TOP)
         page.wait_for_timeout(500)
@@ -89,7 +88,7 @@ def test_mechanisms_table_shows_numbers_on_a_phone(browser: Browser, app_url: st
         assert headers[0] == "method" and "ε lower" in headers, headers
         page.screenshot(path=str(ARTIFACTS / "newcomer_mechanisms_table_phone.png"))
     finally:
-        context.close()
+        page.close()
 
 
 def test_curves_figure_stands_alone(any_page, app_url: str):
@@ -110,15 +109,14 @@ def test_privacy_regions_take_any_k(app_url: str, page: Page, k: str):
     page.screenshot(path=str(ARTIFACTS / f"newcomer_regions_k{k}_desktop.png"))
 
 
-def test_privacy_regions_k_on_a_phone(browser: Browser, app_url: str):
-    context = browser.new_context(**MODES["phone"])
+def test_privacy_regions_k_on_a_phone(mode_context, app_url: str):
+    page = mode_context("phone").new_page()
     try:
-        page = context.new_page()
         open_ready(page, f"{app_url}/Privacy_regions?k=9")
         assert page.get_by_role("textbox", name="k (mechanisms composed)").input_value() == "9"
         shot(page, "regions_k9", "phone", "k (mechanisms composed)")
     finally:
-        context.close()
+        page.close()
 
 
 def test_database_priors_words_reasons_and_no_stack_trace(any_page, app_url: str):

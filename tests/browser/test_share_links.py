@@ -14,8 +14,8 @@ from urllib.parse import parse_qs, urlparse
 
 from playwright.sync_api import Browser, Page
 
-from tests.browser.test_app_in_browser import TIMEOUT_MS, settle
-from tests.browser.test_levels_editor import READY, open_ready, type_cell
+from tests.browser.test_app_in_browser import READY, TIMEOUT_MS, settle
+from tests.browser.test_levels_editor import open_ready, type_cell
 
 SNAPSHOT = """() => {
   const text = (el) => (el ? el.innerText.trim() : null);

@@ -10,8 +10,8 @@ from playwright.sync_api import Browser, Page
 
 from dpviz.views import database_priors as dp
 from tests.browser.conftest import ARTIFACTS
-from tests.browser.test_app_in_browser import TIMEOUT_MS, settle
-from tests.browser.test_levels_editor import READY, open_ready
+from tests.browser.test_app_in_browser import READY, TIMEOUT_MS, settle
+from tests.browser.test_levels_editor import open_ready
 from tests.browser.test_share_links import query, text
 
 TABLE_TEXT = ("(col) => Array.from(document.querySelectorAll('[data-testid=stDataFrame]'), "
