@@ -85,8 +85,14 @@ def add_row(page: Page, values: tuple[str, str, str]) -> None:
     settle(page)  # as a person does: a rerun still drawing moves the grid under the pointer
     grid = page.locator(EDITOR)
     before = len(cells(grid))
-    grid.hover()
-    grid.get_by_role("button", name="Add row").click()
+    for attempt in range(3):  # as a person does: the pointer back on the grid, its toolbar again
+        grid.hover()
+        try:
+            grid.get_by_role("button", name="Add row").click(timeout=15_000)
+            break
+        except PlaywrightTimeoutError:  # a redraw put the grid's scroller over the toolbar
+            if attempt == 2:
+                raise
     page.wait_for_function(f"() => document.querySelector(\"{EDITOR}\").querySelectorAll"
                            f"('table tbody tr').length === {before + 1}", timeout=TIMEOUT_MS)
     page.keyboard.press("Escape")  # the new row's first cell may open for typing: start from the keys
