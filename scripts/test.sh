@@ -31,4 +31,6 @@ fi
 
 python3 -m ruff check --no-cache .   # no cache: a warm local cache once passed what a clean clone failed
 python3 -m mypy                  # dpviz/, settings in pyproject.toml [tool.mypy]
-python3 -m pytest -n 2 --dist loadfile "$@"
+# Three workers on two cores: the browser tests wait for their pages about half of the time, and
+# each test goes to whichever worker is free (worksteal), so no long file ends the run alone.
+python3 -m pytest -n 3 --dist worksteal "$@"

@@ -50,11 +50,11 @@ SCENARIOS = [
     ("pages/3_Database_priors.py", {}, KEYS["pages/3_Database_priors.py"]),
     *[("pages/3_Database_priors.py", {"preset": PRESETS[name].title},
        [k for k in KEYS["pages/3_Database_priors.py"] if k != "preset"])
-      for name in ("custom", "features", "atleast")],
+      for name in ("custom",)],  # its own inputs; the other presets draw the default's
     ("pages/4_Mechanisms.py", {}, KEYS["pages/4_Mechanisms.py"]),
     *[("pages/4_Mechanisms.py", {"mechanism": kind}, [k for k in KEYS["pages/4_Mechanisms.py"]
                                                      if k != "mechanism"])
-      for kind in ("Laplace", "Geometric")],
+      for kind in ("Laplace",)],  # a mechanism of other parameters than the default's
     *[("pages/3_Database_priors.py", {"preset": PRESET_TITLES["custom"], "kind": KIND_LABELS[kind]},
        ["prior", "null", "allowed"]) for kind in ("typed", "allowed")],
     ("pages/5_Plan_a_budget.py", {}, KEYS["pages/5_Plan_a_budget.py"]),
