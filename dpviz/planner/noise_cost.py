@@ -3,8 +3,8 @@
 ``noise.smallest_noise`` evaluates the certified ε of k steps at some 25 spends. Where the
 mechanism's closed form answers (the Gaussian without subsampling, Steinke Cor. 8) an evaluation
 costs microseconds; where exact atoms answer, their counted work
-(``exact_route.exact_cost``); else the PLD accountant, whose refinement costs about ``PLD_GRIDS``
-times the counted work of its finest regular width (``dpviz.pld.cost``, at 1/8 of the pilot width),
+(``exact_route.exact_cost``); else the PLD accountant, whose refinement costs about ``REFINE_GRIDS``
+times the counted work of its finest regular width (``dpviz.pld.refine.finest_grid_seconds``),
 at most the evaluation's share of the budget (it stops there). Counts × ``dpviz.budget`` units, no
 clock; the search's cost in units of its first evaluation's is measured by
 ``benchmarks/calibrate_feedback.py`` (``SEARCH_EVALUATIONS``).
@@ -20,8 +20,7 @@ from dpviz.mechanisms.exact_route import exact_cost
 from dpviz.mechanisms.registry import MECHANISMS
 from dpviz.planner.noise import calibration, search_range
 from dpviz.planner.result import SYMBOLS
-from dpviz.pld import cost as pld_cost
-from dpviz.pld.refine import DEFAULT_ACCURACY, pilot_h, target_tail
+from dpviz.pld.refine import REFINE_GRIDS, finest_grid_seconds
 from dpviz.validation import ParameterError
 
 SEARCH_EVALUATIONS = 2.4
@@ -33,8 +32,6 @@ one evaluation's estimate is the refinement's worst case (often capped at its bu
 refinement stops earlier), and the points it revisits are answered from memory. Searches that
 answer in well under a second (Laplace, exact atoms) measure more, from work the counts leave
 out; they never reach a notice."""
-PLD_GRIDS = 2.0
-"""One PLD evaluation's work in units of its finest grid (pilot and coarser widths, a tilted rerun)."""
 
 
 def search_cost(mechanism: str, *, k: int, epsilon: float, delta: float, sensitivity: float | None = None,
@@ -56,12 +53,9 @@ def search_cost(mechanism: str, *, k: int, epsilon: float, delta: float, sensiti
         return budgets.ZERO
     one = exact_cost(parts)
     if isinstance(one, str) or not cal.budget.admits(one):
-        laws = [(m.law, n) for m, n in parts]
-        tail = target_tail(laws, delta=delta, epsilon=None, accuracy=DEFAULT_ACCURACY)
-        try:
-            seconds = PLD_GRIDS * pld_cost.cost(laws, h=pilot_h(laws) / 8.0, tail=tail).seconds
-        except ParameterError:  # no grid that fine fits: the accountant coarsens within its share
-            seconds = cal.budget.seconds
+        finest = finest_grid_seconds([(m.law, n) for m, n in parts], delta=delta, epsilon=None)
+        # no grid that fine fits: the accountant coarsens within its share
+        seconds = cal.budget.seconds if finest is None else REFINE_GRIDS * finest
         one = Cost(min(seconds, cal.budget.seconds))
     extreme = "smallest" if cal.is_noise else "largest"
     what = f"Searching the {extreme} {SYMBOLS.get(cal.param, cal.param)} of the {MECHANISMS[mechanism].title}"

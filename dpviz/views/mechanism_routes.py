@@ -19,12 +19,7 @@ from dpviz.figures.mechanisms import ROUTE_LABELS, route_table
 from dpviz.figures.tables import format_number, table_csv, table_rows
 from dpviz.guarantee import Guarantee, Kind, Status
 from dpviz.mechanisms import routes
-from dpviz.pld import cost as pld_cost
-from dpviz.pld.refine import (
-    DEFAULT_ACCURACY,
-    pilot_h,
-    target_tail,
-)
+from dpviz.pld.refine import REFINE_GRIDS, finest_grid_seconds
 from dpviz.results import intervals_json
 from dpviz.validation import ParameterError
 from dpviz.views import View
@@ -159,29 +154,19 @@ def refine(mech: Any, *, k: int, delta: float | None = None, epsilon: float | No
 
 
 
-REFINE_GRIDS = 2.0
-"""The refinement's work in units of its finest grid: pilot and coarser steps (each ≥ 4× wider, so
-cheaper) and a tilted rerun come to about as much again (measured 0.5 to 2× of the wall time,
-Gaussian at q from 0.001 to 0.3 and k from 100 to 10^5)."""
-
-
 def refine_cost(mech: Any, *, k: int, first: Mapping[str, Guarantee], delta: float | None = None,
                 epsilon: float | None = None, compare: bool = False, budget: Budget = budgets.PAGE) -> Cost:
     """Estimated time of ``refine`` once ``quick`` has answered ``first`` (``dpviz.budget`` units),
     before it runs. The PLD grid (unless a quick route was exact): ``REFINE_GRIDS`` times the counted
-    work (``dpviz.pld.cost.cost``) of its finest regular width, 1/8 of the pilot width, each grid at
-    most the PLD's share of the budget (the refinement stops there); privacy buckets
+    work of its finest regular grid (``dpviz.pld.refine.finest_grid_seconds``), each grid at most the
+    PLD's share of the budget (the refinement stops there); privacy buckets
     (``routes.buckets_cost``) with ``compare`` at δ > 0 when their share admits them."""
     seconds, names = 0.0, []
     if not any(g.kind is Kind.EXACT for g in first.values()):
-        parts = [(mech.law, k)]
         share = budget.share(PLD_SHARE).seconds
-        try:
-            tail = target_tail(parts, delta=delta, epsilon=epsilon, accuracy=DEFAULT_ACCURACY)
-            finest = min(pld_cost.cost(parts, h=pilot_h(parts) / 8.0, tail=tail).seconds, share)
-        except ParameterError:  # no grid that fine fits: the route coarsens within its share
-            finest = share
-        seconds, names = REFINE_GRIDS * finest, ["the PLD grid"]
+        finest = finest_grid_seconds([(mech.law, k)], delta=delta, epsilon=epsilon)
+        # no grid that fine fits (None): the route coarsens within its share
+        seconds, names = REFINE_GRIDS * (share if finest is None else min(finest, share)), ["the PLD grid"]
     if compare and delta:
         b = routes.buckets_cost(mech, k=k, n=PAGE_BUCKETS_N)
         if budget.share(BUCKETS_SHARE).admits(b):
