@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -72,23 +73,14 @@ def figure_dict(fig: go.Figure) -> dict[str, Any]:
 
 def _encoded(value: Any) -> Any:
     """A copy of ``value`` as ``convert_to_base64`` leaves a deep copy of it: in a dictionary, an
-    array under a key that is not skipped becomes a typed array; containers are copied."""
+    array under a key that is not skipped becomes a typed array; containers are copied, and what a
+    skipped key holds (a range, a layer) is deep-copied as ``to_dict`` copies it."""
     if isinstance(value, dict):
-        return {key: _copied(v) if is_skipped_key(key) else
+        return {key: copy.deepcopy(v) if is_skipped_key(key) else
                 to_typed_array_spec(v) if is_homogeneous_array(v) else _encoded(v)
                 for key, v in value.items()}
     if isinstance(value, list | tuple):
-        items = [_encoded(v) if isinstance(v, dict | list | tuple) else v for v in value]
-        return items if isinstance(value, list) else tuple(items)
-    return value
-
-
-def _copied(value: Any) -> Any:
-    """A copy of nested dictionaries and lists (what a skipped key keeps, unencoded)."""
-    if isinstance(value, dict):
-        return {key: _copied(v) for key, v in value.items()}
-    if isinstance(value, list | tuple):
-        items = [_copied(v) for v in value]
+        items = [_encoded(v) for v in value]
         return items if isinstance(value, list) else tuple(items)
     return value
 
