@@ -9,7 +9,7 @@ both over all orders, each being a valid upper bound.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -18,39 +18,42 @@ _ROUND = 16.0 * 2.0**-52
 """Relative allowance for the rounding of a few-term float sum (docs/MATH.md §10.3: rounded up)."""
 
 
-def epsilon_from_rdp(orders: Sequence[float], rho: Sequence[float] | NDArray[np.float64], *,
-                     delta: float) -> tuple[float, float]:
-    """Smallest certified ε over the (real) orders λ > 1, and the order attaining it."""
+def _best_order(orders: Sequence[float], rho: Sequence[float] | NDArray[np.float64],
+                value: Callable[[float, float], float]) -> tuple[float, float]:
+    """The smallest ``value(λ, ρ)`` over the orders whose ρ is finite, and the order attaining it."""
     best, arg = math.inf, float(orders[0])
     for lam, r in zip(orders, rho, strict=True):
         if not np.isfinite(r):
             continue
-        lam_f = float(lam)
-        log_ratio = math.log((lam_f - 1) / lam_f)
-        cks = r + log_ratio - (math.log(delta) + math.log(lam_f)) / (lam_f - 1)
-        classic = r + math.log(1.0 / delta) / (lam_f - 1)
-        # rounded up: an allowance of a few ulps of the terms' sizes before any cancellation
-        sizes = abs(r) + abs(log_ratio) + (abs(math.log(delta)) + math.log(lam_f)) / (lam_f - 1)
-        eps = max(0.0, min(cks, classic) + _ROUND * sizes)
-        if eps < best:
-            best, arg = eps, lam_f
+        v = value(float(lam), r)
+        if v < best:
+            best, arg = v, float(lam)
     return best, arg
+
+
+def epsilon_from_rdp(orders: Sequence[float], rho: Sequence[float] | NDArray[np.float64], *,
+                     delta: float) -> tuple[float, float]:
+    """Smallest certified ε over the (real) orders λ > 1, and the order attaining it."""
+    def eps(lam: float, r: float) -> float:
+        log_ratio = math.log((lam - 1) / lam)
+        cks = r + log_ratio - (math.log(delta) + math.log(lam)) / (lam - 1)
+        classic = r + math.log(1.0 / delta) / (lam - 1)
+        # rounded up: an allowance of a few ulps of the terms' sizes before any cancellation
+        sizes = abs(r) + abs(log_ratio) + (abs(math.log(delta)) + math.log(lam)) / (lam - 1)
+        return max(0.0, min(cks, classic) + _ROUND * sizes)
+
+    return _best_order(orders, rho, eps)
 
 
 def log_delta_from_rdp(orders: Sequence[float], rho: Sequence[float] | NDArray[np.float64],
                        epsilon: float) -> tuple[float, float]:
     """Smallest ln δ over the orders for (λ, ρ)-RDP at ε: the conversions of ``epsilon_from_rdp``
     solved for δ (CKS 2020 Prop. 12 and Mironov Prop. 3), rounded up by a few ulps of the terms."""
-    best, arg = math.inf, float(orders[0])
-    for lam, r in zip(orders, rho, strict=True):
-        if not np.isfinite(r):
-            continue
-        lf = float(lam)
-        log_ratio = math.log((lf - 1) / lf)
-        cks = (lf - 1) * (r - epsilon + log_ratio) - math.log(lf)
-        classic = (lf - 1) * (r - epsilon)
-        sizes = (lf - 1) * (abs(r) + epsilon + abs(log_ratio)) + math.log(lf)
-        v = min(cks, classic) + _ROUND * sizes
-        if v < best:
-            best, arg = v, lf
-    return best, arg
+    def log_delta(lam: float, r: float) -> float:
+        log_ratio = math.log((lam - 1) / lam)
+        cks = (lam - 1) * (r - epsilon + log_ratio) - math.log(lam)
+        classic = (lam - 1) * (r - epsilon)
+        sizes = (lam - 1) * (abs(r) + epsilon + abs(log_ratio)) + math.log(lam)
+        return min(cks, classic) + _ROUND * sizes
+
+    return _best_order(orders, rho, log_delta)
