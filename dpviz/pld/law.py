@@ -49,12 +49,7 @@ class ContinuousPart:
         sf, cdf = (self.sf_p, self.cdf_p) if side == "p" else (self.sf_q, self.cdf_q)
         x = np.asarray(a, dtype=np.float64)
         y = np.asarray(b, dtype=np.float64)
-        sf_a, cdf_a = sf(x), cdf(x)
-        upper = sf_a - sf(y)
-        lower = cdf(y) - cdf_a
-        # Use whichever tail is small at the interval: it carries the relative precision.
-        use_upper = sf_a < cdf_a
-        return np.maximum(np.where(use_upper, upper, lower), 0.0), np.minimum(sf_a, cdf_a)
+        return _from_tails(sf(x), cdf(x), sf(y), cdf(y))
 
     def cell_masses(self, edges: NDArray[np.float64], *,
                     side: str) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -63,10 +58,16 @@ class ContinuousPart:
         sf, cdf = (self.sf_p, self.cdf_p) if side == "p" else (self.sf_q, self.cdf_q)
         x = np.asarray(edges, dtype=np.float64)
         sf_e, cdf_e = sf(x), cdf(x)
-        upper = sf_e[:-1] - sf_e[1:]
-        lower = cdf_e[1:] - cdf_e[:-1]
-        use_upper = sf_e[:-1] < cdf_e[:-1]
-        return np.maximum(np.where(use_upper, upper, lower), 0.0), np.minimum(sf_e[:-1], cdf_e[:-1])
+        return _from_tails(sf_e[:-1], cdf_e[:-1], sf_e[1:], cdf_e[1:])
+
+
+def _from_tails(sf_a: NDArray[np.float64], cdf_a: NDArray[np.float64], sf_b: NDArray[np.float64],
+                cdf_b: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The mass of (a, b] and the tail it comes from, min(sf(a), cdf(a)), from both tails at a and b:
+    the difference of whichever tail is small at a, which carries the relative precision."""
+    use_upper = sf_a < cdf_a
+    mass = np.maximum(np.where(use_upper, sf_a - sf_b, cdf_b - cdf_a), 0.0)
+    return mass, np.minimum(sf_a, cdf_a)
 
 
 @dataclass(frozen=True, eq=False)
