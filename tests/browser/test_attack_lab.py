@@ -12,8 +12,7 @@ from playwright.sync_api import Browser, Page
 from dpviz import export
 from dpviz.views import attack as av
 from tests.browser.conftest import ARTIFACTS
-from tests.browser.test_app_in_browser import TIMEOUT_MS
-from tests.browser.test_levels_editor import open_ready
+from tests.browser.test_app_in_browser import TIMEOUT_MS, open_page
 from tests.browser.test_share_links import query, radio, text
 
 METRICS = "() => Array.from(document.querySelectorAll('[data-testid=stMetricValue]'), m => m.innerText)"
@@ -22,7 +21,7 @@ TOP = "e => e.scrollIntoView({block: 'start'})"
 
 
 def test_attack_lab_alice_share_and_download(page: Page, app_url: str, browser: Browser) -> None:
-    open_ready(page, f"{app_url}/Attack_lab")
+    open_page(page, f"{app_url}/Attack_lab")
     assert page.locator("h1").first.inner_text().strip() == "Attack lab"
     assert page.locator("[data-testid=stException]").count() == 0
     shown, proven, ratio = page.evaluate(METRICS)
@@ -57,7 +56,7 @@ def test_attack_lab_alice_share_and_download(page: Page, app_url: str, browser: 
     context = browser.new_context(viewport={"width": 390, "height": 900})
     try:
         other = context.new_page()
-        open_ready(other, page.url)
+        open_page(other, page.url)
         assert other.evaluate(METRICS) == sent
         other.screenshot(path=str(ARTIFACTS / "attack_shared_390.png"), full_page=True)
     finally:

@@ -14,8 +14,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import ARTIFACTS, MODES
-from tests.browser.test_app_in_browser import READY
-from tests.browser.test_levels_editor import open_ready
+from tests.browser.test_app_in_browser import READY, open_page
 
 PAGES = {"home": "", "regions": "Privacy_regions", "curves": "Composition_curves",
          "priors": "Database_priors", "mechanisms": "Mechanisms"}
@@ -79,7 +78,7 @@ def test_every_page_on_desktop_phone_and_dark(mode_context, app_url: str, name: 
     for mode, options in MODES.items():
         page = mode_context(mode).new_page()
         try:
-            open_ready(page, f"{app_url}/{PAGES[name]}")
+            open_page(page, f"{app_url}/{PAGES[name]}")
             expect(page.get_by_role("heading", level=1).first).to_contain_text(TITLES[name])
             assert page.locator("[data-testid=stException]").count() == 0
             if name != "home":
@@ -103,7 +102,7 @@ def test_phone_scrolls_a_table_to_its_numbers(mode_context, app_url: str):
     column that leaves no room), as a reader on a phone would expect."""
     page = mode_context("phone").new_page()
     try:
-        open_ready(page, f"{app_url}/{PAGES['priors']}")
+        open_page(page, f"{app_url}/{PAGES['priors']}")
         grid = page.locator("[data-testid=stDataFrame]").first
         grid.scroll_into_view_if_needed()
         assert "bound" in page.evaluate(HEADERS)

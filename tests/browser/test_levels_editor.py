@@ -25,10 +25,6 @@ CELLS = """e => Array.from(e.querySelectorAll('table tbody tr'))
                 .map(r => Array.from(r.querySelectorAll('td')).map(c => c.innerText))"""
 
 
-open_ready = open_page
-"""Open a URL and wait until its lazily loaded grids and figures are drawn."""
-
-
 def url_rows(page: Page, key: str, default: str) -> list[tuple[str, str, str]]:
     """The rows the page's URL holds (the default when the URL has none)."""
     return text_rows(parse_qs(urlparse(page.url).query, keep_blank_values=True).get(key, [default])[0])
@@ -142,7 +138,7 @@ def assert_fresh_context_agrees(browser: Browser, url: str, rows: list[tuple[str
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     try:
         other = context.new_page()
-        open_ready(other, url)
+        open_page(other, url)
         expect(other.locator(EDITOR)).to_be_visible()
         assert editor_rows(other) == rows
         assert_agree(other)
@@ -151,7 +147,7 @@ def assert_fresh_context_agrees(browser: Browser, url: str, rows: list[tuple[str
 
 
 def test_no_edit_is_lost_two_or_three_in_a_row(page: Page, app_url: str, browser: Browser):
-    open_ready(page, f"{app_url}/Mechanisms")
+    open_page(page, f"{app_url}/Mechanisms")
     expect(page.locator(EDITOR)).to_be_visible()
     assert editor_rows(page) == [("0.13", "0", "40"), ("0.71", "1e-6", "5")]
     # two edits with a pause after each (the second was reverted on rerun before)
@@ -178,7 +174,7 @@ def test_no_edit_is_lost_two_or_three_in_a_row(page: Page, app_url: str, browser
 
 
 def test_rows_added_deleted_and_a_bad_cell(page: Page, app_url: str, browser: Browser):
-    open_ready(page, f"{app_url}/Mechanisms")
+    open_page(page, f"{app_url}/Mechanisms")
     expect(page.locator(EDITOR)).to_be_visible()
     add_row(page, ("0.05", "0", "100"))
     want = [("0.13", "0", "40"), ("0.71", "1e-6", "5"), ("0.05", "0", "100")]
@@ -197,7 +193,7 @@ def test_rows_added_deleted_and_a_bad_cell(page: Page, app_url: str, browser: Br
 
 def test_curves_page_takes_the_same_editor(page: Page, app_url: str, browser: Browser):
     """Composition curves: the same editor (URL key ``levels``) instead of a text field."""
-    open_ready(page, f"{app_url}/Composition_curves")
+    open_page(page, f"{app_url}/Composition_curves")
     expect(page.locator(EDITOR)).to_be_visible()
     assert editor_rows(page) == text_rows(HETERO_LEVELS.default)
     assert page.get_by_label(HETERO_LEVELS.label, exact=True).count() == 0, "no text field any more"
@@ -210,7 +206,7 @@ def test_curves_page_takes_the_same_editor(page: Page, app_url: str, browser: Br
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     try:
         other = context.new_page()
-        open_ready(other, page.url)
+        open_page(other, page.url)
         expect(other.locator(EDITOR)).to_be_visible()
         assert editor_rows(other) == shown
         assert cells(other.locator(RESULTS).last) == cells(results)

@@ -7,8 +7,8 @@ from playwright.sync_api import Browser, Page
 
 from dpviz.figures.mechanisms import MAX_BARS
 from tests.browser.conftest import ARTIFACTS
-from tests.browser.test_app_in_browser import TIMEOUT_MS, settle
-from tests.browser.test_levels_editor import open_ready, type_cell
+from tests.browser.test_app_in_browser import TIMEOUT_MS, open_page, settle
+from tests.browser.test_levels_editor import type_cell
 from tests.browser.test_share_links import assert_shared_link_matches, query, radio, text
 
 MIX_GRID = "[class*='st-key-mix_editor'] [data-testid=stDataFrame]"
@@ -47,7 +47,7 @@ def _type_mix_cell(page: Page, row: int, col: int, value: str) -> None:
 
 
 def test_main_path(page: Page, app_url: str, browser: Browser):
-    open_ready(page, f"{app_url}/Mechanisms")
+    open_page(page, f"{app_url}/Mechanisms")
     _title_fits(page)
     assert 0 < page.evaluate(BARS) <= MAX_BARS
     _shot(page, "defaults", 1280)
@@ -81,7 +81,7 @@ def test_main_path(page: Page, app_url: str, browser: Browser):
 def test_an_old_link_opens_under_the_new_keys(page: Page, app_url: str):
     """A link from before the URL keys became the CLI flags (?mech_k, ?rate, ?mech_delta, a menu
     title as the mechanism) opens the same view, and the URL now says it with the new keys."""
-    open_ready(page, f"{app_url}/Mechanisms?mechanism=Laplace&scale=3&mech_k=20&rate=0&mech_delta=1e-06")
+    open_page(page, f"{app_url}/Mechanisms?mechanism=Laplace&scale=3&mech_k=20&rate=0&mech_delta=1e-06")
     page.wait_for_url(lambda url: "mech_k" not in url, timeout=TIMEOUT_MS)
     settle(page)
     # rate=0 was the old word for no subsampling; q = 1 says it now (dpviz.params.SAMPLING_RATE)

@@ -9,8 +9,8 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.browser.conftest import ARTIFACTS, ROOT
+from tests.browser.test_app_in_browser import open_page
 from tests.browser.test_layout import overlaps
-from tests.browser.test_levels_editor import open_ready
 from tests.browser.test_share_links import radio
 
 TOP = "e => e.scrollIntoView({block: 'start'})"
@@ -47,7 +47,7 @@ def shot(page: Page, name: str, mode: str, anchor: str | None = None) -> None:
 
 def test_attack_lab_says_what_a_rule_without_errors_shows(any_page, app_url: str):
     mode, page = any_page
-    open_ready(page, f"{app_url}/Attack_lab?alice_t=5&mechanism=randomized-response")
+    open_page(page, f"{app_url}/Attack_lab?alice_t=5&mechanism=randomized-response")
     text = page.evaluate(TEXT)
     assert "ε ≥ inf" not in text and "unbounded" in text
     assert "certified value, at the best threshold: this attack shows ε ≥" in text
@@ -65,7 +65,7 @@ def test_attack_lab_says_what_a_rule_without_errors_shows(any_page, app_url: str
 
 def test_mechanisms_histogram_titles_apart_and_no_vacuous_box(any_page, app_url: str):
     mode, page = any_page
-    open_ready(page, f"{app_url}/Mechanisms?k=100000&sampling_rate=0.004&sigma=0.8")
+    open_page(page, f"{app_url}/Mechanisms?k=100000&sampling_rate=0.004&sigma=0.8")
     page.get_by_text("Privacy loss of one run").first.wait_for(timeout=180_000)
     figures = page.evaluate(TITLES)
     histogram = next(f for f in figures if "Privacy loss of one run" in f["text"])
@@ -81,7 +81,7 @@ def test_mechanisms_histogram_titles_apart_and_no_vacuous_box(any_page, app_url:
 def test_mechanisms_table_shows_numbers_on_a_phone(mode_context, app_url: str):
     page = mode_context("phone").new_page()
     try:
-        open_ready(page, f"{app_url}/Mechanisms")
+        open_page(page, f"{app_url}/Mechanisms")
         page.locator("[data-testid=stDataFrame]").first.evaluate(TOP)
         page.wait_for_timeout(500)
         headers = page.evaluate(HEADERS, 0)
@@ -93,7 +93,7 @@ def test_mechanisms_table_shows_numbers_on_a_phone(mode_context, app_url: str):
 
 def test_curves_figure_stands_alone(any_page, app_url: str):
     mode, page = any_page
-    open_ready(page, f"{app_url}/Composition_curves?k_max=500")
+    open_page(page, f"{app_url}/Composition_curves?k_max=500")
     first = page.evaluate(TITLES)[0]
     assert "(0.1,0)-DPmechanisms" in first["text"].replace(" ", "")  # wrapped lines join without a space
     last, box = first["xticks"][-1]
@@ -103,7 +103,7 @@ def test_curves_figure_stands_alone(any_page, app_url: str):
 
 @pytest.mark.parametrize("k", ["7", "11"])
 def test_privacy_regions_take_any_k(app_url: str, page: Page, k: str):
-    open_ready(page, f"{app_url}/Privacy_regions?k={k}")
+    open_page(page, f"{app_url}/Privacy_regions?k={k}")
     assert page.locator("[data-testid=stAlert]").filter(has_text="must be").count() == 0
     assert any(f"k = {k} " in f["text"] for f in page.evaluate(TITLES))
     page.screenshot(path=str(ARTIFACTS / f"newcomer_regions_k{k}_desktop.png"))
@@ -112,7 +112,7 @@ def test_privacy_regions_take_any_k(app_url: str, page: Page, k: str):
 def test_privacy_regions_k_on_a_phone(mode_context, app_url: str):
     page = mode_context("phone").new_page()
     try:
-        open_ready(page, f"{app_url}/Privacy_regions?k=9")
+        open_page(page, f"{app_url}/Privacy_regions?k=9")
         assert page.get_by_role("textbox", name="k (mechanisms composed)").input_value() == "9"
         shot(page, "regions_k9", "phone", "k (mechanisms composed)")
     finally:
@@ -123,7 +123,7 @@ def test_database_priors_words_reasons_and_no_stack_trace(any_page, app_url: str
     mode, page = any_page
     log = Path(ROOT / "test-artifacts" / "streamlit.log")
     before = log.read_text(errors="replace") if log.exists() else ""
-    open_ready(page, f"{app_url}/Database_priors?delta=0")
+    open_page(page, f"{app_url}/Database_priors?delta=0")
     text = page.evaluate(TEXT)
     assert "infeasible" not in text
     assert "Constraint + advanced composition (DRV) — impossible:" in text  # the reason, in view

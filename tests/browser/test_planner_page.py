@@ -14,15 +14,14 @@ from playwright.sync_api import Browser, Page
 from dpviz import export
 from dpviz.views import planner as pv
 from tests.browser.conftest import ARTIFACTS
-from tests.browser.test_app_in_browser import TIMEOUT_MS, export_figure
-from tests.browser.test_levels_editor import open_ready
+from tests.browser.test_app_in_browser import TIMEOUT_MS, export_figure, open_page
 from tests.browser.test_share_links import query, text
 
 TABLE_TEXT = "() => Array.from(document.querySelectorAll('[data-testid=stDataFrame]'), t => t.innerText)"
 
 
 def test_main_path_share_and_exports(page: Page, app_url: str, browser: Browser) -> None:
-    open_ready(page, f"{app_url}/Plan_a_budget")
+    open_page(page, f"{app_url}/Plan_a_budget")
     assert page.locator("h1").first.inner_text().strip() == "Plan a budget"
     page.screenshot(path=str(ARTIFACTS / "planner_defaults_1280.png"), full_page=True)
     plot = page.locator(".js-plotly-plot").first
@@ -50,7 +49,7 @@ def test_main_path_share_and_exports(page: Page, app_url: str, browser: Browser)
     context = browser.new_context(viewport={"width": 390, "height": 900})
     try:
         other = context.new_page()
-        open_ready(other, page.url)
+        open_page(other, page.url)
         assert other.evaluate(TABLE_TEXT) == sent
         other.screenshot(path=str(ARTIFACTS / "planner_shared_390.png"), full_page=True)
     finally:
@@ -68,7 +67,7 @@ def test_prior_typed_goes_to_the_url_and_a_shared_link_shows_its_rows(page: Page
     """A person types the gce command's --prior value; the URL holds it (key = flag) and the priors
     rows are that prior's bounds; over the page's budget the rows say why (tables are drawn on a
     canvas: read through the JSON download)."""
-    open_ready(page, f"{app_url}/Plan_a_budget?k=50")
+    open_page(page, f"{app_url}/Plan_a_budget?k=50")
     text(page, pv.PRIOR.label, "at-least:5", "prior")
     assert query(page.url)["prior"] == "at-least:5"
     heading = page.get_by_text("Database priors: prior at-least:5 over the k = 50 databases")
@@ -81,7 +80,7 @@ def test_prior_typed_goes_to_the_url_and_a_shared_link_shows_its_rows(page: Page
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         other = context.new_page()
-        open_ready(other, f"{app_url}/Plan_a_budget?k=1000000&prior=uniform-nonzero&k_max=10")
+        open_page(other, f"{app_url}/Plan_a_budget?k=1000000&prior=uniform-nonzero&k_max=10")
         over = other.get_by_text("Database priors: prior uniform-nonzero")
         over.wait_for(timeout=TIMEOUT_MS)
         over.scroll_into_view_if_needed()

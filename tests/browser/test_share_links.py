@@ -14,8 +14,8 @@ from urllib.parse import parse_qs, urlparse
 
 from playwright.sync_api import Browser, Page
 
-from tests.browser.test_app_in_browser import READY, TIMEOUT_MS, settle
-from tests.browser.test_levels_editor import open_ready, type_cell
+from tests.browser.test_app_in_browser import READY, TIMEOUT_MS, open_page, settle
+from tests.browser.test_levels_editor import type_cell
 
 SNAPSHOT = """() => {
   const text = (el) => (el ? el.innerText.trim() : null);
@@ -81,7 +81,7 @@ def assert_shared_link_matches(browser: Browser, page: Page) -> dict[str, Any]:
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     try:
         other = context.new_page()
-        open_ready(other, page.url)
+        open_page(other, page.url)
         got = snapshot(other)
     finally:
         context.close()
@@ -91,13 +91,13 @@ def assert_shared_link_matches(browser: Browser, page: Page) -> dict[str, Any]:
 
 
 def test_home_page(page: Page, app_url: str, browser: Browser):
-    open_ready(page, app_url)
+    open_page(page, app_url)
     shown = assert_shared_link_matches(browser, page)
     assert shown["figures"] and shown["figures"][0]["data"][0]["y"]
 
 
 def test_privacy_regions(page: Page, app_url: str, browser: Browser):
-    open_ready(page, f"{app_url}/Privacy_regions")
+    open_page(page, f"{app_url}/Privacy_regions")
     text(page, "ε0 (each mechanism)", "0.3", "eps0")
     text(page, "δ0 (each mechanism)", "1e-05", "delta0")
     text(page, "k (mechanisms composed)", "7", "k")  # typed: any k (issue 21)
@@ -108,7 +108,7 @@ def test_privacy_regions(page: Page, app_url: str, browser: Browser):
 
 
 def test_composition_curves(page: Page, app_url: str, browser: Browser):
-    open_ready(page, f"{app_url}/Composition_curves")
+    open_page(page, f"{app_url}/Composition_curves")
     text(page, "ε0 (each mechanism)", "0.2", "eps0")
     text(page, "k (mechanisms composed)", "12", "k")
     change(page, lambda: page.get_by_text("log k axis", exact=True).click(),
@@ -127,7 +127,7 @@ def test_database_priors_every_scenario_switch(page: Page, app_url: str, browser
     """Fails before the fix twice: 365 hospital nights → Subsidiaries kept C = 365 while the link
     opened with C = 1; and after a switch to Custom, k and C typed never reached the URL (the
     "Constraint or prior" radio moved them down the page)."""
-    open_ready(page, f"{app_url}/Database_priors")
+    open_page(page, f"{app_url}/Database_priors")
     radio(page, "Scenario", "Subsidiaries", "preset")
     shown = assert_shared_link_matches(browser, page)
     assert ["at most C databases per person", "1"] in shown["inputs"]
@@ -150,7 +150,7 @@ def test_database_priors_every_scenario_switch(page: Page, app_url: str, browser
 def test_mechanisms(page: Page, app_url: str, browser: Browser):
     """Randomized response has one parameter where the others have two: k, q and δ moved, and
     Streamlit's frontend stopped writing a moved widget into the URL (fails before the fix)."""
-    open_ready(page, f"{app_url}/Mechanisms")
+    open_page(page, f"{app_url}/Mechanisms")
     radio(page, "Mechanism", "randomized-response", "mechanism")
     text(page, "k (compositions)", "100", "k")
     text(page, "sampling rate q", "1", "sampling_rate")

@@ -10,8 +10,7 @@ from playwright.sync_api import Browser, Page
 
 from dpviz.views import database_priors as dp
 from tests.browser.conftest import ARTIFACTS
-from tests.browser.test_app_in_browser import READY, TIMEOUT_MS, settle
-from tests.browser.test_levels_editor import open_ready
+from tests.browser.test_app_in_browser import READY, TIMEOUT_MS, open_page, settle
 from tests.browser.test_share_links import query, text
 
 TABLE_TEXT = ("(col) => Array.from(document.querySelectorAll('[data-testid=stDataFrame]'), "
@@ -23,7 +22,7 @@ START = {"preset": "Custom", "kind": dp.KIND_LABELS["typed"], "k": "6", "prior":
 
 
 def test_typed_prior_round_trip(page: Page, app_url: str, browser: Browser) -> None:
-    open_ready(page, f"{app_url}/Database_priors?{urlencode(START)}")
+    open_page(page, f"{app_url}/Database_priors?{urlencode(START)}")
     page.get_by_text("Exact worst case").first.wait_for(timeout=TIMEOUT_MS)
     label = dp.PRIOR.label
     page.get_by_role("textbox", name=label, exact=True).scroll_into_view_if_needed()
@@ -40,7 +39,7 @@ def test_typed_prior_round_trip(page: Page, app_url: str, browser: Browser) -> N
     context = browser.new_context(viewport={"width": 390, "height": 900})
     try:
         other = context.new_page()
-        open_ready(other, page.url)
+        open_page(other, page.url)
         other.get_by_text("Exact worst case").first.wait_for(timeout=TIMEOUT_MS)
         assert other.evaluate(TABLE_TEXT, 1) == sent
         assert other.get_by_role("textbox", name=label, exact=True).input_value() == "0-1:1, 4:2"
