@@ -6,8 +6,7 @@ Chromium (``BROWSER_PATH``, default Debian's ``chromium-headless-shell``, else `
 and ``.md`` its tables for a report (LaTeX booktabs, Markdown). Labels are Unicode and MathJax is
 off, so no network resource is needed. ``.html`` (regions and curves) writes a lecture: one
 self-contained interactive file, the figure under a slider over k (``dpviz.views.lecture``), which
-opens offline
-without a server.
+opens offline without a server.
 
 Every render in the process goes through one queue: one Chromium, started on first use and
 reused, renders one figure at a time; a render that would wait too long is refused
