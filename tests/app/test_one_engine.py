@@ -1,7 +1,9 @@
 """One engine (issue 19): for inputs drawn from each page's declared ranges (seeded, not fixed
 points), the page's headline, the command line's answer and the exported view's value are one
 number. The page side runs in ``streamlit.testing.v1.AppTest``; inputs are kept cheap (small k,
-no subsampling) so that 50 draws per page stay affordable."""
+no subsampling) so that 50 draws per page stay affordable. The draws come in ``CHUNKS`` tests of
+their own seeds, which the test workers share out: one test of all 50 planner draws ran 100 s and
+could end the suite alone."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import math
 import re
 
 import numpy as np
+import pytest
 
 from dpviz import budget as budgets
 from dpviz.cli import main
@@ -22,6 +25,7 @@ from dpviz.views import planner as pv
 from tests.app.helpers import assert_clean, errors, run_page, tables
 
 DRAWS = 50
+CHUNKS = 5
 HEADLINE = re.compile(r"ε (?:≤|=) \*\*([^*]+)\*\*|ε ∈ \[\*\*[^*]+\*\*, \*\*([^*]+)\*\*\]")
 
 
@@ -38,10 +42,11 @@ def _draw(rng: np.random.Generator, span: tuple[float, float], whole: bool) -> s
     return str(round(x)) if whole else f"{x:.4g}"
 
 
-def test_mechanisms_page_cli_and_export_agree_on_drawn_inputs() -> None:
-    rng = np.random.default_rng(1919)
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_mechanisms_page_cli_and_export_agree_on_drawn_inputs(chunk: int) -> None:
+    rng = np.random.default_rng((1919, chunk))
     kinds = [key for key, cls in MECHANISMS.items() if cls.noise is not None]
-    for _ in range(DRAWS):
+    for _ in range(DRAWS // CHUNKS):
         kind = str(rng.choice(kinds))
         cls = MECHANISMS[kind]
         own = {p.key: _draw(rng, p.span, isinstance(p.default, int)) for p in cls.params if p.span}
@@ -60,11 +65,12 @@ def test_mechanisms_page_cli_and_export_agree_on_drawn_inputs() -> None:
         assert shown == format_number(cli["epsilon"]) == format_number(export), (kind, own, k, delta)
 
 
-def test_planner_page_cli_and_export_agree_on_drawn_inputs() -> None:
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_planner_page_cli_and_export_agree_on_drawn_inputs(chunk: int) -> None:
     """The largest ε0 per method and the smallest Gaussian σ: page cell == ``plan eps0`` /
     ``plan noise gaussian`` (with the page's budgets) == the exported view's value."""
-    rng = np.random.default_rng(919)
-    for _ in range(DRAWS):
+    rng = np.random.default_rng((919, chunk))
+    for _ in range(DRAWS // CHUNKS):
         eps = f"{math.exp(rng.uniform(math.log(0.1), math.log(10.0))):.3g}"
         delta = f"{math.exp(rng.uniform(math.log(1e-9), math.log(1e-3))):.3g}"
         k = str(int(rng.integers(1, 200)))
