@@ -3,7 +3,7 @@ histogram's bar count, the mix editor, and the title at 1280 and 800 px (issues 
 
 from __future__ import annotations
 
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import BrowserContext, Page
 
 from dpviz.figures.mechanisms import MAX_BARS
 from tests.browser.conftest import ARTIFACTS
@@ -46,7 +46,7 @@ def _type_mix_cell(page: Page, row: int, col: int, value: str) -> None:
     type_cell(page, row, col, value, grid_selector=MIX_GRID)
 
 
-def test_main_path(page: Page, app_url: str, browser: Browser):
+def test_main_path(page: Page, app_url: str, receiver: BrowserContext):
     open_page(page, f"{app_url}/Mechanisms")
     _title_fits(page)
     assert 0 < page.evaluate(BARS) <= MAX_BARS
@@ -56,20 +56,20 @@ def test_main_path(page: Page, app_url: str, browser: Browser):
     text(page, "k (compositions)", "30", "k")
     text(page, "sampling rate q", "1", "sampling_rate")
     text(page, "target total δ", "0", "delta")
-    shown = assert_shared_link_matches(browser, page)
+    shown = assert_shared_link_matches(receiver, page)
     assert any(t.startswith("ε = 3 (") for t in shown["text"]), [t for t in shown["text"] if "ε" in t]
     assert query(page.url) | {} == {**query(page.url), "mechanism": "randomized-response", "k": "30",
                                     "sampling_rate": "1", "delta": "0"}
     # the other direction: δ at ε = 2 (below kε0, so δ > 0)
     radio(page, "answer", "delta", "solve")
     text(page, "target total ε", "2", "epsilon")
-    shown = assert_shared_link_matches(browser, page)
+    shown = assert_shared_link_matches(receiver, page)
     assert any(t.startswith(("δ ≤ ", "δ ∈ [", "δ = ")) for t in shown["text"])
     # the mix: 3 runs of the second row instead of 10, kept in the URL as the CLI's --spec
     _type_mix_cell(page, 1, 2, "3")
     page.wait_for_url(lambda url: '"scale":2,"count":3' in query(url).get("mix", ""), timeout=TIMEOUT_MS)
     settle(page)
-    assert_shared_link_matches(browser, page)
+    assert_shared_link_matches(receiver, page)
     _shot(page, "mix", 1280)
     for width in (1280, 800):
         page.set_viewport_size({"width": width, "height": 900})

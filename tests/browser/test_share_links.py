@@ -1,10 +1,11 @@
 """A shared link reproduces exactly what the sender sees (issue 10 item 2), in a real browser.
 
 On every page: change inputs as a person does (text, radio, slider, toggle, the heterogeneous
-table), copy the address, open it in a fresh browser context, and compare every widget's value,
-every table cell and every figure's data. The URL leaves out a value equal to its widget's
-default, so this holds only if the receiver's defaults are the sender's: a default that depends
-on another input (a scenario's own C) must be set when that input changes."""
+table), copy the address, open it in another browser context (``receiver`` in conftest.py: no
+cookie, storage or session shared with the sender), and compare every widget's value, every table
+cell and every figure's data. The URL leaves out a value equal to its widget's default, so this
+holds only if the receiver's defaults are the sender's: a default that depends on another input (a
+scenario's own C) must be set when that input changes."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import BrowserContext, Page
 
 from tests.browser.test_app_in_browser import READY, TIMEOUT_MS, open_page, settle
 from tests.browser.test_levels_editor import type_cell
@@ -75,39 +76,39 @@ def radio(page: Page, label: str, option: str, key: str) -> None:
            lambda q: q.get(key, option) == option)
 
 
-def assert_shared_link_matches(browser: Browser, page: Page) -> dict[str, Any]:
-    """Open the sender's URL in a fresh browser context: the receiver sees the same page."""
+def assert_shared_link_matches(receiver: BrowserContext, page: Page) -> dict[str, Any]:
+    """Open the sender's URL in another browser (``receiver``, a context that shares nothing with the
+    sender's): the receiver sees the same page."""
     sent = snapshot(page)
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    other = receiver.new_page()
     try:
-        other = context.new_page()
         open_page(other, page.url)
         got = snapshot(other)
     finally:
-        context.close()
+        other.close()
     for part in sent:  # part by part, for a readable failure
         assert got[part] == sent[part], f"{part} differ for {page.url}"
     return sent
 
 
-def test_home_page(page: Page, app_url: str, browser: Browser):
+def test_home_page(page: Page, app_url: str, receiver: BrowserContext):
     open_page(page, app_url)
-    shown = assert_shared_link_matches(browser, page)
+    shown = assert_shared_link_matches(receiver, page)
     assert shown["figures"] and shown["figures"][0]["data"][0]["y"]
 
 
-def test_privacy_regions(page: Page, app_url: str, browser: Browser):
+def test_privacy_regions(page: Page, app_url: str, receiver: BrowserContext):
     open_page(page, f"{app_url}/Privacy_regions")
     text(page, "ε0 (each mechanism)", "0.3", "eps0")
     text(page, "δ0 (each mechanism)", "1e-05", "delta0")
     text(page, "k (mechanisms composed)", "7", "k")  # typed: any k (issue 21)
     text(page, "k values overlaid (nested regions)", "2,20,200", "ks")
-    shown = assert_shared_link_matches(browser, page)
+    shown = assert_shared_link_matches(receiver, page)
     assert ["k (mechanisms composed)", "7"] in shown["inputs"]
     assert ["k values overlaid (nested regions)", "2,20,200"] in shown["inputs"]
 
 
-def test_composition_curves(page: Page, app_url: str, browser: Browser):
+def test_composition_curves(page: Page, app_url: str, receiver: BrowserContext):
     open_page(page, f"{app_url}/Composition_curves")
     text(page, "ε0 (each mechanism)", "0.2", "eps0")
     text(page, "k (mechanisms composed)", "12", "k")
@@ -118,43 +119,43 @@ def test_composition_curves(page: Page, app_url: str, browser: Browser):
     page.wait_for_url(lambda url: query(url).get("levels", "").startswith("0.1:1e-6:20,"),
                       timeout=TIMEOUT_MS)
     settle(page)
-    shown = assert_shared_link_matches(browser, page)
+    shown = assert_shared_link_matches(receiver, page)
     assert shown["figures"][0]["axes"][0] == "linear"
     assert ["0.1", "1e-6", "20"] in shown["grids"][1]
 
 
-def test_database_priors_every_scenario_switch(page: Page, app_url: str, browser: Browser):
+def test_database_priors_every_scenario_switch(page: Page, app_url: str, receiver: BrowserContext):
     """Fails before the fix twice: 365 hospital nights → Subsidiaries kept C = 365 while the link
     opened with C = 1; and after a switch to Custom, k and C typed never reached the URL (the
     "Constraint or prior" radio moved them down the page)."""
     open_page(page, f"{app_url}/Database_priors")
     radio(page, "Scenario", "Subsidiaries", "preset")
-    shown = assert_shared_link_matches(browser, page)
+    shown = assert_shared_link_matches(receiver, page)
     assert ["at most C databases per person", "1"] in shown["inputs"]
     # the sender's own C under this scenario, then back to the scenario that defaults to it
     text(page, "at most C databases per person", "365", "cap")
     text(page, "ε0 (each mechanism)", "0.2", "eps0")
-    assert_shared_link_matches(browser, page)
+    assert_shared_link_matches(receiver, page)
     radio(page, "Scenario", "365 hospital nights", "preset")
     radio(page, "Neighbouring relation", "bounded", "neighbouring")
-    shown = assert_shared_link_matches(browser, page)
+    shown = assert_shared_link_matches(receiver, page)
     assert ["at most C databases per person", "365"] in shown["inputs"]
     # a custom question of another kind, with its own k'
     radio(page, "Scenario", "Custom", "preset")
     radio(page, "Constraint or prior", "in at least k' databases", "kind")
     text(page, "k (databases, one mechanism each)", "40", "k")
     text(page, "k' (in at least k' databases)", "5", "k2")
-    assert_shared_link_matches(browser, page)
+    assert_shared_link_matches(receiver, page)
 
 
-def test_mechanisms(page: Page, app_url: str, browser: Browser):
+def test_mechanisms(page: Page, app_url: str, receiver: BrowserContext):
     """Randomized response has one parameter where the others have two: k, q and δ moved, and
     Streamlit's frontend stopped writing a moved widget into the URL (fails before the fix)."""
     open_page(page, f"{app_url}/Mechanisms")
     radio(page, "Mechanism", "randomized-response", "mechanism")
     text(page, "k (compositions)", "100", "k")
     text(page, "sampling rate q", "1", "sampling_rate")
-    assert_shared_link_matches(browser, page)
+    assert_shared_link_matches(receiver, page)
     radio(page, "Mechanism", "geometric", "mechanism")  # ε0 stays, the sensitivity appears
     text(page, "sensitivity Δ", "2", "sensitivity")
     text(page, "target total δ (heterogeneous)", "0.001", "het_delta")
@@ -162,5 +163,5 @@ def test_mechanisms(page: Page, app_url: str, browser: Browser):
     page.wait_for_url(lambda url: query(url).get("het_rows", "").startswith("0.13:0:40,1e-6:"),
                       timeout=TIMEOUT_MS)
     settle(page)
-    shown = assert_shared_link_matches(browser, page)
+    shown = assert_shared_link_matches(receiver, page)
     assert ["Mechanism", "geometric"] in shown["radios"]
