@@ -51,7 +51,7 @@ def shared_context(browser: Browser, browser_context_args: dict) -> Iterator[Bro
     """One browser context per test process: its HTTP cache keeps Streamlit's scripts, so a test's
     first page load does not download and compile them again (a first load took 3 s in a new context,
     1.2-1.5 s in a used one). Streamlit keeps its state in the server session of each page load, not
-    in the context. Another look (a phone, dark mode) is ``mode_context``'s; a test that opens a
+    in the context. Another look (a phone, dark mode) is ``look``'s; a test that opens a
     shared link "in a fresh browser", or goes offline, still makes its own context."""
     ctx = browser.new_context(**browser_context_args)
     yield ctx
@@ -78,17 +78,23 @@ MODES = {
 
 
 @pytest.fixture(scope="session")
-def mode_context(browser: Browser) -> Iterator[Callable[[str], BrowserContext]]:
-    """``mode_context(mode)``: one browser context per look in ``MODES``, made when first asked for
-    and kept for the test process (as ``shared_context``: cached scripts, fresh sessions)."""
+def look(browser: Browser) -> Iterator[Callable[[str], Page]]:
+    """``look(mode)``: a new tab in that look of ``MODES``. A phone (touch, mobile) is a browser
+    context of its own; desktop and dark share one, a dark tab asking for the dark colour scheme
+    (``emulate_media``), so that both keep Streamlit's scripts in one HTTP cache (as
+    ``shared_context``: cached scripts, fresh sessions). The caller closes the tab."""
     made: dict[str, BrowserContext] = {}
 
-    def get(mode: str) -> BrowserContext:
-        if mode not in made:
-            made[mode] = browser.new_context(**MODES[mode])
-        return made[mode]
+    def tab(mode: str) -> Page:
+        kind = "phone" if mode == "phone" else "desktop"
+        if kind not in made:
+            made[kind] = browser.new_context(**MODES[kind])
+        page = made[kind].new_page()
+        if "color_scheme" in MODES[mode]:
+            page.emulate_media(color_scheme=MODES[mode]["color_scheme"])
+        return page
 
-    yield get
+    yield tab
     for ctx in made.values():
         ctx.close()
 

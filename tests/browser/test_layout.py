@@ -6,7 +6,9 @@ dark mode into ``test-artifacts/screenshots/layout_<page>_<mode>.png`` (to look 
 tables are grids of numbers (``st.dataframe``), never Markdown tables whose cells wrap; every
 figure's title fits inside its figure and no modebar button covers it (on a phone Plotly always
 shows its modebar; on a desktop, while the pointer is over the figure); in dark mode each figure
-is drawn on its own opaque light card, so its fills and outlines look as in light mode."""
+is drawn on its own opaque light card, so its fills and outlines look as in light mode (and the
+page itself is dark). A phone look also checks what a reader does next on a phone (``PHONE_CHECKS``:
+swiping a table to its numbers)."""
 
 from __future__ import annotations
 
@@ -73,14 +75,60 @@ def check_figures(page: Page, mode: str) -> None:
                 "a figure is an opaque light card in dark mode too"
 
 
+DARK = """() => {
+  const [r, g, b] = getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor
+    .match(/\\d+/g).map(Number);
+  return (r + g + b) / 3 < 100;
+}"""
+"""The app is drawn on a dark background (Streamlit's dark theme)."""
+HEADERS = """(i) => Array.from(document.querySelectorAll('[data-testid=stDataFrame]')[i]
+  .querySelectorAll('table tr:first-child th'), (c) => c.innerText.trim())"""
+"""The column headers a grid draws (it draws only the columns in view)."""
+
+
+def phone_swipes_the_priors_table_to_its_numbers(page: Page) -> None:
+    """On a 390 px phone the priors table's row names (up to 440 px wide, pinned on a desktop) fill
+    the screen at first; a swipe must bring the ε and δ columns into view (Streamlit unpins a
+    column that leaves no room), as a reader on a phone would expect."""
+    grid = page.locator("[data-testid=stDataFrame]").first
+    grid.scroll_into_view_if_needed()
+    assert "bound" in page.evaluate(HEADERS, 0)
+    box = grid.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    for _ in range(30):  # swipe right until the name column has gone, as a reader would
+        page.mouse.wheel(60, 0)
+        page.wait_for_timeout(250)
+        shown = page.evaluate(HEADERS, 0)
+        if "bound" not in shown:
+            break
+    assert "bound" not in shown and "ε" in shown, shown
+    grid.screenshot(path=str(ARTIFACTS / "layout_priors_phone_scrolled.png"))
+
+
+def phone_shows_the_mechanisms_table_numbers(page: Page) -> None:
+    """Issue 21: on a phone the Mechanisms table opens on its method and numbers, not cut names."""
+    page.locator("[data-testid=stDataFrame]").first.evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(500)
+    headers = page.evaluate(HEADERS, 0)
+    assert headers[0] == "method" and "ε lower" in headers, headers
+    page.screenshot(path=str(ARTIFACTS / "newcomer_mechanisms_table_phone.png"))
+
+
+PHONE_CHECKS = {"priors": phone_swipes_the_priors_table_to_its_numbers,
+                "mechanisms": phone_shows_the_mechanisms_table_numbers}
+"""Checks a page's phone look adds (on the load the look has made already)."""
+
+
 @pytest.mark.parametrize("name", list(PAGES))
-def test_every_page_on_desktop_phone_and_dark(mode_context, app_url: str, name: str):
+def test_every_page_on_desktop_phone_and_dark(look, app_url: str, name: str):
     for mode, options in MODES.items():
-        page = mode_context(mode).new_page()
+        page = look(mode)
         try:
             open_page(page, f"{app_url}/{PAGES[name]}")
             expect(page.get_by_role("heading", level=1).first).to_contain_text(TITLES[name])
             assert page.locator("[data-testid=stException]").count() == 0
+            assert page.evaluate(DARK) == (mode == "dark"), f"{mode}: the page's colour scheme"
             if name != "home":
                 assert page.locator(".js-plotly-plot .main-svg").count() > 0, "plotly drew an SVG"
             kinds = page.evaluate(TABLE_KINDS)
@@ -88,34 +136,7 @@ def test_every_page_on_desktop_phone_and_dark(mode_context, app_url: str, name: 
             assert kinds["grids"] == TABLES.get(name, 0)
             check_figures(page, mode)
             whole_page(page, str(ARTIFACTS / f"layout_{name}_{mode}.png"), options["viewport"])
+            if mode == "phone" and name in PHONE_CHECKS:
+                PHONE_CHECKS[name](page)
         finally:
             page.close()
-
-
-HEADERS = """() => Array.from(document.querySelectorAll('[data-testid=stDataFrame]')[0]
-  .querySelectorAll('table tr:first-child th'), (c) => c.innerText.trim())"""
-
-
-def test_phone_scrolls_a_table_to_its_numbers(mode_context, app_url: str):
-    """On a 390 px phone the priors table's row names (up to 440 px wide, pinned on a desktop) fill
-    the screen at first; a swipe must bring the ε and δ columns into view (Streamlit unpins a
-    column that leaves no room), as a reader on a phone would expect."""
-    page = mode_context("phone").new_page()
-    try:
-        open_page(page, f"{app_url}/{PAGES['priors']}")
-        grid = page.locator("[data-testid=stDataFrame]").first
-        grid.scroll_into_view_if_needed()
-        assert "bound" in page.evaluate(HEADERS)
-        box = grid.bounding_box()
-        assert box is not None
-        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-        for _ in range(30):  # swipe right until the name column has gone, as a reader would
-            page.mouse.wheel(60, 0)
-            page.wait_for_timeout(250)
-            shown = page.evaluate(HEADERS)
-            if "bound" not in shown:
-                break
-        assert "bound" not in shown and "ε" in shown, shown
-        grid.screenshot(path=str(ARTIFACTS / "layout_priors_phone_scrolled.png"))
-    finally:
-        page.close()

@@ -30,8 +30,8 @@ TEXT = "() => document.querySelector('[data-testid=stMain]').innerText"
 
 
 @pytest.fixture(params=["desktop", "phone"])
-def any_page(request, mode_context):
-    page = mode_context(request.param).new_page()
+def any_page(request, look):
+    page = look(request.param)
     try:
         yield request.param, page
     finally:
@@ -78,19 +78,6 @@ def test_mechanisms_histogram_titles_apart_and_no_vacuous_box(any_page, app_url:
     shot(page, "mechanisms_histogram", mode, "Privacy loss of one run")
 
 
-def test_mechanisms_table_shows_numbers_on_a_phone(mode_context, app_url: str):
-    page = mode_context("phone").new_page()
-    try:
-        open_page(page, f"{app_url}/Mechanisms")
-        page.locator("[data-testid=stDataFrame]").first.evaluate(TOP)
-        page.wait_for_timeout(500)
-        headers = page.evaluate(HEADERS, 0)
-        assert headers[0] == "method" and "ε lower" in headers, headers
-        page.screenshot(path=str(ARTIFACTS / "newcomer_mechanisms_table_phone.png"))
-    finally:
-        page.close()
-
-
 def test_curves_figure_stands_alone(any_page, app_url: str):
     mode, page = any_page
     open_page(page, f"{app_url}/Composition_curves?k_max=500")
@@ -109,8 +96,8 @@ def test_privacy_regions_take_any_k(app_url: str, page: Page, k: str):
     page.screenshot(path=str(ARTIFACTS / f"newcomer_regions_k{k}_desktop.png"))
 
 
-def test_privacy_regions_k_on_a_phone(mode_context, app_url: str):
-    page = mode_context("phone").new_page()
+def test_privacy_regions_k_on_a_phone(look, app_url: str):
+    page = look("phone")
     try:
         open_page(page, f"{app_url}/Privacy_regions?k=9")
         assert page.get_by_role("textbox", name="k (mechanisms composed)").input_value() == "9"
