@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
@@ -36,3 +38,14 @@ def _scan_component_manifests_once() -> None:
 
 
 _scan_component_manifests_once()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Streamlit's ``AppTest`` module keeps a ``TemporaryDirectory`` for the life of the process and
+    leaves it to the interpreter's exit, which reports it as a ResourceWarning: under a warning
+    filter left at "error" that printed a traceback after the last test of a worker. Removing it
+    here, once no test runs, is the explicit cleanup the warning asks for."""
+    app_test = sys.modules.get("streamlit.testing.v1.app_test")
+    if app_test is not None:
+        app_test.TMP_DIR.cleanup()
+
