@@ -121,9 +121,9 @@ def parse_prior(text: object, *, k: int, field: str = "prior") -> Hypothesis:
             vectors[bits] = vectors.get(bits, 0.0) + w
             continue
         lo_text, _, hi_text = key.partition("-")
-        # a size of more digits than k is above k (and int() refuses over 4,300 digits)
-        too_long = max(len(lo_text.lstrip("0")), len(hi_text.lstrip("0"))) > len(str(k))
-        lo, hi = (k + 1, k + 1) if too_long else (int(lo_text), int(hi_text or lo_text))
+        # digits 0/1 passed ``_form`` as a vector, unchecked as a size: one longer than ``_SIZES``
+        # admits is above any k (and int() refuses over 4,300 digits)
+        lo, hi = (int(lo_text), int(hi_text or lo_text)) if _SIZES.fullmatch(key) else (k + 1, k + 1)
         if not 0 <= lo <= hi <= k:
             raise ParameterError(field, entry, f"sizes |b| from 0 to k = {k} (a range lo-hi with lo ≤ hi), "
                                  f"or vectors of exactly k = {k} digits 0/1")
