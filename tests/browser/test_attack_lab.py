@@ -13,11 +13,11 @@ from dpviz import export
 from dpviz.views import attack as av
 from tests.browser.conftest import ARTIFACTS
 from tests.browser.test_app_in_browser import TIMEOUT_MS, open_page
+from tests.browser.test_layout import TOP
 from tests.browser.test_share_links import query, radio, text
 
 METRICS = "() => Array.from(document.querySelectorAll('[data-testid=stMetricValue]'), m => m.innerText)"
 TABLES = "() => Array.from(document.querySelectorAll('[data-testid=stDataFrame] table'), t => t.textContent)"
-TOP = "e => e.scrollIntoView({block: 'start'})"
 
 
 def test_attack_lab_alice_share_and_download(page: Page, app_url: str, browser: Browser) -> None:

@@ -81,6 +81,8 @@ DARK = """() => {
   return (r + g + b) / 3 < 100;
 }"""
 """The app is drawn on a dark background (Streamlit's dark theme)."""
+TOP = "e => e.scrollIntoView({block: 'start'})"
+"""Scroll an element to the top of the view."""
 HEADERS = """(i) => Array.from(document.querySelectorAll('[data-testid=stDataFrame]')[i]
   .querySelectorAll('table tr:first-child th'), (c) => c.innerText.trim())"""
 """The column headers a grid draws (it draws only the columns in view)."""
@@ -108,7 +110,7 @@ def phone_swipes_the_priors_table_to_its_numbers(page: Page) -> None:
 
 def phone_shows_the_mechanisms_table_numbers(page: Page) -> None:
     """Issue 21: on a phone the Mechanisms table opens on its method and numbers, not cut names."""
-    page.locator("[data-testid=stDataFrame]").first.evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.locator("[data-testid=stDataFrame]").first.evaluate(TOP)
     page.wait_for_timeout(500)
     headers = page.evaluate(HEADERS, 0)
     assert headers[0] == "method" and "ε lower" in headers, headers

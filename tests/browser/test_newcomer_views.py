@@ -10,13 +10,9 @@ from playwright.sync_api import Page
 
 from tests.browser.conftest import ARTIFACTS, ROOT
 from tests.browser.test_app_in_browser import open_page
-from tests.browser.test_layout import overlaps
+from tests.browser.test_layout import HEADERS, TOP, overlaps
 from tests.browser.test_share_links import radio
 
-TOP = "e => e.scrollIntoView({block: 'start'})"
-HEADERS = """(i) => Array.from(document.querySelectorAll('[data-testid=stDataFrame]')[i]
-  .querySelectorAll('table tr:first-child th'), (c) => c.innerText.trim())"""
-"""The column headers a grid draws (it draws only the columns in view)."""
 TITLES = """() => Array.from(document.querySelectorAll('[data-testid=stPlotlyChart]'), (c) => {
   const box = (el) => { if (!el) return null; const r = el.getBoundingClientRect();
                         return [r.left, r.top, r.right, r.bottom]; };
