@@ -20,6 +20,7 @@ import asyncio
 import atexit
 import concurrent.futures
 import contextlib
+import logging
 import os
 import shutil
 import tempfile
@@ -329,6 +330,7 @@ class Renderer:
         import kaleido
 
         _use_system_chromium()
+        _quiet_closing_bye()
         k = kaleido.Kaleido(n=1, timeout=RENDER_SECONDS, mathjax=False)
         await k.open()
         self.browsers_started += 1
@@ -363,3 +365,24 @@ def _use_system_chromium() -> None:
                  or shutil.which("chromium-browser"))
         if found:
             os.environ["BROWSER_PATH"] = found
+
+
+def _is_closing_bye(record: logging.LogRecord) -> bool:
+    """Whether ``record`` is choreographer failing to decode its own ``{bye}`` marker as JSON.
+
+    At close, choreographer writes ``{bye}`` into the browser's pipe to wake its reader; when that
+    read also catches the browser's last message, it splits the two, fails to parse the marker,
+    logs a traceback ("JSONError decoding message. Ignoring") and goes on. The render is complete
+    by then; only the log line is wrong, and a user would read it as a crash."""
+    error = record.exc_info[1] if isinstance(record.exc_info, tuple) else None
+    cause = getattr(error, "__cause__", None)
+    return str(getattr(cause, "doc", "")).strip() == "{bye}"
+
+
+def _quiet_closing_bye() -> None:
+    """Drop only that record from choreographer's pipe logger; every other error still shows."""
+    pipe_log = logging.getLogger("choreographer.channels.pipe")
+    if not any(getattr(f, "__name__", "") == "dpviz_closing_bye" for f in pipe_log.filters):
+        def dpviz_closing_bye(record: logging.LogRecord) -> bool:
+            return not _is_closing_bye(record)
+        pipe_log.addFilter(dpviz_closing_bye)

@@ -5,6 +5,7 @@ refused with one line naming the flag; one export browser per process, one rende
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -383,3 +384,25 @@ def test_regions_json_round_trip(tmp_path):
     for m in ("advanced", "kov"):  # the theorems typed in again, supremum over 10^5 slacks
         gap = oracle(*theorem(m, levels), XS) - drawn(m)
         assert gap.min() >= -1e-9 and gap.max() <= 1e-4, m
+
+
+def _log_a_decoding_error(message: str) -> None:
+    """Log the way choreographer's pipe reader does when a message off the pipe is not JSON."""
+    from choreographer.channels import _wire
+    from choreographer.channels._errors import JSONError
+    try:
+        _wire.deserialize(message)
+    except JSONError:
+        logging.getLogger("choreographer.channels.pipe").exception("JSONError decoding message. Ignoring")
+
+
+def test_only_choreographers_own_closing_marker_is_kept_out_of_the_log(caplog):
+    """The CI log of a README export once showed this traceback: choreographer's ``{bye}`` marker,
+    read together with the browser's last message at close. Any other bad message still shows."""
+    cli_figure._quiet_closing_bye()
+    cli_figure._quiet_closing_bye()  # a second browser start adds no second filter
+    _log_a_decoding_error("{bye}\n")
+    assert not caplog.records
+    _log_a_decoding_error('{"id": 1, "result": ')
+    assert [r.getMessage() for r in caplog.records] == ["JSONError decoding message. Ignoring"]
+    assert len(logging.getLogger("choreographer.channels.pipe").filters) == 1
