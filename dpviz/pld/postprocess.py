@@ -27,12 +27,12 @@ like the pessimistic connect-the-dots grid (Doroshenko et al., "Connect the dots
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
+from dpviz.pld import scan
 from dpviz.pld.law import LossLaw
 
 MARGIN = 1e-13
@@ -168,13 +168,20 @@ def windowed_masses(cells: HalfCells, margin: float = MARGIN, *,
                     upward: bool | None = None) -> NDArray[np.float64]:
     """P'-masses at the lattice points from the half-cell terms (module docstring).
 
-    The symbols are formed in one scan over the lattice, from the top down (``_downward``) or from the
-    bottom up (``_upward``); a scan ends where pieces may be left unbalanced, so it runs towards the
+    The symbols are formed in one scan over the lattice, from the top down (``scan.downward``) or from
+    the bottom up (``scan.upward``); a scan ends where pieces may be left unbalanced, so it runs towards the
     lighter end of the law (``upward`` None: chosen by ``scan_upward``). Both are sound; they differ
     only in where the last, unbalanced symbol falls (docs/MATH.md §16)."""
     if upward is None:
         upward = scan_upward(cells)
-    return _upward(cells, margin) if upward else _downward(cells, margin)
+    terms = (cells.p, cells.b, cells.a, cells.b2, cells.a2, cells.log_q, cells.noise, cells.noise_p,
+             cells.log_noise_q)
+    out = cells.on_p.copy()
+    if upward:
+        scan.upward(terms, cells.lo, cells.offset, cells.g, margin, out)
+    else:
+        scan.downward(terms, cells.lo, cells.offset, cells.g, margin, np.ones(cells.p.size), out, 0)
+    return out
 
 
 def scan_upward(cells: HalfCells) -> bool:
@@ -186,170 +193,3 @@ def scan_upward(cells: HalfCells) -> bool:
     if nz.size < 4:
         return False
     return float(cells.p[nz[:2]].sum()) > float(cells.p[nz[-2:]].sum())
-
-
-def _downward(cells: HalfCells, margin: float, rem: list[float] | None = None,
-              out: list[float] | None = None, stop: int = 0) -> NDArray[np.float64]:
-    """Top-down scan. Symbol m first takes what is left above m·h (each piece adds P − e^{mh}Q ≥ 0 to
-    its balance), then, while the balance is positive, takes pieces below m·h (each adds
-    P − e^{mh}Q < 0), the last one in the fraction that brings the balance to its margin. The
-    symbol's loss is then m·h up to the margin; where the pieces below run out or are imprecise the
-    balance stays positive (loss above m·h, stored at m·h: sound). Every piece is charged its
-    round-off (``HalfCells.noise``) plus ``margin``·P against the balance. ``_upward`` hands over
-    to it with the fractions left (``rem``), its masses so far (``out``) and the lowest symbol
-    (``stop``); the pieces left below stop·h are then its business.
-    """
-    n = cells.on_p.size
-    g = cells.g
-    pl, bl, al, b2l, a2l, lql, nl, npl, lnql = (x.tolist() for x in (
-        cells.p, cells.b, cells.a, cells.b2, cells.a2, cells.log_q, cells.noise, cells.noise_p,
-        cells.log_noise_q))
-    if rem is None:
-        rem = [1.0] * len(pl)  # fraction of each half-cell not yet given to a symbol
-    if out is None:
-        out = cells.on_p.tolist()
-    j = len(pl) - 1  # next half-cell to consume (the cell above the grid first)
-    for m in range(n - 1, stop - 1, -1):
-        bal = pm = 0.0
-        top = (cells.lo + m) * 2.0 * g + cells.offset  # m·h (+ offset) in absolute loss
-        while j >= 2 * m:  # phase 1: pieces above m·h
-            if j == 2 * m:
-                term = bl[j] - nl[j]
-            elif j == 2 * m + 1:
-                term = b2l[j] - nl[j]
-            else:  # not reached (symbol m + 1 took everything above (m + 1)h); kept for safety
-                term = 0.0 if lql[j] != lql[j] else pl[j] - math.exp(min(top + lql[j], 700.0))
-                term -= npl[j] + math.exp(min(top + lnql[j], 700.0))
-            bal += rem[j] * (term - margin * pl[j])
-            pm += rem[j] * pl[j]
-            rem[j] = 0.0
-            j -= 1
-        k = j
-        while bal > 0.0 and k >= 0:  # phase 2: pieces below m·h while the balance allows
-            lq = lql[k]
-            if lq != lq:  # imprecise Q-mass: stop (positive balance left: sound)
-                break
-            d = 2 * m - k  # distance in half-cells from the piece's lower end up to m·h
-            if d == 1:
-                cost = al[k] + nl[k]
-            elif d == 2:
-                cost = a2l[k] + nl[k]
-            else:
-                cost = math.exp(min(top + lq, 700.0)) - pl[k] + npl[k] + math.exp(min(top + lnql[k], 700.0))
-            cost += margin * pl[k]
-            take = rem[k] if cost <= 0.0 else min(rem[k], bal / cost)
-            bal -= take * cost
-            pm += take * pl[k]
-            rem[k] -= take
-            if rem[k] > 0.0:
-                break
-            k -= 1
-        out[m] += pm
-    return np.asarray(out)
-
-
-def _upward(cells: HalfCells, margin: float) -> NDArray[np.float64]:
-    """Bottom-up scan, the mirror of ``_downward``. Symbol m first takes what is left below m·h (each
-    piece adds P − e^{mh}Q < 0 to its balance), then pieces above m·h (each adds P − e^{mh}Q ≥ 0)
-    until the balance is back at 0, the last one in the fraction that does it: its loss is then m·h
-    up to the margin. Where the pieces above run out (at the top) or are imprecise, the balance stays
-    negative: the symbol is undone and the rest of the law is scanned from the top down to m
-    (``_downward``), so the far tail keeps its symbols; what is then left below m·h has its loss ℓ
-    below m·h and is stored at the lattice point m′ below ℓ:
-    with X = P' − e^{mh}Q' (its balance before the margins, < 0), e^{mh}Q' = P' − X and
-    ℓ − m·h = ln(P'/(P' − X)); a balance of −∞ (an imprecise Q-mass) drops the symbol (mass removed
-    from a lower bound only lowers δ).
-    """
-    n = cells.on_p.size
-    g = cells.g
-    h = 2.0 * g
-    pl, bl, al, b2l, a2l, lql, nl, npl, lnql = (x.tolist() for x in (
-        cells.p, cells.b, cells.a, cells.b2, cells.a2, cells.log_q, cells.noise, cells.noise_p,
-        cells.log_noise_q))
-    size = len(pl)
-    rem = [1.0] * size
-    out = cells.on_p.tolist()
-
-    def below(m: int, j: int, touched: list[tuple[int, float]]) -> tuple[float, float]:
-        """Phase 1 of symbol m: the pieces j..2m − 1 left, all taken; their balance and P-mass."""
-        bal = pm = 0.0
-        top = (cells.lo + m) * h + cells.offset  # m·h (+ offset)
-        for i in range(j, 2 * m):
-            r = rem[i]
-            if r > 0.0:
-                d = 2 * m - i
-                lq = lql[i]
-                if d == 1:
-                    cost = al[i] + nl[i]
-                elif d == 2:
-                    cost = a2l[i] + nl[i]
-                elif lq != lq:
-                    cost = math.inf
-                else:
-                    cost = (math.exp(min(top + lq, 700.0)) - pl[i] + npl[i]
-                            + math.exp(min(top + lnql[i], 700.0)))
-                if cost == math.inf:  # imprecise (|A| = ∞ marks it): no balance is possible
-                    bal = -math.inf
-                else:
-                    bal -= r * (cost + margin * pl[i])
-                pm += r * pl[i]
-                touched.append((i, r))
-                rem[i] = 0.0
-        return bal, pm
-
-    def store_below(m: int, bal: float, pm: float) -> None:
-        """An unbalanced symbol (balance < 0): its loss is below m·h, to the lattice point below it."""
-        if bal > -math.inf:
-            # the balance is ≤ the true P' − e^{mh}Q' (noise and margins subtracted), so
-            # ℓ − m·h ≥ ln(P'/(P' − bal)) < 0; rounded towards −∞
-            shift = math.log(pm * (1.0 - 1e-12) / (pm - bal)) / h
-            low = m + math.floor(shift - 1e-9 * (1.0 + abs(shift)))
-            if low >= 0:
-                out[low] += pm
-
-    j = 0  # next half-cell to consume (from the bottom)
-    for m in range(n):
-        touched: list[tuple[int, float]] = []
-        j0 = j
-        bal, pm = below(m, j, touched)
-        j = max(j, 2 * m)
-        top = (cells.lo + m) * h + cells.offset  # m·h (+ offset)
-        k = j
-        while bal < 0.0 and k < size:  # phase 2: pieces above m·h while the balance is negative
-            lq = lql[k]
-            if lq != lq or bal == -math.inf:
-                break
-            if k == 2 * m:
-                term = bl[k] - nl[k]
-            elif k == 2 * m + 1:
-                term = b2l[k] - nl[k]
-            else:
-                term = pl[k] - math.exp(min(top + lq, 700.0)) - npl[k] - math.exp(min(top + lnql[k], 700.0))
-            term -= margin * pl[k]
-            take = rem[k] if term <= 0.0 else min(rem[k], -bal / term)
-            bal += take * term
-            pm += take * pl[k]
-            touched.append((k, rem[k]))
-            rem[k] -= take
-            if rem[k] > 0.0:
-                break
-            k += 1
-        if pm == 0.0:
-            continue
-        if bal >= -0.5 * margin * pm:  # balanced: the margins reserved (margin·P') cover the rest
-            out[m] += pm
-        elif bal == -math.inf:  # an imprecise piece below: the symbol is dropped
-            continue
-        else:
-            # the pieces above ran out or are imprecise: a small σ's far tail cannot repay the spike
-            # of a subsampled law, and would all be stored far below its loss (ε lower end 0 at
-            # σ = 0.3, q = 1e-4). This symbol is undone, the rest is scanned from the top down to m,
-            # and what that leaves below m·h goes below its loss.
-            for i, r in reversed(touched):
-                rem[i] = r
-            _downward(cells, margin, rem=rem, out=out, stop=m)
-            bal, pm = below(m, j0, [])
-            if pm > 0.0:
-                store_below(m, bal, pm)
-            break
-    return np.asarray(out)

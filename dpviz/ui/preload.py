@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from types import ModuleType
 
 import dpviz
+from dpviz.pld import scan
 
 NOT_FOR_PAGES = ("dpviz.cli", "dpviz.__main__")
 """The command line's modules, which no page imports (nor may ``dpviz.ui``: tests/test_layers.py)."""
@@ -42,4 +43,6 @@ def import_every_module() -> tuple[str, ...]:
     """Import every dpviz module but the command line's, and Streamlit's lazy imports; their names."""
     for name in STREAMLIT_LAZY:
         importlib.import_module(name)
-    return (*STREAMLIT_LAZY, *_import_tree(dpviz))
+    names = (*STREAMLIT_LAZY, *_import_tree(dpviz))
+    scan.compile_now()  # the lower grid's compiled scans: loaded (or, once per install, compiled) now
+    return names

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpviz.mechanisms import finite, gaussian
+from dpviz.mechanisms import finite, gaussian, laplace
 from dpviz.mechanisms.subsampling import subsample
-from dpviz.pld import discretize, postprocess
+from dpviz.pld import discretize, postprocess, scan
 from dpviz.pld.accountant import compose, epsilon_bounds
 from tests.pld.test_postprocess import SLACK, _exact_delta, pairs
 
@@ -80,3 +80,64 @@ def test_long_small_q_composition_is_narrow():
     assert g.relative_width <= 1e-3
     fine = epsilon_bounds([(law, 100_000)], delta=1e-5, h=g.upper * 2e-5)
     assert g.lower <= fine.upper and fine.lower <= g.upper
+
+
+def _interpreted(monkeypatch) -> None:
+    """Every function of ``scan`` as the interpreter runs it (``py_func``: the code before compiling),
+    also where one calls another through the module's names."""
+    for name in ("downward", "upward", "_below", "_far"):
+        monkeypatch.setattr(scan, name, getattr(scan, name).py_func)
+
+
+def _cells_of(law, h: float) -> postprocess.HalfCells:
+    lo, hi = law.support(1e-18)
+    return postprocess.half_cell_terms(law, h, int(np.floor(lo / h)) - 1, int(np.ceil(hi / h)) + 1)
+
+
+SCANNED = [  # (law, h): subsampled Gaussians in both directions (the upward scan and its hand-over to
+    # the downward one at small σ and q), Laplace, a finite pair with atoms on and off the grid
+    *[(law, h)
+      for q, sigma, h in [(1e-4, 1.0, 1.6e-5), (1.3e-4, 0.3, 2e-3), (0.01, 0.6, 5e-4), (0.3, 2.0, 0.01)]
+      for law in subsample(gaussian.loss_law(sigma=sigma), rate=q)],
+    (laplace.loss_law(scale=2.0), 3e-3),
+    (finite.loss_law(p=[0.5, 0.3, 0.2], q=[0.2, 0.3, 0.5]), 0.05),
+]
+
+
+@pytest.mark.parametrize(("law", "h"), SCANNED)
+@pytest.mark.parametrize("upward", [False, True])
+def test_compiled_scans_are_the_interpreted_code_bit_for_bit(monkeypatch, law, h, upward):
+    cells = _cells_of(law, h)
+    compiled = postprocess.windowed_masses(cells, upward=upward)
+    with pytest.MonkeyPatch.context() as mp:
+        _interpreted(mp)
+        interpreted = postprocess.windowed_masses(cells, upward=upward)
+    assert compiled.sum() > 0 and np.array_equal(compiled, interpreted)
+
+
+def test_the_upward_scan_hands_over_in_the_tested_cases():
+    """At σ = 0.3, q = 1.3e-4 the far tail cannot repay the spike: the upward scan undoes a symbol and
+    hands the rest to the downward scan (the branch the bit-for-bit test must reach)."""
+    law = subsample(gaussian.loss_law(sigma=0.3), rate=1.3e-4)[0]
+    cells = _cells_of(law, 2e-3)
+    calls = []
+    with pytest.MonkeyPatch.context() as mp:
+        _interpreted(mp)
+        inner = scan.downward
+        mp.setattr(scan, "downward", lambda *a: calls.append(a[-1]) or inner(*a))
+        postprocess.windowed_masses(cells, upward=True)
+    assert calls and calls[0] > 0
+
+
+def test_the_scans_compile_where_no_cache_directory_is_writable(monkeypatch):
+    """A read-only install without a home directory: Numba refuses ``cache=True`` (no locator), and
+    the module must still import and run, compiled per process."""
+    from numba.core import caching
+    monkeypatch.setattr(caching.CacheImpl, "_locator_classes", [])
+    with pytest.raises(RuntimeError, match="no locator"):
+        __import__("numba").njit(cache=True)(_plus_one)
+    assert scan.compiled(_plus_one)(1.0) == 2.0
+
+
+def _plus_one(x: float) -> float:
+    return x + 1.0

@@ -1,0 +1,211 @@
+"""The two scans of the optimistic (lower) grid, compiled (docs/MATH.md §16; ``dpviz.pld.postprocess``).
+
+Each scan forms the lower grid's symbols one lattice point after the other, and each symbol takes a
+fraction of a half-cell that depends on the balance the symbols before it left: a sequential,
+data-dependent loop that array operations cannot express. Run by the interpreter it was the largest
+single cost of a first PLD query (σ = 0.646, q = 1.3e-4, 127 steps, δ = 1e-8: 1.2 of 2.9 s), so
+it is compiled by Numba (``cache=True``: compiled once per installation, then loaded). The code
+is the interpreter's code, statement for statement: ``downward.py_func`` and ``upward.py_func`` run
+it uncompiled, and the tests compare the two bit for bit.
+
+Arguments: the half-cell terms of ``postprocess.HalfCells`` as arrays (``cells``: p, b, a, b2, a2,
+log_q, noise, noise_p, log_noise_q, in that order, NaN ``log_q`` where a Q-mass is imprecise), the
+first lattice index ``lo``, the grid ``offset`` and the half-cell width ``g``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
+import numpy as np
+from numba import njit
+from numpy.typing import NDArray
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def compiled(fn: F) -> F:
+    """``fn`` compiled, its machine code cached beside the module (or in the user's cache directory)
+    so that later processes load it instead of compiling (about 2 s of CPU); compiled afresh in each
+    process where no cache directory is writable (Numba refuses ``cache=True`` there)."""
+    try:
+        return cast(F, njit(cache=True)(fn))
+    except RuntimeError:  # "cannot cache function …: no locator available"
+        return cast(F, njit(fn))
+
+
+_CAP = 700.0
+"""Exponents are capped here (e^{700} is finite): an imprecise far cell never overflows a balance."""
+
+
+@compiled
+def _far(top: float, lq: float, lnq: float, p: float, noise_p: float) -> float:
+    """e^{top}Q − P of a piece two or more half-cells from the symbol's point, plus its round-off."""
+    return math.exp(min(top + lq, _CAP)) - p + noise_p + math.exp(min(top + lnq, _CAP))
+
+
+@compiled
+def downward(cells: tuple, lo: int, offset: float, g: float, margin: float, rem: NDArray[np.float64],
+             out: NDArray[np.float64], stop: int) -> None:
+    """Top-down scan (``postprocess.windowed_masses``), in place on ``rem`` (fraction of each
+    half-cell not yet given to a symbol) and ``out`` (the masses of the symbols, lattice points
+    from ``lo``), from the top lattice point down to ``stop``.
+
+    Symbol m first takes what is left above m·h (each piece adds P − e^{mh}Q ≥ 0 to its balance),
+    then, while the balance is positive, pieces below m·h (each adds P − e^{mh}Q < 0), the last one
+    in the fraction that brings the balance to its margin. Where the pieces below run out or are
+    imprecise the balance stays positive (loss above m·h, stored at m·h: sound). Every piece is
+    charged its round-off (noise) plus ``margin``·P against the balance."""
+    pl, bl, al, b2l, a2l, lql, nl, npl, lnql = cells
+    n = out.size
+    j = pl.size - 1  # next half-cell to consume (the cell above the grid first)
+    for m in range(n - 1, stop - 1, -1):
+        bal = 0.0
+        pm = 0.0
+        top = (lo + m) * 2.0 * g + offset  # m·h (+ offset) in absolute loss
+        while j >= 2 * m:  # phase 1: pieces above m·h
+            if j == 2 * m:
+                term = bl[j] - nl[j]
+            elif j == 2 * m + 1:
+                term = b2l[j] - nl[j]
+            else:  # not reached (symbol m + 1 took everything above (m + 1)h); kept for safety
+                term = 0.0 if math.isnan(lql[j]) else pl[j] - math.exp(min(top + lql[j], _CAP))
+                term -= npl[j] + math.exp(min(top + lnql[j], _CAP))
+            bal += rem[j] * (term - margin * pl[j])
+            pm += rem[j] * pl[j]
+            rem[j] = 0.0
+            j -= 1
+        k = j
+        while bal > 0.0 and k >= 0:  # phase 2: pieces below m·h while the balance allows
+            if math.isnan(lql[k]):  # imprecise Q-mass: stop (positive balance left: sound)
+                break
+            d = 2 * m - k  # distance in half-cells from the piece's lower end up to m·h
+            if d == 1:
+                cost = al[k] + nl[k]
+            elif d == 2:
+                cost = a2l[k] + nl[k]
+            else:
+                cost = _far(top, lql[k], lnql[k], pl[k], npl[k])
+            cost += margin * pl[k]
+            take = rem[k] if cost <= 0.0 else min(rem[k], bal / cost)
+            bal -= take * cost
+            pm += take * pl[k]
+            rem[k] -= take
+            if rem[k] > 0.0:
+                break
+            k -= 1
+        out[m] += pm
+
+
+@compiled
+def _below(cells: tuple, lo: int, offset: float, g: float, margin: float, rem: NDArray[np.float64],
+           m: int, j: int, touched_i: NDArray[np.int64], touched_r: NDArray[np.float64],
+           count: int) -> tuple[float, float, int]:
+    """Phase 1 of the upward symbol m: the pieces j..2m − 1 left, all taken; their balance, P-mass
+    and the new count of (piece, fraction) pairs recorded in ``touched_*`` (to undo the symbol)."""
+    pl, _bl, al, _b2l, a2l, lql, nl, npl, lnql = cells
+    bal = 0.0
+    pm = 0.0
+    top = (lo + m) * 2.0 * g + offset  # m·h (+ offset)
+    for i in range(j, 2 * m):
+        r = rem[i]
+        if r > 0.0:
+            d = 2 * m - i
+            if d == 1:
+                cost = al[i] + nl[i]
+            elif d == 2:
+                cost = a2l[i] + nl[i]
+            elif math.isnan(lql[i]):
+                cost = math.inf
+            else:
+                cost = _far(top, lql[i], lnql[i], pl[i], npl[i])
+            if cost == math.inf:  # imprecise (|A| = ∞ marks it): no balance is possible
+                bal = -math.inf
+            else:
+                bal -= r * (cost + margin * pl[i])
+            pm += r * pl[i]
+            touched_i[count] = i
+            touched_r[count] = r
+            count += 1
+            rem[i] = 0.0
+    return bal, pm, count
+
+
+@compiled
+def upward(cells: tuple, lo: int, offset: float, g: float, margin: float,
+           out: NDArray[np.float64]) -> None:
+    """Bottom-up scan, the mirror of ``downward``, in place on ``out``. Symbol m first takes what is
+    left below m·h, then pieces above m·h until the balance is back at 0, the last one in the
+    fraction that does it. Where the pieces above run out (at the top) or are imprecise, the balance
+    stays negative: the symbol is undone, the rest of the law is scanned from the top down to m
+    (``downward``), and what is then left below m·h (loss ℓ with ℓ − m·h ≥ ln(P'/(P' − X)), X the
+    balance) is stored at the lattice point below ℓ; a balance of −∞ (an imprecise Q-mass) drops
+    the symbol (mass removed from a lower bound only lowers δ)."""
+    pl, bl, _al, b2l, _a2l, lql, nl, npl, lnql = cells
+    n = out.size
+    h = 2.0 * g
+    size = pl.size
+    rem = np.ones(size)
+    touched_i = np.zeros(size, dtype=np.int64)
+    touched_r = np.zeros(size)
+    j = 0  # next half-cell to consume (from the bottom)
+    for m in range(n):
+        j0 = j
+        bal, pm, count = _below(cells, lo, offset, g, margin, rem, m, j, touched_i, touched_r, 0)
+        j = max(j, 2 * m)
+        top = (lo + m) * h + offset  # m·h (+ offset)
+        k = j
+        while bal < 0.0 and k < size:  # phase 2: pieces above m·h while the balance is negative
+            if math.isnan(lql[k]) or bal == -math.inf:
+                break
+            if k == 2 * m:
+                term = bl[k] - nl[k]
+            elif k == 2 * m + 1:
+                term = b2l[k] - nl[k]
+            else:
+                term = pl[k] - math.exp(min(top + lql[k], _CAP)) - npl[k] - math.exp(min(top + lnql[k], _CAP))
+            term -= margin * pl[k]
+            take = rem[k] if term <= 0.0 else min(rem[k], -bal / term)
+            bal += take * term
+            pm += take * pl[k]
+            touched_i[count] = k
+            touched_r[count] = rem[k]
+            count += 1
+            rem[k] -= take
+            if rem[k] > 0.0:
+                break
+            k += 1
+        if pm == 0.0:
+            continue
+        if bal >= -0.5 * margin * pm:  # balanced: the margins reserved (margin·P') cover the rest
+            out[m] += pm
+        elif bal == -math.inf:  # an imprecise piece below: the symbol is dropped
+            continue
+        else:
+            # the pieces above ran out or are imprecise: a small σ's far tail cannot repay the spike
+            # of a subsampled law, and would all be stored far below its loss (ε lower end 0 at
+            # σ = 0.3, q = 1e-4). This symbol is undone, the rest is scanned from the top down to m,
+            # and what that leaves below m·h goes below its loss.
+            for t in range(count - 1, -1, -1):
+                rem[touched_i[t]] = touched_r[t]
+            downward(cells, lo, offset, g, margin, rem, out, m)
+            bal, pm, _count = _below(cells, lo, offset, g, margin, rem, m, j0, touched_i, touched_r, 0)
+            if pm > 0.0 and bal > -math.inf:
+                # the balance is ≤ the true P' − e^{mh}Q' (noise and margins subtracted), so
+                # ℓ − m·h ≥ ln(P'/(P' − bal)) < 0; rounded towards −∞
+                shift = math.log(pm * (1.0 - 1e-12) / (pm - bal)) / h
+                low = m + math.floor(shift - 1e-9 * (1.0 + abs(shift)))
+                if low >= 0:
+                    out[low] += pm
+            break
+
+
+def compile_now() -> None:
+    """Compile (or load from the cache) both scans on a tiny input, so that a server pays it at start
+    and not on a student's first query."""
+    cells = tuple(np.ones(3) for _ in range(9))
+    out = np.zeros(2)
+    downward(cells, 0, 0.0, 0.5, 1e-13, np.ones(3), out, 0)
+    upward(cells, 0, 0.0, 0.5, 1e-13, out)
