@@ -47,20 +47,35 @@ NEWTON_STEPS = 40
 """Most Newton (or bisection) steps of each Chernoff search (``_edges``, ``chernoff_theta``); they
 usually stop after a few. Any t (or θ) gives a valid bound; the search only makes it tight."""
 
+SEARCH_BINS = 1024
+"""Most bins a part has in the Newton searches for t and θ (``_cumulants``): bins are merged in groups
+of equal count, each at its mass-weighted mean loss. Any t and θ give valid bounds (those are computed
+on the whole grid, ``log_mgf_many``); the merged law only locates them, for a fraction of the work."""
+
+
 @dataclass(frozen=True)
 class _Part:
-    """One part for Λ: its finite losses, ln-masses, count and largest |loss|."""
+    """One part for Λ: its finite losses, ln-masses, count and largest |loss|; ``search_loss`` and
+    ``search_log_m`` the same law merged to at most ``SEARCH_BINS`` bins (``_cumulants``)."""
 
     loss: NDArray[np.float64]
     log_m: NDArray[np.float64]
     k: int
     span: float
+    search_loss: NDArray[np.float64]
+    search_log_m: NDArray[np.float64]
 
 
 def _part(g: GridPLD, k: int) -> _Part:
     keep = g.mass > 0
-    loss = g.losses[keep]
-    return _Part(loss=loss, log_m=np.log(g.mass[keep]), k=k, span=float(np.abs(loss).max(initial=0.0)))
+    loss, mass = g.losses[keep], g.mass[keep]
+    search_loss, search_mass = loss, mass
+    if loss.size > SEARCH_BINS:
+        starts = np.arange(0, loss.size, -(-loss.size // SEARCH_BINS))
+        search_mass = np.add.reduceat(mass, starts)
+        search_loss = np.add.reduceat(mass * loss, starts) / search_mass
+    return _Part(loss=loss, log_m=np.log(mass), k=k, span=float(np.abs(loss).max(initial=0.0)),
+                 search_loss=search_loss, search_log_m=np.log(search_mass))
 
 
 def log_mgf_many(parts: Sequence[_Part], ts: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -81,19 +96,20 @@ def log_mgf_many(parts: Sequence[_Part], ts: NDArray[np.float64]) -> NDArray[np.
 
 
 def _cumulants(parts: Sequence[_Part], a: float) -> tuple[float, float, float]:
-    """(Λ(a), Λ′(a), Λ″(a)) as computed, without round-off slack: Σ k·(ln-MGF, mean, variance) of each
-    part tilted by e^{aL}. Only to locate t or θ; the bound itself is ``log_mgf_many``."""
+    """(Λ(a), Λ′(a), Λ″(a)) as computed, without round-off slack, of the merged parts
+    (``SEARCH_BINS``): Σ k·(ln-MGF, mean, variance) of each part tilted by e^{aL}. Only to locate t or θ;
+    the bound itself is ``log_mgf_many``."""
     lam = d1 = d2 = 0.0
     for p in parts:
-        e = a * p.loss + p.log_m
+        e = a * p.search_loss + p.search_log_m
         top = float(e.max())
         e -= top
         # weights below e^{−700} are dropped: subnormal products made each pass ~100× slower
         w = np.exp(e, out=np.zeros_like(e), where=e > -700.0)
         total = float(w.sum())
         w /= total
-        mean = float(np.einsum("i,i->", w, p.loss))  # einsum: no BLAS thread start-up per pass
-        dev = p.loss - mean
+        mean = float(np.einsum("i,i->", w, p.search_loss))  # einsum: no BLAS thread start-up per pass
+        dev = p.search_loss - mean
         lam += p.k * (top + math.log(total))
         d1 += p.k * mean
         d2 += p.k * float(np.einsum("i,i,i->", w, dev, dev))
