@@ -177,10 +177,11 @@ def windowed_masses(cells: HalfCells, margin: float = MARGIN, *,
     terms = (cells.p, cells.b, cells.a, cells.b2, cells.a2, cells.log_q, cells.noise, cells.noise_p,
              cells.log_noise_q)
     out = cells.on_p.copy()
+    down, up = scan.scans(cells.p.size)
     if upward:
-        scan.upward(terms, cells.lo, cells.offset, cells.g, margin, out)
+        up(terms, cells.lo, cells.offset, cells.g, margin, out)
     else:
-        scan.downward(terms, cells.lo, cells.offset, cells.g, margin, np.ones(cells.p.size), out, 0)
+        down(terms, cells.lo, cells.offset, cells.g, margin, np.ones(cells.p.size), out, 0)
     return out
 
 

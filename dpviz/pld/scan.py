@@ -1,12 +1,13 @@
-"""The two scans of the optimistic (lower) grid, compiled (docs/MATH.md §16; ``dpviz.pld.postprocess``).
+"""The two scans of the optimistic (lower) grid (docs/MATH.md §16; ``dpviz.pld.postprocess``).
 
 Each scan forms the lower grid's symbols one lattice point after the other, and each symbol takes a
 fraction of a half-cell that depends on the balance the symbols before it left: a sequential,
-data-dependent loop that array operations cannot express. Run by the interpreter it was the largest
-single cost of a first PLD query (σ = 0.646, q = 1.3e-4, 127 steps, δ = 1e-8: 1.2 of 2.9 s), so
-it is compiled by Numba (``cache=True``: compiled once per installation, then loaded). The code
-is the interpreter's code, statement for statement: ``downward.py_func`` and ``upward.py_func`` run
-it uncompiled, and the tests compare the two bit for bit.
+data-dependent loop that array operations cannot express. The interpreter runs it at about 2 µs a
+half-cell (σ = 0.646, q = 1.3e-4, 127 steps, δ = 1e-8: 1.2 s of a 2.9 s query); compiled by Numba
+it runs about 100 times faster. Numba costs a process about 0.5 s of CPU and 150 MiB to load, so
+the compiled scans are used once a process has scanned ``COMPILE_CELLS`` half-cells (a long query,
+or a server, which loads them at start: ``compile_now``); before, the interpreter runs the same
+functions. Both give the same masses bit for bit (tested), so when the switch happens never shows.
 
 Arguments: the half-cell terms of ``postprocess.HalfCells`` as arrays (``cells``: p, b, a, b2, a2,
 log_q, noise, noise_p, log_noise_q, in that order, NaN ``log_q`` where a Q-mass is imprecise), the
@@ -16,37 +17,23 @@ first lattice index ``lo``, the grid ``offset`` and the half-cell width ``g``.
 from __future__ import annotations
 
 import math
+import threading
+import types
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from functools import cache
 
 import numpy as np
-from numba import njit
 from numpy.typing import NDArray
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def compiled(fn: F) -> F:
-    """``fn`` compiled, its machine code cached beside the module (or in the user's cache directory)
-    so that later processes load it instead of compiling (about 2 s of CPU); compiled afresh in each
-    process where no cache directory is writable (Numba refuses ``cache=True`` there)."""
-    try:
-        return cast(F, njit(cache=True)(fn))
-    except RuntimeError:  # "cannot cache function …: no locator available"
-        return cast(F, njit(fn))
-
 
 _CAP = 700.0
 """Exponents are capped here (e^{700} is finite): an imprecise far cell never overflows a balance."""
 
 
-@compiled
 def _far(top: float, lq: float, lnq: float, p: float, noise_p: float) -> float:
     """e^{top}Q − P of a piece two or more half-cells from the symbol's point, plus its round-off."""
     return math.exp(min(top + lq, _CAP)) - p + noise_p + math.exp(min(top + lnq, _CAP))
 
 
-@compiled
 def downward(cells: tuple, lo: int, offset: float, g: float, margin: float, rem: NDArray[np.float64],
              out: NDArray[np.float64], stop: int) -> None:
     """Top-down scan (``postprocess.windowed_masses``), in place on ``rem`` (fraction of each
@@ -99,7 +86,6 @@ def downward(cells: tuple, lo: int, offset: float, g: float, margin: float, rem:
         out[m] += pm
 
 
-@compiled
 def _below(cells: tuple, lo: int, offset: float, g: float, margin: float, rem: NDArray[np.float64],
            m: int, j: int, touched_i: NDArray[np.int64], touched_r: NDArray[np.float64],
            count: int) -> tuple[float, float, int]:
@@ -133,7 +119,6 @@ def _below(cells: tuple, lo: int, offset: float, g: float, margin: float, rem: N
     return bal, pm, count
 
 
-@compiled
 def upward(cells: tuple, lo: int, offset: float, g: float, margin: float,
            out: NDArray[np.float64]) -> None:
     """Bottom-up scan, the mirror of ``downward``, in place on ``out``. Symbol m first takes what is
@@ -202,10 +187,53 @@ def upward(cells: tuple, lo: int, offset: float, g: float, margin: float,
             break
 
 
+COMPILE_CELLS = 250_000
+"""Half-cells a process scans in the interpreter (about 0.5 s) before it loads the compiled scans
+(about 0.5 s of CPU once): a short command-line query never pays for Numba, a long one or a server
+does once."""
+
+_scanned = 0
+_lock = threading.Lock()
+
+
+Scans = tuple[Callable[..., None], Callable[..., None]]
+
+
+def scans(cells: int) -> Scans:
+    """(downward, upward) for a scan of ``cells`` half-cells: compiled when they are loaded already,
+    or when this scan and the interpreter's so far reach ``COMPILE_CELLS``; else interpreted."""
+    global _scanned
+    with _lock:
+        _scanned += cells
+        enough = _scanned >= COMPILE_CELLS
+    return compiled() if enough or compiled.cache_info().currsize else (downward, upward)
+
+
+@cache
+def compiled() -> Scans:
+    """The scans compiled by Numba, their machine code cached beside this module (or in the user's
+    cache directory) so that later processes load it instead of compiling it (about 2 s of CPU);
+    compiled afresh in each process where no cache directory is writable (Numba refuses
+    ``cache=True`` there). Each function is compiled from its own code in a namespace where the
+    functions it calls are the compiled ones."""
+    import numba
+
+    space = dict(globals())
+    for name in ("_far", "_below", "downward", "upward"):  # callees before callers
+        fn = globals()[name]
+        copy = types.FunctionType(fn.__code__, space, fn.__name__, fn.__defaults__, fn.__closure__)
+        try:
+            space[name] = numba.njit(cache=True)(copy)
+        except RuntimeError:  # "cannot cache function …: no locator available"
+            space[name] = numba.njit(copy)
+    return space["downward"], space["upward"]
+
+
 def compile_now() -> None:
-    """Compile (or load from the cache) both scans on a tiny input, so that a server pays it at start
-    and not on a student's first query."""
+    """Load (or, once per installation, compile) the compiled scans and run them on a tiny input, so
+    that a server pays for it at start and not on a student's first query."""
+    down, up = compiled()
     cells = tuple(np.ones(3) for _ in range(9))
     out = np.zeros(2)
-    downward(cells, 0, 0.0, 0.5, 1e-13, np.ones(3), out, 0)
-    upward(cells, 0, 0.0, 0.5, 1e-13, out)
+    down(cells, 0, 0.0, 0.5, 1e-13, np.ones(3), out, 0)
+    up(cells, 0, 0.0, 0.5, 1e-13, out)

@@ -10,6 +10,11 @@ lighter end. The margin of each balance was 1e-9 of the symbol's P-mass (a 1e-9 
 
 from __future__ import annotations
 
+import functools
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -20,6 +25,8 @@ from dpviz.mechanisms.subsampling import subsample
 from dpviz.pld import discretize, postprocess, scan
 from dpviz.pld.accountant import compose, epsilon_bounds
 from tests.pld.test_postprocess import SLACK, _exact_delta, pairs
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _excess(g) -> float:
@@ -82,11 +89,9 @@ def test_long_small_q_composition_is_narrow():
     assert g.lower <= fine.upper and fine.lower <= g.upper
 
 
-def _interpreted(monkeypatch) -> None:
-    """Every function of ``scan`` as the interpreter runs it (``py_func``: the code before compiling),
-    also where one calls another through the module's names."""
-    for name in ("downward", "upward", "_below", "_far"):
-        monkeypatch.setattr(scan, name, getattr(scan, name).py_func)
+def _forced(mp, scans) -> None:
+    """``windowed_masses`` runs ``scans`` (downward, upward) whatever the process has scanned so far."""
+    mp.setattr(scan, "scans", lambda cells: scans)
 
 
 def _cells_of(law, h: float) -> postprocess.HalfCells:
@@ -106,13 +111,14 @@ SCANNED = [  # (law, h): subsampled Gaussians in both directions (the upward sca
 
 @pytest.mark.parametrize(("law", "h"), SCANNED)
 @pytest.mark.parametrize("upward", [False, True])
-def test_compiled_scans_are_the_interpreted_code_bit_for_bit(monkeypatch, law, h, upward):
+def test_compiled_scans_are_the_interpreted_code_bit_for_bit(law, h, upward):
     cells = _cells_of(law, h)
-    compiled = postprocess.windowed_masses(cells, upward=upward)
-    with pytest.MonkeyPatch.context() as mp:
-        _interpreted(mp)
-        interpreted = postprocess.windowed_masses(cells, upward=upward)
-    assert compiled.sum() > 0 and np.array_equal(compiled, interpreted)
+    found = []
+    for scans in (scan.compiled(), (scan.downward, scan.upward)):
+        with pytest.MonkeyPatch.context() as mp:
+            _forced(mp, scans)
+            found.append(postprocess.windowed_masses(cells, upward=upward))
+    assert found[0].sum() > 0 and np.array_equal(found[0], found[1])
 
 
 def test_the_upward_scan_hands_over_in_the_tested_cases():
@@ -122,22 +128,61 @@ def test_the_upward_scan_hands_over_in_the_tested_cases():
     cells = _cells_of(law, 2e-3)
     calls = []
     with pytest.MonkeyPatch.context() as mp:
-        _interpreted(mp)
         inner = scan.downward
         mp.setattr(scan, "downward", lambda *a: calls.append(a[-1]) or inner(*a))
+        _forced(mp, (scan.downward, scan.upward))
         postprocess.windowed_masses(cells, upward=True)
     assert calls and calls[0] > 0
 
 
 def test_the_scans_compile_where_no_cache_directory_is_writable(monkeypatch):
     """A read-only install without a home directory: Numba refuses ``cache=True`` (no locator), and
-    the module must still import and run, compiled per process."""
+    the scans must still compile, per process."""
     from numba.core import caching
     monkeypatch.setattr(caching.CacheImpl, "_locator_classes", [])
     with pytest.raises(RuntimeError, match="no locator"):
         __import__("numba").njit(cache=True)(_plus_one)
-    assert scan.compiled(_plus_one)(1.0) == 2.0
+    down, up = scan.compiled.__wrapped__()
+    cells = _cells_of(laplace.loss_law(scale=2.0), 3e-3)
+    with pytest.MonkeyPatch.context() as mp:
+        _forced(mp, (down, up))
+        assert postprocess.windowed_masses(cells, upward=False).sum() > 0
 
 
 def _plus_one(x: float) -> float:
     return x + 1.0
+
+
+def test_a_process_loads_the_compiled_scans_after_compile_cells(monkeypatch):
+    """The interpreter until the process has scanned ``COMPILE_CELLS`` half-cells, then (and from then
+    on) the compiled scans; a process that loaded them uses them at once."""
+    loaded = ("compiled down", "compiled up")
+
+    @functools.cache
+    def fake() -> tuple[str, str]:
+        return loaded
+
+    monkeypatch.setattr(scan, "compiled", fake)
+    monkeypatch.setattr(scan, "_scanned", 0)
+    assert scan.scans(1_000) == (scan.downward, scan.upward)
+    assert scan.scans(scan.COMPILE_CELLS - 2_000) == (scan.downward, scan.upward)
+    assert scan.scans(1_000) == loaded
+    assert scan.scans(1) == loaded
+    fake.cache_clear()
+    monkeypatch.setattr(scan, "_scanned", 0)
+    scan.compiled()  # loaded (a server's start: ``compile_now``)
+    assert scan.scans(1) == loaded
+
+
+def test_a_short_query_does_not_load_numba():
+    """A command-line query of a few thousand half-cells stays in the interpreter: Numba's 0.5 s of CPU
+    and 150 MiB are not paid for 10 ms of scanning."""
+    code = ("import sys\n"
+            "from dpviz.mechanisms import gaussian\n"
+            "from dpviz.mechanisms.subsampling import subsample_remove\n"
+            "from dpviz.pld.accountant import epsilon_bounds\n"
+            "law = subsample_remove(gaussian.loss_law(sigma=2.0), rate=0.01)\n"
+            "g = epsilon_bounds([(law, 100)], delta=1e-5)\n"
+            "assert g.upper > 0 and 'numba' not in sys.modules, sorted(sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
