@@ -120,7 +120,8 @@ class LossLaw:
 
     def support(self, tail: float) -> tuple[float, float]:
         """An interval outside which each tail of the finite loss has P- and Q-mass ≤ ``tail``
-        (a few hundred tail evaluations: kept per law and tail, the law being immutable)."""
+        (a few vector evaluations of each tail, ``_bisect_tail``: kept per law and tail, the law being
+        immutable)."""
         return _support(self, float(tail))
 
     def _support(self, tail: float) -> tuple[float, float]:
@@ -131,9 +132,9 @@ class LossLaw:
         if c is not None:
             clo, chi = c.lo, c.hi
             if not math.isfinite(chi):
-                chi = _bisect_tail(lambda x: np.maximum(c.sf_p(x), c.sf_q(x)), tail, up=True)
+                chi = _bisect_tail(lambda x: np.fmax(c.sf_p(x), c.sf_q(x)), tail, up=True)
             if not math.isfinite(clo):
-                clo = _bisect_tail(lambda x: np.maximum(c.cdf_p(x), c.cdf_q(x)), tail, up=False)
+                clo = _bisect_tail(lambda x: np.fmax(c.cdf_p(x), c.cdf_q(x)), tail, up=False)
             lo, hi = min(lo, clo), max(hi, chi)
         if not math.isfinite(lo):
             lo = hi = 0.0
@@ -204,8 +205,9 @@ def _bisect_tail(f: Callable[[NDArray[np.float64]], NDArray[np.float64]], tail: 
     while x - a > max(1e-3 * max(abs(x), abs(a)), 1e-12):
         cut = np.linspace(a, x, 65)[1:-1]
         over = np.flatnonzero(above(cut))
-        if over.size:
-            a = float(cut[over[-1]])
-        if over.size < cut.size:
-            x = float(cut[over[-1] + 1]) if over.size else float(cut[0])
+        last = int(over[-1]) if over.size else -1  # the last cut point above tail (−1: none)
+        if last >= 0:
+            a = float(cut[last])
+        if last + 1 < cut.size:  # the point after it is not above tail (a NaN of f may sit before)
+            x = float(cut[last + 1])
     return s * x

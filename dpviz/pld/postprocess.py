@@ -176,13 +176,7 @@ def windowed_masses(cells: HalfCells, margin: float = MARGIN, *,
         upward = scan_upward(cells)
     terms = (cells.p, cells.b, cells.a, cells.b2, cells.a2, cells.log_q, cells.noise, cells.noise_p,
              cells.log_noise_q)
-    out = cells.on_p.copy()
-    down, up = scan.scans(cells.p.size)
-    if upward:
-        up(terms, cells.lo, cells.offset, cells.g, margin, out)
-    else:
-        down(terms, cells.lo, cells.offset, cells.g, margin, np.ones(cells.p.size), out, 0)
-    return out
+    return scan.masses(terms, cells.lo, cells.offset, cells.g, margin, cells.on_p, upward=upward)
 
 
 def scan_upward(cells: HalfCells) -> bool:

@@ -2,28 +2,34 @@
 
 Each scan forms the lower grid's symbols one lattice point after the other, and each symbol takes a
 fraction of a half-cell that depends on the balance the symbols before it left: a sequential,
-data-dependent loop that array operations cannot express. The interpreter runs it at about 2 µs a
-half-cell (σ = 0.646, q = 1.3e-4, 127 steps, δ = 1e-8: 1.2 s of a 2.9 s query); compiled by Numba
-it runs about 100 times faster. Numba costs a process about 0.5 s of CPU and 150 MiB to load, so
-the compiled scans are used once a process has scanned ``COMPILE_CELLS`` half-cells (a long query,
-or a server, which loads them at start: ``compile_now``); before, the interpreter runs the same
-functions. Both give the same masses bit for bit (tested), so when the switch happens never shows.
+data-dependent loop that array operations cannot express. The interpreter runs it at about 1 µs a
+half-cell (on Python lists; σ = 0.646, q = 1.3e-4, 127 steps, δ = 1e-8 makes four scans of 50,000
+half-cells); compiled by Numba it runs about 100 times faster. Numba costs a process about 0.3 s of
+CPU and 150 MiB to load (3 s once per installation to compile), so the compiled scans are used once
+a process has scanned ``COMPILE_CELLS`` half-cells (a long query, or a server, which loads them at
+start: ``compile_now``); before, the interpreter runs the same functions. Both give the same masses
+bit for bit (tested), so when the switch happens never shows.
 
-Arguments: the half-cell terms of ``postprocess.HalfCells`` as arrays (``cells``: p, b, a, b2, a2,
+Arguments: the half-cell terms of ``postprocess.HalfCells`` as lists or arrays (``cells``: p, b, a, b2, a2,
 log_q, noise, noise_p, log_noise_q, in that order, NaN ``log_q`` where a Q-mass is imprecise), the
 first lattice index ``lo``, the grid ``offset`` and the half-cell width ``g``.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import types
 from collections.abc import Callable
-from functools import cache
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+Buffer = Any
+"""A scan's arrays: Python lists in the interpreter (indexing a list is 2–3 times faster there than
+indexing an array), NumPy arrays compiled (``masses`` makes them)."""
 
 _CAP = 700.0
 """Exponents are capped here (e^{700} is finite): an imprecise far cell never overflows a balance."""
@@ -34,8 +40,8 @@ def _far(top: float, lq: float, lnq: float, p: float, noise_p: float) -> float:
     return math.exp(min(top + lq, _CAP)) - p + noise_p + math.exp(min(top + lnq, _CAP))
 
 
-def downward(cells: tuple, lo: int, offset: float, g: float, margin: float, rem: NDArray[np.float64],
-             out: NDArray[np.float64], stop: int) -> None:
+def downward(cells: tuple, lo: int, offset: float, g: float, margin: float, rem: Buffer, out: Buffer,
+             stop: int) -> None:
     """Top-down scan (``postprocess.windowed_masses``), in place on ``rem`` (fraction of each
     half-cell not yet given to a symbol) and ``out`` (the masses of the symbols, lattice points
     from ``lo``), from the top lattice point down to ``stop``.
@@ -46,8 +52,8 @@ def downward(cells: tuple, lo: int, offset: float, g: float, margin: float, rem:
     imprecise the balance stays positive (loss above m·h, stored at m·h: sound). Every piece is
     charged its round-off (noise) plus ``margin``·P against the balance."""
     pl, bl, al, b2l, a2l, lql, nl, npl, lnql = cells
-    n = out.size
-    j = pl.size - 1  # next half-cell to consume (the cell above the grid first)
+    n = len(out)
+    j = len(pl) - 1  # next half-cell to consume (the cell above the grid first)
     for m in range(n - 1, stop - 1, -1):
         bal = 0.0
         pm = 0.0
@@ -86,9 +92,8 @@ def downward(cells: tuple, lo: int, offset: float, g: float, margin: float, rem:
         out[m] += pm
 
 
-def _below(cells: tuple, lo: int, offset: float, g: float, margin: float, rem: NDArray[np.float64],
-           m: int, j: int, touched_i: NDArray[np.int64], touched_r: NDArray[np.float64],
-           count: int) -> tuple[float, float, int]:
+def _below(cells: tuple, lo: int, offset: float, g: float, margin: float, rem: Buffer, m: int, j: int,
+           touched_i: Buffer, touched_r: Buffer, count: int) -> tuple[float, float, int]:
     """Phase 1 of the upward symbol m: the pieces j..2m − 1 left, all taken; their balance, P-mass
     and the new count of (piece, fraction) pairs recorded in ``touched_*`` (to undo the symbol)."""
     pl, _bl, al, _b2l, a2l, lql, nl, npl, lnql = cells
@@ -119,22 +124,20 @@ def _below(cells: tuple, lo: int, offset: float, g: float, margin: float, rem: N
     return bal, pm, count
 
 
-def upward(cells: tuple, lo: int, offset: float, g: float, margin: float,
-           out: NDArray[np.float64]) -> None:
+def upward(cells: tuple, lo: int, offset: float, g: float, margin: float, out: Buffer, rem: Buffer,
+           touched_i: Buffer, touched_r: Buffer) -> None:
     """Bottom-up scan, the mirror of ``downward``, in place on ``out``. Symbol m first takes what is
     left below m·h, then pieces above m·h until the balance is back at 0, the last one in the
     fraction that does it. Where the pieces above run out (at the top) or are imprecise, the balance
     stays negative: the symbol is undone, the rest of the law is scanned from the top down to m
     (``downward``), and what is then left below m·h (loss ℓ with ℓ − m·h ≥ ln(P'/(P' − X)), X the
     balance) is stored at the lattice point below ℓ; a balance of −∞ (an imprecise Q-mass) drops
-    the symbol (mass removed from a lower bound only lowers δ)."""
+    the symbol (mass removed from a lower bound only lowers δ). ``rem`` starts at 1 for every
+    half-cell; ``touched_i`` and ``touched_r`` are work space of the same length (``masses``)."""
     pl, bl, _al, b2l, _a2l, lql, nl, npl, lnql = cells
-    n = out.size
+    n = len(out)
     h = 2.0 * g
-    size = pl.size
-    rem = np.ones(size)
-    touched_i = np.zeros(size, dtype=np.int64)
-    touched_r = np.zeros(size)
+    size = len(pl)
     j = 0  # next half-cell to consume (from the bottom)
     for m in range(n):
         j0 = j
@@ -177,26 +180,54 @@ def upward(cells: tuple, lo: int, offset: float, g: float, margin: float,
                 rem[touched_i[t]] = touched_r[t]
             downward(cells, lo, offset, g, margin, rem, out, m)
             bal, pm, _count = _below(cells, lo, offset, g, margin, rem, m, j0, touched_i, touched_r, 0)
-            if pm > 0.0 and bal > -math.inf:
+            ratio = pm * (1.0 - 1e-12) / (pm - bal) if pm > 0.0 and bal > -math.inf else 0.0
+            if ratio > 0.0:  # else dropped (P' − bal so large that the ratio underflows: no loss to use)
                 # the balance is ≤ the true P' − e^{mh}Q' (noise and margins subtracted), so
                 # ℓ − m·h ≥ ln(P'/(P' − bal)) < 0; rounded towards −∞
-                shift = math.log(pm * (1.0 - 1e-12) / (pm - bal)) / h
+                shift = math.log(ratio) / h
                 low = m + math.floor(shift - 1e-9 * (1.0 + abs(shift)))
                 if low >= 0:
                     out[low] += pm
             break
 
 
-COMPILE_CELLS = 250_000
-"""Half-cells a process scans in the interpreter (about 0.5 s) before it loads the compiled scans
-(about 0.5 s of CPU once): a short command-line query never pays for Numba, a long one or a server
-does once."""
-
-_scanned = 0
-_lock = threading.Lock()
-
+COMPILE_CELLS = 300_000
+"""Half-cells a process scans in the interpreter (about 0.3 s) before it loads the compiled scans
+(about 0.3 s of CPU once, Numba's import included): a short command-line query never pays for
+Numba, a long one or a server does once."""
 
 Scans = tuple[Callable[..., None], Callable[..., None]]
+
+_scanned = 0
+_compiled: Scans | None = None
+_lock = threading.Lock()
+_log = logging.getLogger(__name__)
+
+
+def masses(terms: tuple[NDArray[np.float64], ...], lo: int, offset: float, g: float, margin: float,
+           on_p: NDArray[np.float64], *, upward: bool) -> NDArray[np.float64]:
+    """The lower grid's masses at the lattice points from ``lo``: ``on_p`` (the atoms on them) plus
+    the symbols of one scan (``upward``: bottom-up, else top-down), by the compiled or the
+    interpreted scans (``scans``), each with the buffers it runs fastest on."""
+    n = terms[0].size
+    down, up = scans(n)
+    cells: tuple
+    out: Buffer
+    rem: Buffer
+    touched_i: Buffer
+    touched_r: Buffer
+    if down is downward:  # the interpreter: Python lists and floats
+        cells = tuple(t.tolist() for t in terms)
+        out, rem = on_p.tolist(), [1.0] * n
+        touched_i, touched_r = [0] * n, [0.0] * n
+    else:
+        cells, out, rem = terms, on_p.copy(), np.ones(n)
+        touched_i, touched_r = np.zeros(n, dtype=np.int64), np.zeros(n)
+    if upward:
+        up(cells, lo, offset, g, margin, out, rem, touched_i, touched_r)
+    else:
+        down(cells, lo, offset, g, margin, rem, out, 0)
+    return np.asarray(out, dtype=np.float64)
 
 
 def scans(cells: int) -> Scans:
@@ -206,13 +237,26 @@ def scans(cells: int) -> Scans:
     with _lock:
         _scanned += cells
         enough = _scanned >= COMPILE_CELLS
-    return compiled() if enough or compiled.cache_info().currsize else (downward, upward)
+    return compiled() if enough or _compiled is not None else (downward, upward)
 
 
-@cache
 def compiled() -> Scans:
+    """The compiled scans (``build``), built once per process, one thread at a time; the interpreted
+    ones, with a warning in the log, where Numba fails (the numbers are the same either way)."""
+    global _compiled
+    with _lock:
+        if _compiled is None:
+            try:
+                _compiled = build()
+            except Exception as exc:  # any failure of the compiler: the interpreter runs them
+                _log.warning("the lower grid's scans run in the interpreter: Numba failed (%s)", exc)
+                _compiled = (downward, upward)
+        return _compiled
+
+
+def build() -> Scans:
     """The scans compiled by Numba, their machine code cached beside this module (or in the user's
-    cache directory) so that later processes load it instead of compiling it (about 2 s of CPU);
+    cache directory) so that later processes load it instead of compiling it (about 3 s of CPU);
     compiled afresh in each process where no cache directory is writable (Numba refuses
     ``cache=True`` there). Each function is compiled from its own code in a namespace where the
     functions it calls are the compiled ones."""
@@ -232,8 +276,7 @@ def compiled() -> Scans:
 def compile_now() -> None:
     """Load (or, once per installation, compile) the compiled scans and run them on a tiny input, so
     that a server pays for it at start and not on a student's first query."""
-    down, up = compiled()
+    compiled()
     cells = tuple(np.ones(3) for _ in range(9))
-    out = np.zeros(2)
-    down(cells, 0, 0.0, 0.5, 1e-13, np.ones(3), out, 0)
-    up(cells, 0, 0.0, 0.5, 1e-13, out)
+    for upward in (False, True):
+        masses(cells, 0, 0.0, 0.5, 1e-13, np.zeros(2), upward=upward)

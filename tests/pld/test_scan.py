@@ -10,7 +10,6 @@ lighter end. The margin of each balance was 1e-9 of the symbol's P-mass (a 1e-9 
 
 from __future__ import annotations
 
-import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -94,30 +93,39 @@ def _forced(mp, scans) -> None:
     mp.setattr(scan, "scans", lambda cells: scans)
 
 
-def _cells_of(law, h: float) -> postprocess.HalfCells:
-    lo, hi = law.support(1e-18)
+def _cells_of(law, h: float, tail: float = 1e-18) -> postprocess.HalfCells:
+    lo, hi = law.support(tail)
     return postprocess.half_cell_terms(law, h, int(np.floor(lo / h)) - 1, int(np.ceil(hi / h)) + 1)
 
 
-SCANNED = [  # (law, h): subsampled Gaussians in both directions (the upward scan and its hand-over to
-    # the downward one at small σ and q), Laplace, a finite pair with atoms on and off the grid
-    *[(law, h)
-      for q, sigma, h in [(1e-4, 1.0, 1.6e-5), (1.3e-4, 0.3, 2e-3), (0.01, 0.6, 5e-4), (0.3, 2.0, 0.01)]
+SCANNED = [  # (law, h, tail): subsampled Gaussians in both directions (the upward scan and its hand-over
+    # to the downward one at small σ and q), out to tails of 1e-300 (cells whose Q-mass is imprecise),
+    # Laplace, a finite pair with atoms on and off the grid
+    *[(law, h, tail)
+      for q, sigma, h, tail in [(1e-4, 1.0, 1.6e-5, 1e-18), (1.3e-4, 0.3, 2e-3, 1e-18),
+                                (0.01, 0.6, 5e-4, 1e-18), (0.3, 2.0, 0.01, 1e-18), (0.01, 0.5, 2e-3, 1e-300)]
       for law in subsample(gaussian.loss_law(sigma=sigma), rate=q)],
-    (laplace.loss_law(scale=2.0), 3e-3),
-    (finite.loss_law(p=[0.5, 0.3, 0.2], q=[0.2, 0.3, 0.5]), 0.05),
+    (laplace.loss_law(scale=2.0), 3e-3, 1e-18),
+    (finite.loss_law(p=[0.5, 0.3, 0.2], q=[0.2, 0.3, 0.5]), 0.05, 1e-18),
 ]
 
 
-@pytest.mark.parametrize(("law", "h"), SCANNED)
+def test_the_scanned_cases_reach_imprecise_q_masses():
+    """The bit-for-bit cases include cells with an imprecise Q-mass (NaN ln Q, |A| = ∞): the scans'
+    stopping and dropping branches."""
+    assert any(np.isnan(_cells_of(law, h, tail).log_q).any() for law, h, tail in SCANNED)
+
+
+@pytest.mark.parametrize(("law", "h", "tail"), SCANNED)
 @pytest.mark.parametrize("upward", [False, True])
-def test_compiled_scans_are_the_interpreted_code_bit_for_bit(law, h, upward):
-    cells = _cells_of(law, h)
+def test_compiled_scans_are_the_interpreted_code_bit_for_bit(law, h, tail, upward):
+    cells = _cells_of(law, h, tail)
     found = []
     for scans in (scan.compiled(), (scan.downward, scan.upward)):
         with pytest.MonkeyPatch.context() as mp:
             _forced(mp, scans)
             found.append(postprocess.windowed_masses(cells, upward=upward))
+    assert scan.compiled()[0] is not scan.downward  # Numba did compile them
     assert found[0].sum() > 0 and np.array_equal(found[0], found[1])
 
 
@@ -142,33 +150,47 @@ def test_the_scans_compile_where_no_cache_directory_is_writable(monkeypatch):
     monkeypatch.setattr(caching.CacheImpl, "_locator_classes", [])
     with pytest.raises(RuntimeError, match="no locator"):
         __import__("numba").njit(cache=True)(_plus_one)
-    down, up = scan.compiled.__wrapped__()
-    cells = _cells_of(laplace.loss_law(scale=2.0), 3e-3)
-    with pytest.MonkeyPatch.context() as mp:
-        _forced(mp, (down, up))
-        assert postprocess.windowed_masses(cells, upward=False).sum() > 0
+    built = scan.build()
+    law = subsample(gaussian.loss_law(sigma=0.3), rate=1.3e-4)[0]
+    cells = _cells_of(law, 2e-3)
+    for upward in (False, True):
+        found = []
+        for scans in (built, (scan.downward, scan.upward)):
+            with pytest.MonkeyPatch.context() as mp:
+                _forced(mp, scans)
+                found.append(postprocess.windowed_masses(cells, upward=upward))
+        assert np.array_equal(found[0], found[1])
 
 
 def _plus_one(x: float) -> float:
     return x + 1.0
 
 
+def test_where_numba_fails_the_interpreter_runs_the_scans(monkeypatch, caplog):
+    """A compiler that fails (a broken install, an unsupported platform) costs speed, never an answer."""
+    def broken():
+        raise ImportError("no numba here")
+
+    monkeypatch.setattr(scan, "build", broken)
+    monkeypatch.setattr(scan, "_compiled", None)
+    assert scan.compiled() == (scan.downward, scan.upward)
+    assert "Numba failed (no numba here)" in caplog.text
+    cells = _cells_of(laplace.loss_law(scale=2.0), 3e-3)
+    assert postprocess.windowed_masses(cells, upward=False).sum() > 0
+
+
 def test_a_process_loads_the_compiled_scans_after_compile_cells(monkeypatch):
     """The interpreter until the process has scanned ``COMPILE_CELLS`` half-cells, then (and from then
     on) the compiled scans; a process that loaded them uses them at once."""
     loaded = ("compiled down", "compiled up")
-
-    @functools.cache
-    def fake() -> tuple[str, str]:
-        return loaded
-
-    monkeypatch.setattr(scan, "compiled", fake)
+    monkeypatch.setattr(scan, "build", lambda: loaded)
+    monkeypatch.setattr(scan, "_compiled", None)
     monkeypatch.setattr(scan, "_scanned", 0)
     assert scan.scans(1_000) == (scan.downward, scan.upward)
     assert scan.scans(scan.COMPILE_CELLS - 2_000) == (scan.downward, scan.upward)
     assert scan.scans(1_000) == loaded
     assert scan.scans(1) == loaded
-    fake.cache_clear()
+    monkeypatch.setattr(scan, "_compiled", None)
     monkeypatch.setattr(scan, "_scanned", 0)
     scan.compiled()  # loaded (a server's start: ``compile_now``)
     assert scan.scans(1) == loaded

@@ -85,3 +85,17 @@ def test_tail_search_is_a_few_vector_evaluations(up, centre) -> None:
     assert f(np.array([x]))[0] <= 1e-14
     assert abs(x - crossing) <= 1e-3 * max(abs(x), abs(crossing)) + 1e-12
     assert len(calls) - 1 <= 6 and min(calls[:-1]) > 1
+
+
+def test_tail_search_steps_over_a_nan_of_the_tail() -> None:
+    """A NaN of f counts as ≤ tail (as a comparison with it is false); one inside the bracket before
+    a point above tail once ended the search with an IndexError."""
+    from dpviz.pld.law import _bisect_tail
+    tail = float(np.exp(-7.99))
+
+    def f(x: np.ndarray) -> np.ndarray:
+        y = np.exp(-np.asarray(x, dtype=float))
+        return np.where((x > 4.5) & (x < 4.6), np.nan, y)
+
+    x = _bisect_tail(f, tail, up=True)
+    assert f(np.array([x]))[0] <= tail and abs(x - 7.99) <= 1e-2
