@@ -11,7 +11,7 @@ a fresh replica (``cannot import name 'PytestTester' from partially initialized 
 pages). Every page imports ``dpviz.ui`` before any dpviz module; importing them all here, while one
 thread holds ``dpviz.ui``'s import lock and the others wait for it holding none, makes a server's
 first imports one thread's work (about 1 s, once per server process), and loads the lower grid's
-compiled scans (``dpviz.pld.scan``, 0.5 s) before the first query needs them.
+compiled scans (``dpviz.pld.scan``, 0.3 s) before the first query needs them.
 """
 
 from __future__ import annotations
