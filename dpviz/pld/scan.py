@@ -35,9 +35,19 @@ _CAP = 700.0
 """Exponents are capped here (e^{700} is finite): an imprecise far cell never overflows a balance."""
 
 
-def _far(top: float, lq: float, lnq: float, p: float, noise_p: float) -> float:
-    """e^{top}Q − P of a piece two or more half-cells from the symbol's point, plus its round-off."""
-    return math.exp(min(top + lq, _CAP)) - p + noise_p + math.exp(min(top + lnq, _CAP))
+def _cost(cells: tuple, i: int, m: int, top: float) -> float:
+    """e^{m·h}Q − P of piece i below the symbol's point m·h (``top``), plus its round-off: the
+    half-cell terms |A| or |A2| for the two pieces next to it, else from ln Q (∞ where that is
+    imprecise)."""
+    pl, _bl, al, _b2l, a2l, lql, nl, npl, lnql = cells
+    d = 2 * m - i  # distance in half-cells from the piece's lower end up to m·h
+    if d == 1:
+        return al[i] + nl[i]
+    if d == 2:
+        return a2l[i] + nl[i]
+    if math.isnan(lql[i]):
+        return math.inf
+    return math.exp(min(top + lql[i], _CAP)) - pl[i] + npl[i] + math.exp(min(top + lnql[i], _CAP))
 
 
 def downward(cells: tuple, lo: int, offset: float, g: float, margin: float, rem: Buffer, out: Buffer,
@@ -51,7 +61,7 @@ def downward(cells: tuple, lo: int, offset: float, g: float, margin: float, rem:
     in the fraction that brings the balance to its margin. Where the pieces below run out or are
     imprecise the balance stays positive (loss above m·h, stored at m·h: sound). Every piece is
     charged its round-off (noise) plus ``margin``·P against the balance."""
-    pl, bl, al, b2l, a2l, lql, nl, npl, lnql = cells
+    pl, bl, _al, b2l, _a2l, lql, nl, npl, lnql = cells
     n = len(out)
     j = len(pl) - 1  # next half-cell to consume (the cell above the grid first)
     for m in range(n - 1, stop - 1, -1):
@@ -74,14 +84,7 @@ def downward(cells: tuple, lo: int, offset: float, g: float, margin: float, rem:
         while bal > 0.0 and k >= 0:  # phase 2: pieces below m·h while the balance allows
             if math.isnan(lql[k]):  # imprecise Q-mass: stop (positive balance left: sound)
                 break
-            d = 2 * m - k  # distance in half-cells from the piece's lower end up to m·h
-            if d == 1:
-                cost = al[k] + nl[k]
-            elif d == 2:
-                cost = a2l[k] + nl[k]
-            else:
-                cost = _far(top, lql[k], lnql[k], pl[k], npl[k])
-            cost += margin * pl[k]
+            cost = _cost(cells, k, m, top) + margin * pl[k]
             take = rem[k] if cost <= 0.0 else min(rem[k], bal / cost)
             bal -= take * cost
             pm += take * pl[k]
@@ -96,22 +99,14 @@ def _below(cells: tuple, lo: int, offset: float, g: float, margin: float, rem: B
            touched_i: Buffer, touched_r: Buffer, count: int) -> tuple[float, float, int]:
     """Phase 1 of the upward symbol m: the pieces j..2m − 1 left, all taken; their balance, P-mass
     and the new count of (piece, fraction) pairs recorded in ``touched_*`` (to undo the symbol)."""
-    pl, _bl, al, _b2l, a2l, lql, nl, npl, lnql = cells
+    pl = cells[0]
     bal = 0.0
     pm = 0.0
     top = (lo + m) * 2.0 * g + offset  # m·h (+ offset)
     for i in range(j, 2 * m):
         r = rem[i]
         if r > 0.0:
-            d = 2 * m - i
-            if d == 1:
-                cost = al[i] + nl[i]
-            elif d == 2:
-                cost = a2l[i] + nl[i]
-            elif math.isnan(lql[i]):
-                cost = math.inf
-            else:
-                cost = _far(top, lql[i], lnql[i], pl[i], npl[i])
+            cost = _cost(cells, i, m, top)
             if cost == math.inf:  # imprecise (|A| = ∞ marks it): no balance is possible
                 bal = -math.inf
             else:
@@ -263,7 +258,7 @@ def build() -> Scans:
     import numba
 
     space = dict(globals())
-    for name in ("_far", "_below", "downward", "upward"):  # callees before callers
+    for name in ("_cost", "_below", "downward", "upward"):  # callees before callers
         fn = globals()[name]
         copy = types.FunctionType(fn.__code__, space, fn.__name__, fn.__defaults__, fn.__closure__)
         try:
