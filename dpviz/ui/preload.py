@@ -10,8 +10,7 @@ a fresh replica (``cannot import name 'PytestTester' from partially initialized 
 'scipy._lib._testutils'``, then ``Module 'scipy' has no attribute '_lib'`` on every open of three
 pages). Every page imports ``dpviz.ui`` before any dpviz module; importing them all here, while one
 thread holds ``dpviz.ui``'s import lock and the others wait for it holding none, makes a server's
-first imports one thread's work (about 1 s, once per server process), and loads the lower grid's
-compiled scans (``dpviz.pld.scan``, 0.3 s) before the first query needs them.
+first imports one thread's work (about 1 s, once per server process).
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ from collections.abc import Iterator
 from types import ModuleType
 
 import dpviz
-from dpviz.pld import scan
 
 NOT_FOR_PAGES = ("dpviz.cli", "dpviz.__main__")
 """The command line's modules, which no page imports (nor may ``dpviz.ui``: tests/test_layers.py)."""
@@ -44,6 +42,4 @@ def import_every_module() -> tuple[str, ...]:
     """Import every dpviz module but the command line's, and Streamlit's lazy imports; their names."""
     for name in STREAMLIT_LAZY:
         importlib.import_module(name)
-    names = (*STREAMLIT_LAZY, *_import_tree(dpviz))
-    scan.compile_now()  # the lower grid's compiled scans: loaded (or, once per install, compiled) now
-    return names
+    return (*STREAMLIT_LAZY, *_import_tree(dpviz))
