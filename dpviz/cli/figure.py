@@ -380,7 +380,10 @@ def _is_closing_bye(record: logging.LogRecord) -> bool:
 
 
 def _quiet_closing_bye() -> None:
-    """Drop only that record from choreographer's pipe logger; every other error still shows."""
+    """Drop only that record from choreographer's pipe logger; every other error still shows. Called
+    after ``import kaleido``, not at this module's import: a logger made before choreographer's
+    logging library registers its logger class lacks the ``debug2`` level choreographer calls, and
+    every render then fails."""
     pipe_log = logging.getLogger("choreographer.channels.pipe")
     if not any(getattr(f, "__name__", "") == "dpviz_closing_bye" for f in pipe_log.filters):
         def dpviz_closing_bye(record: logging.LogRecord) -> bool:
