@@ -129,7 +129,7 @@ def _warm_up(which: str) -> None:
     else:
         from dpviz.pld import scan
         from dpviz.pld.accountant import epsilon_bounds
-        scan.compile_now()  # as a server does at start (dpviz/ui/__init__.py); a CLI, for long queries
+        scan.LOOPS.compiled()  # as a server does at start (dpviz/ui/__init__.py); a CLI, for long queries
         epsilon_bounds([_law(small["phases"][0])], delta=1e-5)
 
 

@@ -7,7 +7,7 @@ half-cell (on Python lists; σ = 0.646, q = 1.3e-4, 127 steps, δ = 1e-8 makes f
 half-cells); compiled by Numba it runs about 100 times faster. Numba costs a process about 0.3 s of
 CPU and 150 MiB to load (3 s once per installation to compile), so the compiled scans are used once
 a process has scanned ``COMPILE_CELLS`` half-cells (a long query, or a server, which loads them at
-start: ``compile_now``); before, the interpreter runs the same functions. Both give the same masses
+start: ``dpviz.jit.compile_all``); before, the interpreter runs the same functions. Both give the same masses
 bit for bit (tested), so when the switch happens never shows.
 
 Arguments: the half-cell terms of ``postprocess.HalfCells`` as lists or arrays (``cells``: p, b, a, b2, a2,
@@ -17,15 +17,13 @@ first lattice index ``lo``, the grid ``offset`` and the half-cell width ``g``.
 
 from __future__ import annotations
 
-import logging
 import math
-import threading
-import types
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from dpviz import jit
 
 Buffer = Any
 """A scan's arrays: Python lists in the interpreter (indexing a list is 2–3 times faster there than
@@ -191,27 +189,32 @@ COMPILE_CELLS = 300_000
 (about 0.3 s of CPU once, Numba's import included): a short command-line query never pays for
 Numba, a long one or a server does once."""
 
-Scans = tuple[Callable[..., None], Callable[..., None]]
 
-_scanned = 0
-_compiled: Scans | None = None
-_lock = threading.Lock()
-_log = logging.getLogger(__name__)
+def _warm(functions: jit.Functions) -> None:
+    """Both scans on a tiny input, compiled (Numba compiles or loads them at the first call)."""
+    cells = tuple(np.ones(3) for _ in range(9))
+    functions["downward"](cells, 0, 0.0, 0.5, 1e-13, np.ones(3), np.zeros(2), 0)
+    functions["upward"](cells, 0, 0.0, 0.5, 1e-13, np.zeros(2), np.ones(3), np.zeros(3, dtype=np.int64),
+                        np.zeros(3))
+
+
+LOOPS = jit.Loops(globals(), ("_cost", "_below", "downward", "upward"), threshold=COMPILE_CELLS,
+                  what="the lower grid's scans", warm=_warm)
 
 
 def masses(terms: tuple[NDArray[np.float64], ...], lo: int, offset: float, g: float, margin: float,
            on_p: NDArray[np.float64], *, upward: bool) -> NDArray[np.float64]:
     """The lower grid's masses at the lattice points from ``lo``: ``on_p`` (the atoms on them) plus
     the symbols of one scan (``upward``: bottom-up, else top-down), by the compiled or the
-    interpreted scans (``scans``), each with the buffers it runs fastest on."""
+    interpreted scans (``LOOPS``), each with the buffers it runs fastest on."""
     n = terms[0].size
-    down, up = scans(n)
+    functions, compiled = LOOPS.pick(n)
     cells: tuple
     out: Buffer
     rem: Buffer
     touched_i: Buffer
     touched_r: Buffer
-    if down is downward:  # the interpreter: Python lists and floats
+    if not compiled:  # the interpreter: Python lists and floats
         cells = tuple(t.tolist() for t in terms)
         out, rem = on_p.tolist(), [1.0] * n
         touched_i, touched_r = [0] * n, [0.0] * n
@@ -219,59 +222,7 @@ def masses(terms: tuple[NDArray[np.float64], ...], lo: int, offset: float, g: fl
         cells, out, rem = terms, on_p.copy(), np.ones(n)
         touched_i, touched_r = np.zeros(n, dtype=np.int64), np.zeros(n)
     if upward:
-        up(cells, lo, offset, g, margin, out, rem, touched_i, touched_r)
+        functions["upward"](cells, lo, offset, g, margin, out, rem, touched_i, touched_r)
     else:
-        down(cells, lo, offset, g, margin, rem, out, 0)
+        functions["downward"](cells, lo, offset, g, margin, rem, out, 0)
     return np.asarray(out, dtype=np.float64)
-
-
-def scans(cells: int) -> Scans:
-    """(downward, upward) for a scan of ``cells`` half-cells: compiled when they are loaded already,
-    or when this scan and the interpreter's so far reach ``COMPILE_CELLS``; else interpreted."""
-    global _scanned
-    with _lock:
-        _scanned += cells
-        enough = _scanned >= COMPILE_CELLS
-    return compiled() if enough or _compiled is not None else (downward, upward)
-
-
-def compiled() -> Scans:
-    """The compiled scans (``build``), built once per process, one thread at a time; the interpreted
-    ones, with a warning in the log, where Numba fails (the numbers are the same either way)."""
-    global _compiled
-    with _lock:
-        if _compiled is None:
-            try:
-                _compiled = build()
-            except Exception as exc:  # any failure of the compiler: the interpreter runs them
-                _log.warning("the lower grid's scans run in the interpreter: Numba failed (%s)", exc)
-                _compiled = (downward, upward)
-        return _compiled
-
-
-def build() -> Scans:
-    """The scans compiled by Numba, their machine code cached beside this module (or in the user's
-    cache directory) so that later processes load it instead of compiling it (about 3 s of CPU);
-    compiled afresh in each process where no cache directory is writable (Numba refuses
-    ``cache=True`` there). Each function is compiled from its own code in a namespace where the
-    functions it calls are the compiled ones."""
-    import numba
-
-    space = dict(globals())
-    for name in ("_cost", "_below", "downward", "upward"):  # callees before callers
-        fn = globals()[name]
-        copy = types.FunctionType(fn.__code__, space, fn.__name__, fn.__defaults__, fn.__closure__)
-        try:
-            space[name] = numba.njit(cache=True)(copy)
-        except RuntimeError:  # "cannot cache function …: no locator available"
-            space[name] = numba.njit(copy)
-    return space["downward"], space["upward"]
-
-
-def compile_now() -> None:
-    """Load (or, once per installation, compile) the compiled scans and run them on a tiny input, so
-    that a server pays for it at start and not on a student's first query."""
-    compiled()
-    cells = tuple(np.ones(3) for _ in range(9))
-    for upward in (False, True):
-        masses(cells, 0, 0.0, 0.5, 1e-13, np.zeros(2), upward=upward)

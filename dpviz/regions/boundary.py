@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from dpviz.regions import walks
+
 
 @dataclass(frozen=True)
 class Boundary:
@@ -70,29 +72,17 @@ def _mirror_completed(steep: Boundary) -> Boundary:
 
 
 def _upper_envelope(slopes: NDArray[np.float64], intercepts: NDArray[np.float64]) -> Boundary:
-    """Vertices of x ↦ max_j (a_j + s_j x) on [0, 1] (convex hull trick, O(n log n)).
-
-    The hull walk runs on Python floats (numpy scalars are several times slower per step); each
-    vertex's height is the smaller of its two lines there (rounding on the safe side: the region
-    is never drawn smaller), each end's the largest of all lines.
+    """Vertices of x ↦ max_j (a_j + s_j x) on [0, 1] (convex hull trick, O(n log n); the walk over
+    the sorted lines is ``dpviz.regions.walks.hull_walk``). Each vertex's height is the smaller of
+    its two lines there (rounding on the safe side: the region is never drawn smaller), each end's
+    the largest of all lines.
     """
     order = np.lexsort((intercepts, slopes))  # by slope, then intercept
     s_sorted, a_sorted = slopes[order], intercepts[order]
     keep = np.append(s_sorted[1:] != s_sorted[:-1], True)  # largest intercept per slope
-    s_list, a_list = s_sorted[keep].tolist(), a_sorted[keep].tolist()
-    hull: list[int] = []
-    for j, (sj, aj) in enumerate(zip(s_list, a_list, strict=True)):
-        while len(hull) >= 2:
-            i1, i2 = hull[-2], hull[-1]
-            # i2 is useless if the new line overtakes i1 no later than i2 does
-            x12 = (a_list[i1] - a_list[i2]) / (s_list[i2] - s_list[i1])
-            x1j = (a_list[i1] - aj) / (sj - s_list[i1])
-            if x1j <= x12:
-                hull.pop()
-            else:
-                break
-        hull.append(j)
-    s_h, a_h = np.asarray(s_list)[hull], np.asarray(a_list)[hull]
+    s_kept, a_kept = s_sorted[keep], a_sorted[keep]
+    on_hull = walks.hull(s_kept, a_kept)
+    s_h, a_h = s_kept[on_hull], a_kept[on_hull]
     cross = (a_h[:-1] - a_h[1:]) / (s_h[1:] - s_h[:-1])
     inside = np.flatnonzero((cross > 0.0) & (cross < 1.0))
     xc = cross[inside]

@@ -20,7 +20,6 @@ is bounded here, rigorously, when ε is non-increasing and δ non-decreasing in 
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from dpviz.regions import walks
 from dpviz.regions.boundary import EPS_CAP, Boundary, intersection_boundary
 
 TOLERANCE = 1e-4
@@ -167,70 +167,13 @@ def thin(boundary: Boundary, tolerance: float) -> tuple[Boundary, float]:
     """Drop lines of a convex lower boundary while it stays within ``tolerance`` of the original
     both in P_MD at every P_FA and in P_FA at every P_MD; returns the thinned boundary and its
     largest gap. Greedy from P_FA = 0: from each kept segment's line, the farthest later one whose
-    crossing with it is within the tolerance (galloping, then bisection)."""
+    crossing with it is within the tolerance (galloping, then bisection: ``walks.thin_walk``)."""
     # strictly increasing P_FA: a vertex at or right of a later one (rounding) is dropped, which
     # only lowers the polyline
     later_min = np.minimum.accumulate(boundary.p_fa[::-1])[::-1]
     last = np.append(boundary.p_fa[:-1] < later_min[1:], True)
-    x, y = boundary.p_fa[last].tolist(), boundary.p_md[last].tolist()
-    n = len(x) - 1  # segments
-    if n <= 2:
-        return Boundary(p_fa=np.asarray(x), p_md=np.asarray(y)), 0.0
-    neg_y = [-v for v in y]  # increasing, for the P_FA at a given P_MD
     px, py = boundary.p_fa[last], boundary.p_md[last]
-    slope_arr = np.diff(py) / np.diff(px)
-    slope, icpt = slope_arr.tolist(), (py[:-1] - slope_arr * px[:-1]).tolist()
-
-    def crossing(i: int, j: int) -> tuple[float, float, float] | None:
-        """Vertex of lines i < j and its gap (P_MD and P_FA) to the original; None if unusable."""
-        mi, ci, mj, cj = slope[i], icpt[i], slope[j], icpt[j]
-        if not mj > mi:
-            return None
-        xc = (cj - ci) / (mi - mj)
-        if not x[i] <= xc <= x[j + 1]:
-            return None
-        yc = max(ci + mi * xc, cj + mj * xc)
-        k = min(max(bisect.bisect_right(x, xc) - 1, 0), n - 1)
-        y_orig = y[k] + (y[k + 1] - y[k]) * (xc - x[k]) / (x[k + 1] - x[k]) if x[k + 1] > x[k] else y[k]
-        gap = y_orig - yc
-        h = min(max(bisect.bisect_left(neg_y, -yc), 1), n)  # first vertex with y ≤ yc
-        x_orig = (x[h - 1] + (x[h] - x[h - 1]) * (y[h - 1] - yc) / (y[h - 1] - y[h]) if y[h - 1] > y[h]
-                  else x[h])
-        return xc, yc, max(gap, x_orig - xc, 0.0)
-
-    def fits(i: int, j: int) -> bool:
-        c = crossing(i, j)
-        return c is not None and c[2] <= tolerance
-
-    xs, ys, worst = [x[0]], [y[0]], 0.0
-    i, skip = 0, 1
-    while i < n - 1:
-        guess = min(i + skip, n - 1)  # the last skip first: neighbouring skips are alike
-        if guess > i + 1 and not fits(i, guess):
-            lo, hi = i + 1, guess
-        else:
-            step, good = max(skip, 1), max(guess, i + 1)
-            while good + step <= n - 1 and fits(i, good + step):
-                good += step
-                step *= 2
-            lo, hi = good, min(good + step, n)  # fits(i, lo); hi does not (or is past the end)
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if fits(i, mid):
-                lo = mid
-            else:
-                hi = mid
-        c = crossing(i, lo)
-        if c is None or lo == i + 1:  # the next line itself: keep the original vertex
-            xs.append(x[i + 1])
-            ys.append(y[i + 1])
-            i += 1
-            continue
-        xs.append(c[0])
-        ys.append(c[1])
-        worst = max(worst, c[2])
-        skip = lo - i
-        i = lo
-    xs.append(x[n])
-    ys.append(y[n])
-    return Boundary(p_fa=np.asarray(xs), p_md=np.asarray(ys)), worst
+    if px.size <= 3:
+        return Boundary(p_fa=px, p_md=py), 0.0
+    xs, ys, worst = walks.thinned(px, py, tolerance)
+    return Boundary(p_fa=xs, p_md=ys), worst

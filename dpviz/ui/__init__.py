@@ -14,11 +14,10 @@ from typing import Any, TypeVar
 import pandas as pd
 import streamlit as st
 
-from dpviz import export
+from dpviz import export, jit
 from dpviz.composition.levels import Levels
 from dpviz.figures.tables import format_number
 from dpviz.params import LEVEL_COLUMNS, Param, Row, row_levels, rows_text, text_rows
-from dpviz.pld import scan
 from dpviz.ui.feedback import CACHE_ENTRIES, pending, remember
 from dpviz.ui.layout import VIEWS, page_link, page_setup
 from dpviz.ui.output import cite_box, columns_csv, download_csv, download_json, download_tables, show_figure
@@ -27,7 +26,7 @@ from dpviz.ui.tables import plain, table, table_frame, unbroken
 from dpviz.validation import ParameterError
 
 import_every_module()  # before any page's own imports: one thread's work (see dpviz.ui.preload)
-scan.compile_now()  # the lower grid's compiled scans (0.3 s; once per install, compiled) before any query
+jit.compile_all()  # the compiled loops (0.3 s; once per install, compiled) before any query (dpviz.jit)
 
 T = TypeVar("T")
 

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dpviz import jit
 from dpviz.mechanisms import finite, gaussian, laplace
 from dpviz.mechanisms.subsampling import subsample
 from dpviz.pld import discretize, postprocess, scan
@@ -88,9 +89,19 @@ def test_long_small_q_composition_is_narrow():
     assert g.lower <= fine.upper and fine.lower <= g.upper
 
 
-def _forced(mp, scans) -> None:
-    """``windowed_masses`` runs ``scans`` (downward, upward) whatever the process has scanned so far."""
-    mp.setattr(scan, "scans", lambda cells: scans)
+def _forced(mp, functions) -> None:
+    """``windowed_masses`` runs ``functions`` (the compiled or the interpreted scans) whatever the
+    process has scanned so far."""
+    compiled = functions is not INTERPRETED
+    chosen = functions if compiled else _interpreted()
+    mp.setattr(scan.LOOPS, "pick", lambda cells: (chosen, compiled))
+
+
+INTERPRETED = "interpreted"
+
+
+def _interpreted() -> dict:
+    return dict(scan.LOOPS.interpreted())
 
 
 def _cells_of(law, h: float, tail: float = 1e-18) -> postprocess.HalfCells:
@@ -121,11 +132,11 @@ def test_the_scanned_cases_reach_imprecise_q_masses():
 def test_compiled_scans_are_the_interpreted_code_bit_for_bit(law, h, tail, upward):
     cells = _cells_of(law, h, tail)
     found = []
-    for scans in (scan.compiled(), (scan.downward, scan.upward)):
+    for functions in (scan.LOOPS.compiled(), INTERPRETED):
         with pytest.MonkeyPatch.context() as mp:
-            _forced(mp, scans)
+            _forced(mp, functions)
             found.append(postprocess.windowed_masses(cells, upward=upward))
-    assert scan.compiled()[0] is not scan.downward  # Numba did compile them
+    assert scan.LOOPS.compiled()["downward"] is not scan.downward  # Numba did compile them
     assert found[0].sum() > 0 and np.array_equal(found[0], found[1])
 
 
@@ -138,7 +149,7 @@ def test_the_upward_scan_hands_over_in_the_tested_cases():
     with pytest.MonkeyPatch.context() as mp:
         inner = scan.downward
         mp.setattr(scan, "downward", lambda *a: calls.append(a[-1]) or inner(*a))
-        _forced(mp, (scan.downward, scan.upward))
+        _forced(mp, INTERPRETED)
         postprocess.windowed_masses(cells, upward=True)
     assert calls and calls[0] > 0
 
@@ -150,14 +161,14 @@ def test_the_scans_compile_where_no_cache_directory_is_writable(monkeypatch):
     monkeypatch.setattr(caching.CacheImpl, "_locator_classes", [])
     with pytest.raises(RuntimeError, match="no locator"):
         __import__("numba").njit(cache=True)(_plus_one)
-    built = scan.build()
+    built = scan.LOOPS.build()
     law = subsample(gaussian.loss_law(sigma=0.3), rate=1.3e-4)[0]
     cells = _cells_of(law, 2e-3)
     for upward in (False, True):
         found = []
-        for scans in (built, (scan.downward, scan.upward)):
+        for functions in (built, INTERPRETED):
             with pytest.MonkeyPatch.context() as mp:
-                _forced(mp, scans)
+                _forced(mp, functions)
                 found.append(postprocess.windowed_masses(cells, upward=upward))
         assert np.array_equal(found[0], found[1])
 
@@ -171,9 +182,11 @@ def test_where_numba_fails_the_interpreter_runs_the_scans(monkeypatch, caplog):
     def broken():
         raise ImportError("no numba here")
 
-    monkeypatch.setattr(scan, "build", broken)
-    monkeypatch.setattr(scan, "_compiled", None)
-    assert scan.compiled() == (scan.downward, scan.upward)
+    monkeypatch.setattr(scan.LOOPS, "build", broken)
+    monkeypatch.setattr(scan.LOOPS, "_compiled", None)
+    monkeypatch.setattr(scan.LOOPS, "_failed", False)
+    assert scan.LOOPS.compiled() == _interpreted()
+    assert scan.LOOPS.pick(1) == (_interpreted(), False)  # the interpreter's buffers, too
     assert "Numba failed (no numba here)" in caplog.text
     cells = _cells_of(laplace.loss_law(scale=2.0), 3e-3)
     assert postprocess.windowed_masses(cells, upward=False).sum() > 0
@@ -182,18 +195,19 @@ def test_where_numba_fails_the_interpreter_runs_the_scans(monkeypatch, caplog):
 def test_a_process_loads_the_compiled_scans_after_compile_cells(monkeypatch):
     """The interpreter until the process has scanned ``COMPILE_CELLS`` half-cells, then (and from then
     on) the compiled scans; a process that loaded them uses them at once."""
-    loaded = ("compiled down", "compiled up")
-    monkeypatch.setattr(scan, "build", lambda: loaded)
-    monkeypatch.setattr(scan, "_compiled", None)
-    monkeypatch.setattr(scan, "_scanned", 0)
-    assert scan.scans(1_000) == (scan.downward, scan.upward)
-    assert scan.scans(scan.COMPILE_CELLS - 2_000) == (scan.downward, scan.upward)
-    assert scan.scans(1_000) == loaded
-    assert scan.scans(1) == loaded
-    monkeypatch.setattr(scan, "_compiled", None)
-    monkeypatch.setattr(scan, "_scanned", 0)
-    scan.compiled()  # loaded (a server's start: ``compile_now``)
-    assert scan.scans(1) == loaded
+    loaded = {"downward": "compiled down", "upward": "compiled up"}
+    monkeypatch.setattr(scan.LOOPS, "build", lambda: loaded)
+    monkeypatch.setattr(scan.LOOPS, "warm", lambda functions: None)
+    monkeypatch.setattr(scan.LOOPS, "_compiled", None)
+    monkeypatch.setattr(scan.LOOPS, "_steps", 0)
+    assert scan.LOOPS.pick(1_000) == (_interpreted(), False)
+    assert scan.LOOPS.pick(scan.COMPILE_CELLS - 2_000) == (_interpreted(), False)
+    assert scan.LOOPS.pick(1_000) == (loaded, True)
+    assert scan.LOOPS.pick(1) == (loaded, True)
+    monkeypatch.setattr(scan.LOOPS, "_compiled", None)
+    monkeypatch.setattr(scan.LOOPS, "_steps", 0)
+    jit.compile_all()  # loaded (a server's start)
+    assert scan.LOOPS.pick(1) == (loaded, True)
 
 
 def test_a_short_query_does_not_load_numba():
