@@ -261,7 +261,7 @@ class LossAtoms:
         positive = int(np.searchsorted(self._neg_loss, 0.0, side="left"))  # atoms with L > 0
         # S(L_i) increases with i; find the first i with S(L_i) ≥ target.
         # S(L_0) = 0 < target; S(0) > target
-        lo, hi = bisect_int(lambda i: self.log_finite_part(float(self.loss[i])) < log_t, 0, positive)
+        lo, hi = self._segment(log_t, positive)
         left = max(float(self.loss[hi]), 0.0) if hi < positive else 0.0
         right = float(self.loss[lo])
         log_a, log_b = self._prefix
@@ -282,6 +282,24 @@ class LossAtoms:
                 break
             eps = new
         return self._round_up(eps, delta, right)
+
+    def _segment(self, log_t: float, positive: int) -> tuple[int, int]:
+        """The atoms lo, hi = lo + 1 with S(L_lo) < t ≤ S(L_hi) (``bisect_int`` over 0 … positive,
+        neither end evaluated), located on the prefix sums S(L_i) = A_{i−1} − e^{L_i} B_{i−1} at
+        once, which cancel and are only a guess, then confirmed by the exact (windowed) evaluation
+        at both ends: two evaluations instead of log₂(atoms). Bisection where the guess fails."""
+        def above(i: int) -> bool:
+            return self.log_finite_part(float(self.loss[i])) < log_t
+
+        if positive > 2:
+            log_a, log_b = self._prefix
+            with np.errstate(invalid="ignore"):
+                y = np.minimum(self.loss[1:positive] + log_b[: positive - 1] - log_a[: positive - 1], 0.0)
+                reached = log_a[: positive - 1] + log1mexp(y) >= log_t  # at atoms 1 … positive − 1
+            hi = 1 + int(np.argmax(reached)) if reached.any() else positive
+            if (hi == 1 or above(hi - 1)) and (hi == positive or not above(hi)):
+                return hi - 1, hi
+        return bisect_int(above, 0, positive)
 
     @staticmethod
     def _solve_segment(la: float, lb: float, log_t: float, left: float, right: float) -> float:
