@@ -162,8 +162,13 @@ class Mechanism:
         return max(law_rdp(d, order=order) for d in self.law.both_directions())
 
     def rdp_curve(self, orders: tuple[int, ...]) -> np.ndarray:
-        """ρ(λ) at each order."""
-        return np.array([self.rdp(o) for o in orders], dtype=float)
+        """ρ(λ) at each order: ``rdp``'s numbers, for an atomic law in one array pass per direction
+        (``law_rdp_curve``), unless a mechanism states its own ``rdp``."""
+        if type(self).rdp is not Mechanism.rdp or self.law.continuous is not None:
+            return np.array([self.rdp(o) for o in orders], dtype=float)
+        from dpviz.rdp.subsampled import law_rdp_curve
+
+        return np.max([law_rdp_curve(d, orders) for d in self.law.both_directions()], axis=0)
 
     def step_guarantee(self, delta: float) -> Guarantee:
         """Per-step (ε0, δ0): pure ε0 = ``max_loss`` when finite, else the smallest ε with

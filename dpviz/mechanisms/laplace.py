@@ -135,6 +135,12 @@ class Laplace(Mechanism):
 
         return laplace_rdp(order=order, eps0=self.eps0)
 
+    def rdp_curve(self, orders: tuple[int, ...]) -> np.ndarray:
+        """``rdp`` at each order, in one array pass (``laplace_rdp_curve``)."""
+        from dpviz.rdp.subsampled import laplace_rdp_curve
+
+        return laplace_rdp_curve(orders, eps0=self.eps0)
+
     @property
     def grid_unit(self) -> float | None:
         return self.eps0

@@ -18,11 +18,12 @@ subsampled mechanism is (λ, ρ'(⌈λ⌉))-RDP for every real λ > 1 (``subsamp
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
-from dpviz.numerics import log_comb, logsumexp
+from dpviz.numerics import log_comb, logsumexp, logsumexp_rows
 from dpviz.pld.law import LossLaw
 
 DEFAULT_ORDERS = (*range(2, 65), 80, 96, 128, 160, 192, 256, 320, 384, 512)
@@ -62,6 +63,15 @@ def laplace_rdp(*, order: int, eps0: float) -> float:
     return float(logsumexp(t)) / (lam - 1)
 
 
+def laplace_rdp_curve(orders: Sequence[int], *, eps0: float) -> NDArray[np.float64]:
+    """``laplace_rdp`` at each order, its two terms per order (``math.log``, as there) summed in one
+    array pass: the same numbers bit for bit (tested)."""
+    lam = [float(o) for o in orders]
+    terms = np.array([[math.log(x / (2 * x - 1)) + (x - 1) * eps0, math.log((x - 1) / (2 * x - 1)) - x * eps0]
+                      for x in lam]).reshape(len(lam), 2)
+    return logsumexp_rows(terms) / (np.asarray(lam) - 1.0)
+
+
 def law_rdp(law: LossLaw, *, order: int) -> float:
     """ρ(λ) = ln E_P[e^{(λ−1)L}]/(λ − 1) of an atomic law, exact; ∞ with mass at L = +∞."""
     if law.continuous is not None:
@@ -71,6 +81,28 @@ def law_rdp(law: LossLaw, *, order: int) -> float:
     lam = float(order)
     with np.errstate(divide="ignore"):  # ln 0 = −∞ for an atom without P-mass: it adds nothing
         return float(logsumexp(np.log(law.p) + (lam - 1) * law.loss)) / (lam - 1)
+
+
+def law_rdp_curve(law: LossLaw, orders: Sequence[int]) -> NDArray[np.float64]:
+    """``law_rdp`` at each order, in one array pass (a row per order): the same numbers bit for bit
+    (tested), without a Python call per order (a subsampled law's curve asks for orders 2 … 512)."""
+    lam = np.asarray(orders, dtype=float)
+    if law.continuous is not None:
+        raise NotImplementedError(f"{law.name}: RDP of a continuous law")
+    if law.p_inf > 0:
+        return np.full(lam.size, math.inf)
+    with np.errstate(divide="ignore"):
+        log_p = np.log(law.p)
+    out = np.empty(lam.size)
+    step = max(1, _ROWS_ENTRIES // max(1, law.p.size))
+    for start in range(0, lam.size, step):
+        rows = lam[start:start + step, np.newaxis] - 1.0
+        out[start:start + step] = logsumexp_rows(log_p + rows * law.loss) / rows[:, 0]
+    return out
+
+
+_ROWS_ENTRIES = 1 << 20
+"""Entries of one block of ``law_rdp_curve`` (orders × atoms; 8 MiB)."""
 
 
 def subsampled_rdp(rho: NDArray[np.float64] | list[float], *, rate: float, order: float) -> float:
