@@ -98,6 +98,10 @@ def _weight_fn(k: int, eps0: float) -> Callable[[int], float]:
     st_k = _stirlerr_series(float(k)) if k > 15 else 0.0
 
     def w(index: int) -> float:
+        if index == 0:  # C(k, 0) = 1: the array route's own product ``n * log_q``, the same float
+            return k * log_high
+        if index == k:  # C(k, k) = 1: ``n * log_p``
+            return k * log_low
         if index <= 15 or k - index <= 15:  # table values of the Stirling remainder: exact route
             return float(binomial_log_weights(k, eps0, np.array([float(index)]))[0])
         x, y = float(index), float(k - index)

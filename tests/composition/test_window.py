@@ -81,3 +81,14 @@ def test_delta_once_is_delta_bit_for_bit(log_k: float, log_eps0: float, delta0: 
     once = optimal.delta_for_epsilon_once(levels, epsilon=eps)
     full = optimal.delta_for_epsilon(levels, epsilon=eps)
     assert once.delta == full.delta and once.kind == full.kind and once.source == full.source
+
+
+@settings(max_examples=60, deadline=None)
+@given(log_k=st.floats(0.0, 7.0), log_eps0=st.floats(-6.0, 2.0))
+def test_end_weights_are_the_array_weights_bit_for_bit(log_k: float, log_eps0: float) -> None:
+    """The scalar weights of l = 0 and l = k (C(k, 0) = C(k, k) = 1, no Stirling terms) are the
+    array route's numbers exactly, so the window's first two comparisons cannot differ."""
+    k, eps0 = max(1, int(10.0**log_k)), 10.0**log_eps0
+    fast = atoms._weight_fn(k, eps0)
+    ends = atoms.binomial_log_weights(k, eps0, np.array([0.0, float(k)]))
+    assert (fast(0), fast(k)) == (float(ends[0]), float(ends[1]))
