@@ -281,6 +281,15 @@ def smallest_noise(mechanism: str, *, k: int, epsilon: float, delta: float, sens
                     reason=g.reason if g.status is not Status.OK else
                     f"even {name} = {cal.value(hi):.6g} gives ε = {g.epsilon:.6g} > {epsilon:g}",
                     extra=(("route", cal.route),))
+    return answer(cal, lo, hi, k=k, epsilon=epsilon, delta=delta, top=top, sampling_rate=sampling_rate)
+
+
+def answer(cal: Calibration, lo: float, hi: float, *, k: int, epsilon: float, delta: float, top: float,
+           sampling_rate: float | None) -> Plan:
+    """The plan at the spend ``lo`` a search found to fit (``hi``: the smallest found not to fit,
+    ``inf`` when the search stopped at ``top``): its certified check, the noise just below it
+    (walking on while that fits), and the consistency of the two (``disagree``)."""
+    mechanism, name = cal.key, cal.param
     g = cal.guarantee(lo, k)
     route = cal.route
     value = cal.value(lo)

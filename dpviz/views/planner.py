@@ -40,7 +40,7 @@ from dpviz.guarantee import Guarantee, Status
 from dpviz.mechanisms.registry import MECHANISMS
 from dpviz.params import PRIOR as CLI_PRIOR
 from dpviz.params import SAMPLING_RATE, Param, check_prior, count_param, in_words, subsampling
-from dpviz.planner import composition, gce, noise
+from dpviz.planner import composition, gaussian_sigma, gce, noise
 from dpviz.planner.noise_cost import search_cost
 from dpviz.planner.result import Plan
 from dpviz.results import results_json
@@ -220,16 +220,12 @@ def eps0_series(*, epsilon: float, delta: float, delta0: float, k_max: int,
 
 
 def gaussian_series(*, epsilon: float, delta: float, sensitivity: float, k_max: int) -> np.ndarray | None:
-    """The exact smallest Gaussian σ at each k of the utility figure (NaN where nothing fits); None
-    for δ = 0."""
+    """The exact smallest Gaussian σ at each k of the utility figure (NaN where nothing fits), from
+    one search of the composed μ (``dpviz.planner.gaussian_sigma``); None for δ = 0."""
     if delta <= 0:
         return None
-    ks = utility_ks(k_max)
-    gauss = np.full(ks.size, np.nan)
-    for i, k in enumerate(ks):
-        g = noise.smallest_noise("gaussian", k=int(k), epsilon=epsilon, delta=delta, sensitivity=sensitivity)
-        gauss[i] = g.value if g.feasible and g.value is not None else np.nan
-    return gauss
+    return gaussian_sigma.smallest_sigmas(utility_ks(k_max), epsilon=epsilon, delta=delta,
+                                          sensitivity=sensitivity)
 
 
 def noise_series(plans: list[dict[str, Plan]], gauss: np.ndarray | None, *,
