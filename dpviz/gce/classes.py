@@ -209,10 +209,13 @@ def _threshold_top(p: Exchangeable, eps0: float) -> NDArray[np.float64]:
     return below + float(p.log_v[0])
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=64)
 def _threshold_sums(k: int, k2: int, eps0: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """ln Σ_s a_s Σ_{t ≥ k' − s} c_t and ln Σ_s a_s Σ_{t ≤ k' − 1 − s} c_t for n_B = 0..k: both
-    families of a threshold question in one pass (they share a_s and c_t)."""
+    families of a threshold question in one pass (they share a_s and c_t). O(k²) (the budget counts
+    its terms: ``exact.cost``), so 64 are remembered (2(k + 1) floats each): a series asks for one per
+    k of its curve (about 20), and a change of δ, δ0 or the target, or a return to an earlier input,
+    then finds them all."""
     up, down = np.empty(k + 1), np.empty(k + 1)
     lgam = gammaln(np.arange(k + 1, dtype=float) + 1.0)  # ln n!, looked up: the same floats as log_comb
     for n_b in range(k + 1):
