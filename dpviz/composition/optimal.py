@@ -70,11 +70,26 @@ def cost(levels: Levels) -> Cost:
                    what=f"{atoms} loss atoms of {len(levels)} levels")
 
 
+SMALL_ATOMS = 4_000
+"""Homogeneous atom sets of at most this many atoms (k up to about 10⁴) are also kept in a larger
+cache of their own (``_small_binomial``: 128 of them, at most about 20 MB with their prefix sums)."""
+
+
+@lru_cache(maxsize=128)
+def _small_binomial(k: int, eps0: float, delta0: float) -> LossAtoms:
+    """``LossAtoms.binomial``, remembered: an ε-against-k curve asks for about 50 k at each (ε0, δ0),
+    more than ``loss_atoms`` keeps, so each change of its target δ rebuilt every one."""
+    return LossAtoms.binomial(k=k, eps0=eps0, delta0=delta0)
+
+
 @lru_cache(maxsize=32)
 def loss_atoms(levels: Levels) -> LossAtoms:
-    """The privacy loss atoms of the composed canonical pairs (bounded cache)."""
+    """The privacy loss atoms of the composed canonical pairs (bounded caches: small homogeneous
+    sets also in ``_small_binomial``)."""
     if len(levels) == 1:
         lv = levels[0]
+        if atom_count(levels) <= SMALL_ATOMS:
+            return _small_binomial(lv.count, lv.epsilon, lv.delta)
         return LossAtoms.binomial(k=lv.count, eps0=lv.epsilon, delta0=lv.delta)
     n = atom_count(levels)
     if n > MAX_ATOMS:

@@ -152,9 +152,10 @@ def exact_pair(p0: Hypothesis, p1: Hypothesis, *, eps0: float, delta0: float,
     return pair
 
 
-CACHE_ENTRIES = 32
+CACHE_ENTRIES = 64
 """Exact pairs kept (least recently used dropped): the priors page asks for the same pair for its
-table, its ε-against-k curve and its region (issue 10 item 8)."""
+table, its ε-against-k curve (about 20 k) and its region (issue 10 item 8); small ones only
+(``CACHE_SIZE_MAX``)."""
 
 CACHE_SIZE_MAX = 200_000.0
 """Only pairs of at most this much counted work (classes + cells + terms) are kept: small ones."""
