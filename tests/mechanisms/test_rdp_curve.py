@@ -44,7 +44,8 @@ def test_finite_pairs_curves_are_per_order_rdp(weights, seed):
     q[rng.random(p.size) < 0.1] = 0.0
     if q.sum() == 0:
         q[0] = 1.0
-    mech = FinitePair(p=",".join(f"{v:.17g}" for v in p / p.sum()), q=",".join(f"{v:.17g}" for v in q / q.sum()))
+    p, q = (",".join(f"{v:.17g}" for v in x / x.sum()) for x in (p, q))
+    mech = FinitePair(p=p, q=q)
     assert np.array_equal(mech.rdp_curve(ORDERS), _per_order(mech, ORDERS))
 
 
