@@ -91,7 +91,7 @@ def curve_thresholds(s_in: NDArray[np.float64], s_out: NDArray[np.float64]) -> N
     """Every distinct observed value when there are few, else ``CURVE_POINTS`` quantiles; and +∞."""
     pooled = np.concatenate([s_in, s_out])
     values = np.unique(pooled) if pooled.size <= 8 * CURVE_POINTS else np.unique(
-        np.quantile(pooled[np.isfinite(pooled)], np.linspace(0, 1, CURVE_POINTS)))
+        C.finite_quantiles(pooled, CURVE_POINTS))
     if values.size > CURVE_POINTS:
         values = values[np.unique(np.linspace(0, values.size - 1, CURVE_POINTS).astype(int))]
     return np.unique(np.concatenate([values, pooled[np.isinf(pooled)], [math.inf]]))

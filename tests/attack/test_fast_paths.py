@@ -1,0 +1,83 @@
+"""The attack lab's cheaper computations give the numbers of the direct ones (issue 20, "cost per
+interaction"): quantiles of a sorted copy are numpy's own quantiles, bit for bit; a count at one
+threshold is the brute-force count; the certificate is the one the sorting implementation gave."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dpviz.attack import curve as C
+
+
+def samples() -> list[np.ndarray]:
+    """Shuffled samples with ties, infinities of both signs, a constant and a tiny one."""
+    rng = np.random.default_rng(20)
+    ties = rng.integers(-5, 6, size=40_001).astype(float) * 0.1
+    with_inf = rng.normal(size=30_000)
+    with_inf[rng.random(30_000) < 0.01] = math.inf
+    with_inf[rng.random(30_000) < 0.01] = -math.inf
+    return [rng.normal(size=100_000), ties, with_inf, np.full(17, 2.5), np.array([3.0, -1.0])]
+
+
+@pytest.mark.parametrize("i", range(5))
+@pytest.mark.parametrize("count", [2, 512, 2000])
+def test_finite_quantiles_are_numpys_quantiles_of_the_shuffled_sample(i, count):
+    x = samples()[i]
+    before = x.copy()
+    want = np.quantile(x[np.isfinite(x)], np.linspace(0.0, 1.0, count))
+    got = C.finite_quantiles(x, count)
+    assert np.array_equal(got, want)  # bit for bit: the same thresholds, the same curve
+    assert np.array_equal(x, before)  # the sample's order (its halves) is left alone
+
+
+def test_finite_quantiles_differ_from_a_wrong_level_grid():
+    # the comparison above can fail: one level more moves the interior quantiles
+    x = samples()[0]
+    assert not np.array_equal(C.finite_quantiles(x, 512), np.quantile(x, np.linspace(0, 1, 513))[:512])
+
+
+@pytest.mark.parametrize("i", range(5))
+def test_count_at_is_the_brute_force_count(i):
+    x = samples()[i]
+    y = np.roll(x, 7) * 0.9
+    for t in [-math.inf, -0.3, 0.0, 0.1, 0.2, 2.5, 3.0, math.inf, float(np.nanmedian(x))]:
+        fa = sum(1 for v in x if v < t)
+        md = sum(1 for v in y if v >= t)
+        assert C.count_at(x, y, t) == (fa, md)
+        many = C.error_counts(x, y, np.array([t]))
+        assert (int(many[0][0]), int(many[1][0])) == (fa, md)
+
+
+def certify_by_sorting(s_in: np.ndarray, s_out: np.ndarray, *, delta: float, confidence: float
+                       ) -> tuple[float, float, int, int]:
+    """``curve.certify`` as it was written before issue 20 (np.quantile of the shuffled half, sorted
+    counts at the chosen threshold): (ε, threshold, false alarms, misses)."""
+    half = s_in.size // 2
+    level = 1.0 - (1.0 - confidence) / 2.0
+    pooled = np.concatenate([s_in[:half], s_out[:half]])
+    finite = pooled[np.isfinite(pooled)]
+    cand = np.unique(np.quantile(finite, np.linspace(0.0, 1.0, C.CANDIDATES)))
+    cand = np.unique(np.concatenate([cand, np.nextafter(cand, math.inf), [math.inf]]))
+    fa, md = C.error_counts(s_in[:half], s_out[:half], cand)
+    t = float(cand[int(np.argmax(C.epsilon_shown(C.cp_upper(fa, half, level), C.cp_upper(md, half, level),
+                                                 delta)))])
+    n = s_in.size - half
+    fa_b, md_b = C.error_counts(s_in[half:], s_out[half:], np.array([t]))
+    a_up, b_up = float(C.cp_upper(fa_b, n, level)[0]), float(C.cp_upper(md_b, n, level)[0])
+    eps = float(C.epsilon_shown(a_up, b_up, delta))
+    return eps, t, int(fa_b[0]), int(md_b[0])
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("shift,discrete", [(1.0, False), (3.0, False), (1.0, True)])
+def test_certify_is_unchanged(seed, shift, discrete):
+    rng = np.random.default_rng(seed)
+    s_in, s_out = rng.normal(shift / 2, 1.0, 20_001), rng.normal(-shift / 2, 1.0, 20_001)
+    if discrete:
+        s_in, s_out = np.round(s_in * 2) / 2, np.round(s_out * 2) / 2
+    cert = C.certify(s_in, s_out, delta=1e-3, confidence=0.95)
+    assert (cert.epsilon, cert.threshold, cert.false_alarms, cert.misses) == \
+        certify_by_sorting(s_in, s_out, delta=1e-3, confidence=0.95)
