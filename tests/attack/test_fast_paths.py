@@ -81,3 +81,30 @@ def test_certify_is_unchanged(seed, shift, discrete):
     cert = C.certify(s_in, s_out, delta=1e-3, confidence=0.95)
     assert (cert.epsilon, cert.threshold, cert.false_alarms, cert.misses) == \
         certify_by_sorting(s_in, s_out, delta=1e-3, confidence=0.95)
+
+
+def test_deferred_columns_are_made_once_when_first_read():
+    from dpviz.views import Deferred
+
+    made: list[int] = []
+
+    def make() -> dict[str, list[int]]:
+        made.append(1)
+        return {"a": [1, 2], "b": [3, 4]}
+
+    d = Deferred(make)
+    assert made == []  # building a view costs nothing for its download
+    assert list(d) == ["a", "b"] and d["b"] == [3, 4] and len(d) == 2
+    assert dict(d) == {"a": [1, 2], "b": [3, 4]}
+    assert made == [1]  # made once, whatever is read
+
+
+def test_the_attack_views_csv_is_the_results_columns():
+    from dpviz import export
+    from dpviz.attack import make_attack, run_attack
+    from dpviz.views import attack as av
+
+    r = run_attack(make_attack("gaussian", sigma=1.0, k=4, trials=30_000, seed=3, delta=1e-3))
+    view = av.build(r)
+    assert export.columns_csv(view.csv["curve"]) == export.columns_csv(r.columns())
+    assert len(view.csv["curve"]["P_FA_upper"]) == r.curve.thresholds.size > 1000
