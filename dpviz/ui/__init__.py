@@ -6,6 +6,7 @@ tables (``dpviz.ui.tables``), figures and downloads (``dpviz.ui.output``) and th
 from __future__ import annotations
 
 import contextlib
+import gc
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -27,6 +28,11 @@ from dpviz.validation import ParameterError
 
 import_every_module()  # before any page's own imports: one thread's work (see dpviz.ui.preload)
 jit.compile_all()  # the compiled loops (0.3 s; once per install, compiled) before any query (dpviz.jit)
+# Everything imported so far (numpy, scipy, pandas, plotly, Streamlit, dpviz: several hundred
+# thousand objects that live as long as the server) leaves the collector's generations, so a full
+# collection walks only what pages made since: one fell into an attack-lab change every thirty or
+# so and took 140 ms of its CPU (issue 20; Python's gc.freeze, meant for exactly this).
+gc.freeze()
 
 T = TypeVar("T")
 
