@@ -108,3 +108,34 @@ def test_the_attack_views_csv_is_the_results_columns():
     view = av.build(r)
     assert export.columns_csv(view.csv["curve"]) == export.columns_csv(r.columns())
     assert len(view.csv["curve"]["P_FA_upper"]) == r.curve.thresholds.size > 1000
+
+
+@pytest.mark.parametrize("p", [[0.45, 0.0, 0.30, 0.25], [0.62, 0.38, 0.0], [0.0, 1.0], [0.1, 0.2, 0.3, 0.4]])
+def test_multinomial_counts_have_the_multinomial_law(p):
+    from scipy.stats import multinomial
+
+    from dpviz.attack.sampling import multinomial_counts
+
+    k, n = 6, 200_000
+    probs = np.array(p)
+    counts = multinomial_counts(np.random.default_rng(4), k, probs, n)
+    assert counts.shape == (n, probs.size) and np.all(counts.sum(axis=1) == k) and np.all(counts >= 0)
+    assert np.all(counts[:, probs == 0] == 0)
+    rows, seen = np.unique(counts, axis=0, return_counts=True)
+    for row, m in zip(rows, seen, strict=True):  # each count vector's frequency: 5 binomial sds
+        expected = float(multinomial.pmf(row, k, probs))
+        assert abs(m / n - expected) <= 5 * math.sqrt(expected * (1 - expected) / n) + 1e-12, row
+    mass_seen = sum(float(multinomial.pmf(row, k, probs)) for row in rows)
+    assert mass_seen > 0.999  # no likely count vector is missing
+
+
+def test_multinomial_counts_fail_a_wrong_law():
+    # the frequency check above can fail: counts of the wrong probabilities do
+    from scipy.stats import multinomial
+
+    from dpviz.attack.sampling import multinomial_counts
+
+    counts = multinomial_counts(np.random.default_rng(4), 6, np.array([0.5, 0.5]), 200_000)
+    row, m = np.array([3, 3]), int(np.sum(np.all(counts == [3, 3], axis=1)))
+    expected = float(multinomial.pmf(row, 6, [0.62, 0.38]))
+    assert abs(m / 200_000 - expected) > 5 * math.sqrt(expected * (1 - expected) / 200_000)
