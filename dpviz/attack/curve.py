@@ -72,11 +72,29 @@ def count_at(s_in: NDArray[np.float64], s_out: NDArray[np.float64], t: float) ->
 
 def finite_quantiles(values: NDArray[np.float64], count: int) -> NDArray[np.float64]:
     """``np.quantile`` (linear, Hyndman–Fan 7) of the finite ``values`` at ``count`` equally spaced
-    levels from 0 to 1. Computed on a sorted copy: a quantile depends only on the order statistics,
-    so the numbers are numpy's own, but numpy's partition at many levels runs about 5× faster on
-    sorted input than on a shuffled sample (issue 20)."""
-    finite = np.sort(values[np.isfinite(values)])
-    return np.quantile(finite, np.linspace(0.0, 1.0, count))
+    levels from 0 to 1, read off a sorted copy (``sorted_quantiles``): the same numbers, for a
+    fifth of the cost (numpy partitions its input at every level; issue 20)."""
+    return sorted_quantiles(np.sort(values[np.isfinite(values)]), np.linspace(0.0, 1.0, count))
+
+
+def sorted_quantiles(x: NDArray[np.float64], levels: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``np.quantile(x, levels)`` (method "linear") of a sorted, finite, non-empty ``x``, by numpy's own
+    arithmetic (``numpy.lib._function_base_impl._quantile``: virtual index (n − 1)·q, its floor and
+    the next order statistic, numpy's two-sided ``_lerp``) without the partition, which a sorted
+    sample does not need. tests/attack/test_fast_paths.py holds it to np.quantile bit for bit."""
+    n = x.size
+    virtual = (n - 1) * levels
+    below = np.floor(virtual)
+    last = virtual >= n - 1
+    below[last] = n - 1
+    lo = below.astype(np.intp)
+    hi = np.minimum(lo + 1, n - 1)
+    gamma = virtual - lo
+    a, b = x[lo], x[hi]
+    diff = b - a
+    out = a + diff * gamma
+    np.subtract(b, diff * (1 - gamma), out=out, where=gamma >= 0.5)
+    return out
 
 
 def error_curve(s_in: NDArray[np.float64], s_out: NDArray[np.float64]) -> ErrorCurve:

@@ -33,6 +33,18 @@ def test_finite_quantiles_are_numpys_quantiles_of_the_shuffled_sample(i, count):
     assert np.array_equal(x, before)  # the sample's order (its halves) is left alone
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_sorted_quantiles_are_numpys_bit_for_bit(seed):
+    # numpy's arithmetic, repeated: sizes from 1, levels on a grid and at random, ties and scales
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 5000)) if seed % 4 else int(rng.integers(1, 4))
+    x = rng.normal(size=n) * 10.0 ** rng.integers(-3, 4)
+    if seed % 3 == 0:
+        x = np.round(x, 1)
+    levels = np.linspace(0.0, 1.0, int(rng.integers(2, 3000))) if seed % 2 else np.sort(rng.random(999))
+    assert np.array_equal(C.sorted_quantiles(np.sort(x), levels), np.quantile(x, levels))
+
+
 def test_finite_quantiles_differ_from_a_wrong_level_grid():
     # the comparison above can fail: one level more moves the interior quantiles
     x = samples()[0]
@@ -139,3 +151,4 @@ def test_multinomial_counts_fail_a_wrong_law():
     row, m = np.array([3, 3]), int(np.sum(np.all(counts == [3, 3], axis=1)))
     expected = float(multinomial.pmf(row, 6, [0.62, 0.38]))
     assert abs(m / 200_000 - expected) > 5 * math.sqrt(expected * (1 - expected) / 200_000)
+
