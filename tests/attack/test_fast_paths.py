@@ -152,3 +152,16 @@ def test_multinomial_counts_fail_a_wrong_law():
     expected = float(multinomial.pmf(row, 6, [0.62, 0.38]))
     assert abs(m / 200_000 - expected) > 5 * math.sqrt(expected * (1 - expected) / 200_000)
 
+
+@pytest.mark.parametrize("seed", range(6))
+def test_searchsorted_right_is_numpys(seed):
+    from dpviz.attack.sampling import searchsorted_right
+
+    rng = np.random.default_rng(seed)
+    mass = rng.random(int(rng.integers(1, 2000)))
+    if seed % 2:
+        mass[rng.random(mass.size) < 0.5] = 0.0  # atoms of mass 0: repeated cdf values
+    cdf = np.cumsum(mass)
+    keys = rng.random(int(rng.integers(0, 50_000))) * max(cdf[-1], 1.0)
+    keys[: keys.size // 10] = rng.choice(cdf, keys.size // 10)  # keys equal to a cdf value: ties
+    assert np.array_equal(searchsorted_right(cdf, keys), np.searchsorted(cdf, keys, side="right"))
