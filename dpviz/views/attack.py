@@ -115,6 +115,13 @@ def regions(result: AttackResult) -> tuple[dict[str, Boundary], dict[str, str]]:
     return out, labels
 
 
+RESULT_KEY: dict[str | type[Any], Callable[[Any], Any]] = {AttackResult: lambda result: result.attack}
+"""How a page's cache of ``build`` and ``alice`` keys a run: by its ``Attack``, which determines it
+(``run_attack`` is a pure function of it, the seed included; only its timings differ between two
+runs), not by Streamlit's hash of every array and nested result it holds (``dataclasses.asdict``,
+1–2 ms per call and rerun, issue 20)."""
+
+
 def build(result: AttackResult) -> View:
     """Figure, CSV (the curve with its boxes, made when first read: ``Deferred``), JSON (the CLI's
     answer and the curve), the headline."""

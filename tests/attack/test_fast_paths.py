@@ -165,3 +165,26 @@ def test_searchsorted_right_is_numpys(seed):
     keys = rng.random(int(rng.integers(0, 50_000))) * max(cdf[-1], 1.0)
     keys[: keys.size // 10] = rng.choice(cdf, keys.size // 10)  # keys equal to a cdf value: ties
     assert np.array_equal(searchsorted_right(cdf, keys), np.searchsorted(cdf, keys, side="right"))
+
+
+@pytest.mark.parametrize("kind,params", [("canonical", {"eps0": 0.5}), ("laplace", {"scale": 1.0}),
+                                         ("gaussian", {"sigma": 1.0, "sampling_rate": 0.3})])
+def test_a_run_is_determined_by_its_attack_which_keys_the_pages_cache(kind, params):
+    # the page caches build/alice by the Attack alone (views.attack.RESULT_KEY): two runs of one
+    # attack must agree in every number shown, and another seed must be another key
+    from dataclasses import replace
+
+    from dpviz.attack import make_attack, run_attack
+    from dpviz.attack.run import AttackResult
+    from dpviz.views import attack as av
+
+    a = make_attack(kind, k=5, trials=4000, seed=2, delta=1e-3, **params)
+    one, two = run_attack(a), run_attack(a)
+    key = av.RESULT_KEY[AttackResult]
+    assert key(one) == key(two) == a and key(run_attack(replace(a, seed=3))) != key(one)
+    for name in ("thresholds", "false_alarms", "misses"):
+        assert np.array_equal(getattr(one.curve, name), getattr(two.curve, name))
+    assert one.certificate == two.certificate
+    assert replace(one.proven, seconds=0.0) == replace(two.proven, seconds=0.0)  # timings may differ
+    assert np.array_equal(one.preview_in, two.preview_in) and np.array_equal(one.boxes, two.boxes)
+    assert av.build(one).summary == av.build(two).summary
