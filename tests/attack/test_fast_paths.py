@@ -188,3 +188,28 @@ def test_a_run_is_determined_by_its_attack_which_keys_the_pages_cache(kind, para
     assert replace(one.proven, seconds=0.0) == replace(two.proven, seconds=0.0)  # timings may differ
     assert np.array_equal(one.preview_in, two.preview_in) and np.array_equal(one.boxes, two.boxes)
     assert av.build(one).summary == av.build(two).summary
+
+
+@pytest.mark.parametrize("kind,params", [("canonical", {"eps0": 0.5}), ("laplace", {"scale": 1.0}),
+                                         ("gaussian", {"sigma": 1.0}),
+                                         ("canonical", {"eps0": 0.4, "prior": "uniform"})])
+def test_the_theory_is_computed_once_for_every_seed_n_and_confidence(kind, params):
+    from dataclasses import replace
+
+    from dpviz.attack import make_attack, run_attack, theory
+    from dpviz.attack.run import theory_of
+
+    a = make_attack(kind, k=6, trials=3000, seed=1, delta=1e-3, **params)
+    first = run_attack(a)
+    hits = theory_of.cache_info().hits
+    for other in (replace(a, seed=9), replace(a, trials=5000), replace(a, confidence=0.9)):
+        r = run_attack(other)
+        direct = theory.proven(other)
+        assert replace(r.proven, seconds=0.0) == replace(direct, seconds=0.0)
+        want = theory.tradeoff(other, proven_epsilon=direct.upper if direct.feasible else None).boundary
+        got = r.tradeoff.boundary
+        assert (got is None) == (want is None)
+        if got is not None and want is not None:
+            assert np.array_equal(got.p_fa, want.p_fa) and np.array_equal(got.p_md, want.p_md)
+    assert theory_of.cache_info().hits == hits + 3  # answered from the first run's entry
+    assert run_attack(replace(a, delta=1e-2)).proven.upper != first.proven.upper  # δ is part of the key
