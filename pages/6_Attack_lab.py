@@ -98,7 +98,7 @@ def lab() -> int:
     if same is not None:
         st.info(ui.plain(same), icon=":material/info:")
     result = run_with_progress(attack)
-    view = ui.cached(av.build)(result)  # the figure and tables of a run: built once, not per rerun
+    view = ui.cached(av.build, hash_funcs=av.RESULT_KEY)(result)  # built once per run, not per rerun
     m1, m2, m3 = st.columns(3)
     m1.metric("The attack shows ε ≥", f"{result.empirical_epsilon:.3g}")
     proven = result.proven_epsilon
@@ -140,7 +140,8 @@ def alice_section(seed: int) -> None:
     try:
         alice_attack = av.alice_attack(alice_eps0=alice_values["alice_eps0"], alice_k=alice_values["alice_k"],
                                        seed=seed)
-        alice = ui.cached(av.alice)(run_with_progress(alice_attack), t=alice_values["alice_t"])
+        alice = ui.cached(av.alice, hash_funcs=av.RESULT_KEY)(run_with_progress(alice_attack),
+                                                              t=alice_values["alice_t"])
     except ParameterError as exc:
         ui.notice(exc)
         return

@@ -5,8 +5,8 @@ of the whole output y = (y_1, …, y_k) is the optimal test statistic, and for k
 is the sum of the per-step losses. So the attack never draws outputs, only what the test reads:
 
 - a finite law (the canonical pair, KOV eq. 16; randomized response): the multinomial counts of its
-  atoms, one draw per trial whatever k is; the sum is counts · losses, on the law's lattice computed
-  in whole units so that equal sums are equal floats (ties stay ties);
+  atoms (``multinomial_counts``), one draw per trial whatever k is; the sum is counts · losses, on
+  the law's lattice computed in whole units so that equal sums are equal floats (ties stay ties);
 - the Gaussian: the sum itself, N(±kμ²/2, kμ²) (Steinke Prop. 3, Cor. 10), one draw per trial;
 - Laplace: the counts of its two atoms ±ε0 (multinomial, one draw per trial) and one draw for each
   step whose loss falls in the continuous middle (−ε0, ε0), a fraction (1 − e^{−ε0})/2 of the steps;
@@ -102,6 +102,25 @@ def summed(step: StepDraw, k: int) -> Sampler:
     return Sampler(draw=draw, per_step=True, k=k)
 
 
+def multinomial_counts(rng: np.random.Generator, k: int, p: NDArray[np.float64], n: int) -> NDArray[np.int64]:
+    """n draws of Multinomial(k, p) as an (n, len(p)) array, one category at a time by the chain
+    rule: X_j ~ Bin(k − X_1 − … − X_{j−1}, p_j / (p_j + … + p_m)), the last category the remainder
+    (numpy's ``multinomial`` does the same, row by row; vectorised over the rows it is 2–4× faster,
+    issue 20). Categories of probability 0 are never drawn (their count is 0)."""
+    counts = np.zeros((n, p.size), dtype=np.int64)
+    drawn = np.flatnonzero(p > 0)
+    if drawn.size == 0:
+        return counts
+    tail = np.cumsum(p[::-1])[::-1]  # p_j + … + p_m
+    left = np.full(n, k, dtype=np.int64)
+    for j in drawn[:-1]:
+        c = rng.binomial(left, min(1.0, p[j] / tail[j]))
+        counts[:, j] = c
+        left -= c
+    counts[:, drawn[-1]] = left
+    return counts
+
+
 def finite_sum(law: LossLaw, k: int, unit: float | None) -> Sampler:
     """k steps of a finite law by the multinomial counts of its atoms (one draw per trial); the sum
     counts · losses in whole multiples of ``unit`` when every atom is one (exact ties)."""
@@ -116,7 +135,7 @@ def finite_sum(law: LossLaw, k: int, unit: float | None) -> Sampler:
             steps = s.astype(np.int64)
 
     def draw(rng: np.random.Generator, n: int, under_p: bool) -> NDArray[np.float64]:
-        counts = rng.multinomial(k, p if under_p else q, size=n)
+        counts = multinomial_counts(rng, k, p if under_p else q, n)
         finite, infinite = counts[:, :-1], counts[:, -1] > 0
         total = (finite @ steps).astype(float) * unit if steps is not None and unit is not None \
             else finite @ loss
@@ -153,6 +172,16 @@ def uniform_prior_count(eps0: float, k: int) -> Sampler:
     return Sampler(draw=draw, per_step=False, k=k)
 
 
+def searchsorted_right(cdf: NDArray[np.float64], keys: NDArray[np.float64]) -> NDArray[np.intp]:
+    """``np.searchsorted(cdf, keys, side="right")``, the keys looked up in increasing order and the
+    answers put back in theirs: the same indices, 3× faster for 10^5 random keys (a sorted key
+    starts its search where the previous one ended; issue 20)."""
+    order = np.argsort(keys)
+    out = np.empty(keys.size, dtype=np.intp)
+    out[order] = np.searchsorted(cdf, keys[order], side="right")
+    return out
+
+
 def binned_sum(pair: BinnedPair, k: int) -> Sampler:
     """h·T, T the clipped sum of k window indices of a binned post-processing, drawn from its
     composed laws (``dpviz.attack.binned``; docs/MATH.md §14.5): one draw per trial."""
@@ -160,7 +189,7 @@ def binned_sum(pair: BinnedPair, k: int) -> Sampler:
 
     def draw(rng: np.random.Generator, n: int, under_p: bool) -> NDArray[np.float64]:
         cdf = cdfs[under_p]
-        idx = np.searchsorted(cdf, rng.random(n) * cdf[-1], side="right")
+        idx = searchsorted_right(cdf, rng.random(n) * cdf[-1])
         return (pair.lo + np.minimum(idx, cdf.size - 1)) * pair.h
 
     return Sampler(draw=draw, per_step=False, k=k, law_error=max(pair.err_p, pair.err_q))

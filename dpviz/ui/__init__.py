@@ -6,6 +6,7 @@ tables (``dpviz.ui.tables``), figures and downloads (``dpviz.ui.output``) and th
 from __future__ import annotations
 
 import contextlib
+import gc
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -27,6 +28,11 @@ from dpviz.validation import ParameterError
 
 import_every_module()  # before any page's own imports: one thread's work (see dpviz.ui.preload)
 jit.compile_all()  # the compiled loops (0.3 s; once per install, compiled) before any query (dpviz.jit)
+# Everything imported so far (numpy, scipy, pandas, plotly, Streamlit, dpviz: several hundred
+# thousand objects that live as long as the server) leaves the collector's generations, so a full
+# collection walks only what pages made since: one fell into an attack-lab change every thirty or
+# so and took 140 ms of its CPU (issue 20; Python's gc.freeze, meant for exactly this).
+gc.freeze()
 
 T = TypeVar("T")
 
@@ -58,7 +64,8 @@ __all__ = [
     "url_aliases",
 ]
 
-def cached(fn: Callable[..., T]) -> Callable[..., T]:
+def cached(fn: Callable[..., T], *, hash_funcs: Mapping[str | type[Any], Callable[[Any], Any]] | None = None
+           ) -> Callable[..., T]:
     """Cache a pure function of its arguments in a bounded cache shared by all sessions.
 
     The result is returned itself, not a copy (``st.cache_resource``): ``st.cache_data`` would
@@ -66,11 +73,13 @@ def cached(fn: Callable[..., T]) -> Callable[..., T]:
     work. Results are treated as immutable: nothing in the app changes a view, a figure or a row
     after it is built (``st.plotly_chart`` and the exports copy a figure before using it).
     Each answered call is remembered (``dpviz.ui.feedback``), so a page says nothing of a wait
-    that will not come.
+    that will not come. ``hash_funcs`` (Streamlit's) keys an argument of a type by what determines
+    it, rather than by hashing all it holds; the first call's ``hash_funcs`` stay with ``fn``.
     """
     wrapper = _CACHED.get(fn)
     if wrapper is None:  # made once per function: Streamlit reads its source to key the cache
-        resource = st.cache_resource(max_entries=CACHE_ENTRIES, show_spinner=False)(fn)
+        resource = st.cache_resource(max_entries=CACHE_ENTRIES, show_spinner=False,
+                                     hash_funcs=dict(hash_funcs or {}))(fn)
 
         def call(*args: Any, **kwargs: Any) -> T:
             value = resource(*args, **kwargs)

@@ -22,7 +22,7 @@ from dpviz.mechanisms.registry import mechanism_class
 from dpviz.params import Param
 from dpviz.regions.boundary import Boundary, intersection_boundary
 from dpviz.validation import ParameterError, check_count, check_positive
-from dpviz.views import View, ViewSpec
+from dpviz.views import Deferred, View, ViewSpec
 
 ALICE_K_MAX = 50
 """Most answers in the worked example (its table shows counts out of k)."""
@@ -115,8 +115,16 @@ def regions(result: AttackResult) -> tuple[dict[str, Boundary], dict[str, str]]:
     return out, labels
 
 
+RESULT_KEY: dict[str | type[Any], Callable[[Any], Any]] = {AttackResult: lambda result: result.attack}
+"""How a page's cache of ``build`` and ``alice`` keys a run: by its ``Attack``, which determines it
+(``run_attack`` is a pure function of it, the seed included; only its timings differ between two
+runs), not by Streamlit's hash of every array and nested result it holds (``dataclasses.asdict``,
+1–2 ms per call and rerun, issue 20)."""
+
+
 def build(result: AttackResult) -> View:
-    """Figure, CSV (the curve with its boxes), JSON (the CLI's answer and the curve), the headline."""
+    """Figure, CSV (the curve with its boxes, made when first read: ``Deferred``), JSON (the CLI's
+    answer and the curve), the headline."""
     a = result.attack
     cert = result.certificate
     regs, labels = regions(result)
@@ -131,7 +139,8 @@ def build(result: AttackResult) -> View:
                          "P_MD": result.curve.p_md}}
     summary = {"empirical_epsilon": result.empirical_epsilon, "proven_epsilon": result.proven_epsilon,
                "ratio": result.ratio, "headline": headline(result)}
-    return View(figures={"attack": fig}, csv={"curve": result.columns()}, payload=payload, summary=summary)
+    return View(figures={"attack": fig}, csv={"curve": Deferred(result.columns)}, payload=payload,
+                summary=summary)
 
 
 def build_values(*, budget: Budget = budgets.PAGE, **values: Any) -> View:

@@ -87,9 +87,10 @@ def test_missing_flag_exits_2_in_a_real_process():
 def test_no_false_alarm_seen_is_valid_json(capsys):
     """Randomized response ε0 = 1, k = 10: the best threshold on the first half sees no false alarm,
     so its point estimate is unbounded; the CLI printed a traceback (``inf`` is not JSON) and now
-    prints null there, the certified ε stays finite."""
+    prints null there, the certified ε stays finite. (Seed 13: one of the seeds that sees no false
+    alarm since the finite laws' counts are drawn category by category, issue 20; seed 1 before.)"""
     code, out, err = _run(capsys, "randomized-response", "--eps0", "1", "--k", "10", "--trials", "100000",
-                          "--seed", "1", "--delta", "1e-5")
+                          "--seed", "13", "--delta", "1e-5")
     data = json.loads(out)
     assert code == 0 and not err
     assert data["certificate"]["false_alarms"] == 0 and data["certificate"]["point_estimate_epsilon"] is None
@@ -97,9 +98,11 @@ def test_no_false_alarm_seen_is_valid_json(capsys):
 
 
 def test_certified_above_proven_is_flagged_as_chance(capsys):
-    """At confidence 0.5 the certificate may be wrong half the time: seed 3 here certifies more
-    than the exact ε (found by the CLI fuzzer). The answer says so instead of hiding it."""
-    argv = ["canonical", "--eps0", "1", "--k", "2", "--trials", "171", "--seed", "3", "--delta", "0.1",
+    """At confidence 0.5 the certificate may be wrong half the time: seed 8 here certifies more
+    than the exact ε (the CLI fuzzer found the case with seed 3; the finite laws' counts are drawn
+    category by category since issue 20, and seed 8 is a seed that shows it now). The answer says
+    so instead of hiding it."""
+    argv = ["canonical", "--eps0", "1", "--k", "2", "--trials", "171", "--seed", "8", "--delta", "0.1",
             "--confidence", "0.5"]
     data = json.loads(_run(capsys, *argv)[1])
     assert data["proven"]["kind"] == "exact"

@@ -111,8 +111,9 @@ def test_many_thresholds_draw_a_line_that_leaves_the_curve_visible():
 
 
 def test_certified_above_proven_says_it_is_chance():
-    """The fuzzer's case (tests/attack/test_cli.py): the headline explains it, the numbers stay."""
-    at = run_page(PAGE, mechanism="canonical", eps0="1", k="2", trials="171", seed="3", delta="0.1",
+    """The fuzzer's case (tests/attack/test_cli.py, seed 8 since issue 20): the headline explains it,
+    the numbers stay."""
+    at = run_page(PAGE, mechanism="canonical", eps0="1", k="2", trials="171", seed="8", delta="0.1",
                   confidence="0.5")
     assert_clean(at)
     assert not errors(at)
