@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from dpviz.budget import Budget
@@ -44,8 +45,20 @@ RTOL_PLD = 5e-5
 """… and for the PLD accountant (its own certified width is ~1e-3 of ε)."""
 BELOW = 1e-4
 """The noise just below the answer: noise × (1 − 1e-4)."""
+HINT_GROW = 1.01
+"""The first bracketing step from a ``hint`` (``search.largest``'s ``grow``): 1 %, then 2 %, 4 %, …"""
 X_TOP = 100.0
 """Largest spend searched: ε0 ≤ 100, or noise ≥ Δ/100 for σ and b (per unit sensitivity)."""
+
+
+HINTS: dict[str, tuple[str, Callable[[float], float]]] = {
+    "discrete-gaussian": ("gaussian", lambda sigma: sigma),
+    "laplace": ("geometric", lambda eps0: 1.0 / eps0),
+}
+"""Mechanism → (a mechanism whose answer is close to its own, the map from that answer to a
+``hint`` of its noise): the discrete Gaussian's privacy curve is the Gaussian's at the same σ up to
+a tiny correction (Canonne, Kamath, Steinke 2020, Thm 7), and the geometric mechanism is the
+discrete Laplace of scale b = 1/ε0. Only where the search starts: see ``smallest_noise``."""
 
 
 def _check_key(mechanism: str) -> tuple[str, bool]:
@@ -238,11 +251,37 @@ def calibration(mechanism: str, *, epsilon: float, delta: float, sensitivity: fl
                         budget=budget)[3]
 
 
+def _hinted(mechanism: str, *, k: int, epsilon: float, delta: float, sensitivity: float | None,
+            neighbouring: str, budget: Budget | None) -> float | None:
+    """Where ``mechanism``'s search starts: its close mechanism's answer (``HINTS``), mapped to its
+    own noise parameter; None where that one has no value (or refuses these arguments)."""
+    source, to_hint = HINTS[mechanism]
+    try:
+        p = _source_plan(source, k, epsilon, delta, sensitivity, neighbouring, budget)
+    except ParameterError:
+        return None
+    return to_hint(p.value) if p.feasible and p.value else None
+
+
+@lru_cache(maxsize=32)
+def _source_plan(source: str, k: int, epsilon: float, delta: float, sensitivity: float | None,
+                 neighbouring: str, budget: Budget | None) -> Plan:
+    """``smallest_noise`` of a hint's source (remembered: the page asks for it as a plan of its own)."""
+    return smallest_noise(source, k=k, epsilon=epsilon, delta=delta, sensitivity=sensitivity,
+                          neighbouring=neighbouring, budget=budget)
+
+
 def smallest_noise(mechanism: str, *, k: int, epsilon: float, delta: float, sensitivity: float | None = None,
                    sampling_rate: float | None = None, neighbouring: str = "add-remove",
-                   categories: int | None = None, budget: Budget | None = None) -> Plan:
+                   categories: int | None = None, budget: Budget | None = None,
+                   hint: float | None = None) -> Plan:
     """The smallest noise (σ, b) — or the largest ε0 for geometric and randomized response — whose
-    k-fold composition has certified upper ε ≤ ``epsilon`` at ``delta``."""
+    k-fold composition has certified upper ε ≤ ``epsilon`` at ``delta``. ``hint``: a value of the
+    noise parameter believed within about ``HINT_GROW`` of the answer; the search starts there with
+    a bracket that narrow. By default the answer of a close mechanism (``HINTS``: the Gaussian's
+    for the discrete Gaussian, the geometric's for Laplace, not subsampled), so that the page and
+    ``dpviz plan noise`` ask the same search and get one answer. It only chooses where to look: the
+    answer is certified as without it, and equal to it within the search's tolerance."""
     k = check_count(k, field="k")
     epsilon, delta, sampling_rate, cal = _calibration(
         mechanism, epsilon=epsilon, delta=delta, sensitivity=sensitivity, sampling_rate=sampling_rate,
@@ -258,10 +297,16 @@ def smallest_noise(mechanism: str, *, k: int, epsilon: float, delta: float, sens
                     target_delta=delta, reason=allowed, extra=(("route", None),))
     bottom = allowed[0] if allowed[0] > smallest else None
     top = allowed[1]
+    grow = 2.0
+    if hint is None and sampling_rate is None and categories is None and mechanism in HINTS:
+        hint = _hinted(mechanism, k=k, epsilon=epsilon, delta=delta, sensitivity=sensitivity,
+                       neighbouring=neighbouring, budget=budget)
+    if hint is not None and hint > 0 and math.isfinite(hint):
+        start, grow = min(max(cal.spend(float(hint)), smallest), top), HINT_GROW
     score(min(max(start, bottom or 0.0), top))  # chooses the route
     rtol = RTOL_PLD if cal.route == "pld" else RTOL_EXACT
     lo, hi = largest(score, start=start, top=top, smallest=smallest, rtol=rtol,
-                     narrow_rtol=rtol, steps=8, bottom=bottom)
+                     narrow_rtol=rtol, steps=8, bottom=bottom, grow=grow)
     if lo is None:
         g = cal.guarantee(hi, k)
         if bottom is not None and g.status is Status.OK:  # more noise would fit, but it is outside the range

@@ -44,17 +44,21 @@ def narrow(score: Callable[[float], float], lo: float, hi: float, s_lo: float, s
 
 def largest(score: Callable[[float], float], *, start: float, top: float, smallest: float, rtol: float,
             narrow_rtol: float = 1e-8, steps: int = 12,
-            bottom: float | None = None) -> tuple[float | None, float]:
+            bottom: float | None = None, grow: float = 2.0) -> tuple[float | None, float]:
     """(lo, hi): lo the largest x found with score(x) ≤ 0, hi the smallest found above it
     (``inf`` when ``top`` itself fits); ``(None, hi)`` when nothing down to ``smallest`` fits.
     ``bottom``: the smallest x allowed at all (e.g. a mechanism's largest σ); the halving stops
-    there, evaluating ``bottom`` itself, and ``(None, bottom)`` says even it does not fit."""
+    there, evaluating ``bottom`` itself, and ``(None, bottom)`` says even it does not fit.
+    ``grow``: the first step of the bracketing, a factor in (1, 2] squared at each further step up
+    to 2 (a ``start`` known to be close, e.g. another mechanism's answer, is bracketed at once)."""
     c = min(start, top) if bottom is None else max(min(start, top), bottom)
+    factor = min(max(grow, 1.0 + 1e-6), 2.0)
     s_c = score(c)
     if s_c <= 0:
         lo, s_lo, hi, s_hi = c, s_c, math.inf, math.inf
         while hi == math.inf:
-            nxt = min(lo * 2.0, top)
+            nxt = min(lo * factor, top)
+            factor = min(factor * factor, 2.0)
             if nxt <= lo:
                 return lo, math.inf
             s = score(nxt)
@@ -68,11 +72,12 @@ def largest(score: Callable[[float], float], *, start: float, top: float, smalle
             if bottom is not None:
                 if hi <= bottom:
                     return None, hi
-                nxt = max(hi / 2.0, bottom)
+                nxt = max(hi / factor, bottom)
             else:
-                nxt = hi / 2.0
+                nxt = hi / factor
                 if nxt < smallest:
                     return None, hi
+            factor = min(factor * factor, 2.0)
             s = score(nxt)
             if s <= 0:
                 lo, s_lo = nxt, s

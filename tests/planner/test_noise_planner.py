@@ -149,3 +149,23 @@ def test_inconsistent_intervals_are_not_certified() -> None:
     fine = Guarantee(epsilon=0.99999, delta=1e-5, kind=Kind.UPPER, source="PLD", lower=0.9995, upper=0.99999)
     close = Guarantee(epsilon=1.0001, delta=1e-5, kind=Kind.UPPER, source="PLD", lower=0.9996, upper=1.0001)
     assert noise.disagree(fine, close, step=1.0) is None
+
+
+HINTED = [("laplace", dict(k=100, epsilon=1.0, delta=1e-5), 36.9),
+          ("laplace", dict(k=3, epsilon=2.0, delta=1e-6, sensitivity=2.0), 0.5),  # a poor hint
+          ("discrete-gaussian", dict(k=100, epsilon=1.0, delta=1e-5), 37.3),
+          ("discrete-gaussian", dict(k=7, epsilon=0.3, delta=1e-8, sensitivity=3.0), 127.5),
+          ("geometric", dict(k=50, epsilon=1.0, delta=1e-5), 0.03)]
+
+
+@pytest.mark.parametrize(("key", "kw", "hint"), HINTED)
+def test_a_hint_moves_the_answer_only_within_the_tolerance(key: str, kw: dict, hint: float) -> None:
+    """``hint`` chooses where the search starts: the answer is certified as without it (fits, the
+    noise 1e-4 below is checked), and within the search's tolerance of the answer without it."""
+    plain = noise.smallest_noise(key, **kw)
+    hinted = noise.smallest_noise(key, **kw, hint=hint)
+    assert plain.feasible and hinted.feasible and hinted.value is not None and plain.value is not None
+    assert fits_state(hinted.check, kw["epsilon"]) is True
+    assert hinted.beyond is not None and fits_state(hinted.beyond, kw["epsilon"]) is not True
+    rtol = noise.RTOL_PLD if dict(hinted.extra)["route"] == "pld" else noise.RTOL_EXACT
+    assert math.isclose(hinted.value, plain.value, rel_tol=3 * rtol)

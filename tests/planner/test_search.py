@@ -38,3 +38,23 @@ def test_guess_at_the_limit_costs_one_evaluation() -> None:
 
     assert largest_int(score, top=10_000_000, start=10_000_000) == (10_000_000, 10_000_001)
     assert calls == [10_000_000]
+
+
+@settings(max_examples=200, deadline=None)
+@given(answer=st.floats(1e-6, 1e3), start=st.floats(1e-5, 1e4), grow=st.floats(1.0, 2.0))
+def test_largest_brackets_the_answer_from_any_start_and_first_step(answer: float, start: float,
+                                                                    grow: float) -> None:
+    """``grow`` (a hint's narrow first step) only changes where the search looks: the bracket still
+    has an evaluated fitting end and an evaluated failing end, ``rtol`` apart, around the answer."""
+    from dpviz.planner.search import largest
+
+    seen: dict[float, float] = {}
+
+    def score(x: float) -> float:
+        seen[x] = x - answer
+        return seen[x]
+
+    lo, hi = largest(score, start=start, top=1e4, smallest=1e-9, rtol=1e-9, grow=grow)
+    assert lo is not None and lo <= answer < hi
+    assert seen[lo] <= 0 < seen[hi]
+    assert hi - lo <= 1e-9 * hi
