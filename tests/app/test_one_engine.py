@@ -12,6 +12,8 @@ import io
 import json
 import math
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -93,3 +95,17 @@ def test_planner_page_cli_and_export_agree_on_drawn_inputs(chunk: int) -> None:
         shown = float(str(noise_table["answer"][0]).split("=")[1])
         exported = view.payload["noise"]["gaussian"]["sigma"]
         assert shown == float(format_number(sigma, 7)) == float(format_number(exported, 7)), (eps, delta, k)
+
+
+@pytest.mark.parametrize(("key", "flag"), [("laplace", "scale"), ("discrete-gaussian", "sigma")])
+def test_hinted_noise_searches_give_the_page_and_a_fresh_cli_one_answer(key: str, flag: str) -> None:
+    """Laplace's and the discrete Gaussian's searches start at a close mechanism's answer
+    (``noise.HINTS``), made inside ``smallest_noise``: the page's table (which asks for that
+    mechanism too, first) and ``dpviz plan noise`` in a fresh process give the same number."""
+    eps, delta, k = "0.7", "3e-7", "40"
+    plans = pv.noise_plans(epsilon=0.7, delta=3e-7, k=40, sensitivity=1.0, sampling_rate=1.0)
+    page = plans[key].value
+    budget = str(budgets.PAGE_SEARCH.seconds)
+    done = subprocess.run([sys.executable, "-m", "dpviz", "plan", "noise", key, "--epsilon", eps, "--delta",
+                           delta, "--k", k, "--budget", budget], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout)[flag] == page
