@@ -1,20 +1,23 @@
-"""The smallest Gaussian σ at many k from one search (the utility figure's Gaussian curve, issue 20).
+"""The smallest Gaussian σ at every k from one search (``noise.smallest_noise`` of the Gaussian without
+subsampling: the table, the utility figure's curve and ``dpviz plan noise gaussian``; issue 20).
 
 k steps of the Gaussian mechanism with μ = Δ/σ compose to one Gaussian with μ√k (Steinke seed 001
 Cor. 10), whose exact δ(ε) is Cor. 8. So the largest composed μ* whose certified ε at δ fits the
 target does not depend on k (nor on Δ), and the smallest σ for k steps is Δ√k/μ*. One search finds
 μ* (to ``MU_RTOL``, tighter than the per-k search's ``noise.RTOL_EXACT``); each σ_k is then checked
-by the same certified route as ``noise.smallest_noise`` (its ``Calibration``), and where the check
-fails by rounding (μ = Δ/σ_k·√k is not μ* to the last bit), σ_k is moved up until it passes. The
-shown σ_k is therefore certified exactly as the per-k search's answer is, and no larger than it
-beyond ``MU_RTOL``. A k outside the range the per-k search covers (its largest spend
-``noise.X_TOP``, its smallest) is searched by ``noise.smallest_noise`` itself.
+by the same certified route as the per-k search ``noise.searched_noise`` (its ``Calibration``), and
+where the check fails by rounding (μ = Δ/σ_k·√k is not μ* to the last bit), σ_k is moved up until
+it passes. The shown σ_k is therefore certified exactly as the per-k search's answer is, and no
+larger than it beyond ``MU_RTOL``. A k outside the range the per-k search covers (its largest spend
+``noise.X_TOP``, its smallest) is searched by ``noise.searched_noise``. μ* is remembered per (ε, δ),
+so the table, the figure and the CLI give the same σ at k, bit for bit.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,6 +25,7 @@ from numpy.typing import NDArray
 from dpviz.planner import noise
 from dpviz.planner.result import Plan
 from dpviz.planner.search import largest
+from dpviz.validation import K_MAX
 
 MU_RTOL = 1e-10
 """Relative width of the final bracket on the composed μ*."""
@@ -29,11 +33,17 @@ NUDGES = 64
 """Steps (each twice the last, from 2⁻⁵⁰ relative) that may move σ_k up to a certified fit."""
 
 
-def largest_mu(*, epsilon: float, delta: float, top: float) -> tuple[float | None, float]:
+MU_TOP = noise.X_TOP * math.sqrt(K_MAX)
+"""Largest composed μ searched: the per-k search's largest spend at the most steps allowed."""
+
+
+@lru_cache(maxsize=64)
+def largest_mu(*, epsilon: float, delta: float, top: float = MU_TOP) -> tuple[float | None, float]:
     """(μ*, μ_hi): the largest composed μ ≤ ``top`` found whose certified ε at ``delta`` (one
     Gaussian step of σ = 1/μ, Δ = 1: Steinke Cor. 8) is ≤ ``epsilon`` (None when none fits down
     to the smallest the per-k search tries at k = 1, ``noise.search_range``), and the smallest μ
-    found not to fit (``inf``: ``top`` fits)."""
+    found not to fit (``inf``: ``top`` fits). Remembered: the table, the figure and the CLI ask for
+    the μ* of one (ε, δ) at every k."""
     cal = noise.calibration("gaussian", epsilon=epsilon, delta=delta, sensitivity=1.0)
     start = max(epsilon, 1e-3)
     return largest(cal.score(epsilon, 1), start=min(start, top), top=top,
@@ -65,7 +75,7 @@ def plan_at(cal: noise.Calibration, mu: float | None, mu_hi: float, *, k: int, e
         if x is not None:
             return noise.answer(cal, x, max(mu_hi / root / sensitivity, x), k=k, epsilon=epsilon,
                                 delta=delta, top=top, sampling_rate=None)
-    return noise.smallest_noise("gaussian", k=k, epsilon=epsilon, delta=delta, sensitivity=sensitivity)
+    return noise.searched_noise("gaussian", k=k, epsilon=epsilon, delta=delta, sensitivity=sensitivity)
 
 
 def smallest_sigmas(ks: Sequence[int] | NDArray[np.int_], *, epsilon: float, delta: float,
@@ -77,8 +87,14 @@ def smallest_sigmas(ks: Sequence[int] | NDArray[np.int_], *, epsilon: float, del
     if not ks:
         return out
     cal = noise.calibration("gaussian", epsilon=epsilon, delta=delta, sensitivity=sensitivity)
-    mu, mu_hi = largest_mu(epsilon=epsilon, delta=delta, top=noise.X_TOP * math.sqrt(max(ks)))
     for i, k in enumerate(ks):
-        p = plan_at(cal, mu, mu_hi, k=k, epsilon=epsilon, delta=delta, sensitivity=sensitivity)
+        p = smallest_sigma(cal, k=k, epsilon=epsilon, delta=delta, sensitivity=sensitivity)
         out[i] = p.value if p.feasible and p.value is not None else np.nan
     return out
+
+
+def smallest_sigma(cal: noise.Calibration, *, k: int, epsilon: float, delta: float,
+                   sensitivity: float) -> Plan:
+    """``noise.smallest_noise`` of the Gaussian without subsampling: ``plan_at`` from the remembered μ*."""
+    mu, mu_hi = largest_mu(epsilon=epsilon, delta=delta)
+    return plan_at(cal, mu, mu_hi, k=k, epsilon=epsilon, delta=delta, sensitivity=sensitivity)

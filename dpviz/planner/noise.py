@@ -281,7 +281,29 @@ def smallest_noise(mechanism: str, *, k: int, epsilon: float, delta: float, sens
     a bracket that narrow. By default the answer of a close mechanism (``HINTS``: the Gaussian's
     for the discrete Gaussian, the geometric's for Laplace, not subsampled), so that the page and
     ``dpviz plan noise`` ask the same search and get one answer. It only chooses where to look: the
-    answer is certified as without it, and equal to it within the search's tolerance."""
+    answer is certified as without it, and equal to it within the search's tolerance. The Gaussian
+    without subsampling is answered from the composed μ* (``dpviz.planner.gaussian_sigma``, Steinke
+    Cor. 10): the same number the utility figure draws at k, the table shows and the CLI prints."""
+    k = check_count(k, field="k")
+    epsilon, delta, sampling_rate, cal = _calibration(
+        mechanism, epsilon=epsilon, delta=delta, sensitivity=sensitivity, sampling_rate=sampling_rate,
+        neighbouring=neighbouring, categories=categories, budget=budget)
+    if mechanism == "gaussian" and sampling_rate is None and neighbouring == "add-remove" and hint is None:
+        from dpviz.planner import gaussian_sigma  # it builds on this module
+
+        return gaussian_sigma.smallest_sigma(cal, k=k, epsilon=epsilon, delta=delta,
+                                             sensitivity=1.0 if sensitivity is None else float(sensitivity))
+    return searched_noise(mechanism, k=k, epsilon=epsilon, delta=delta, sensitivity=sensitivity,
+                          sampling_rate=sampling_rate, neighbouring=neighbouring, categories=categories,
+                          budget=budget, hint=hint)
+
+
+def searched_noise(mechanism: str, *, k: int, epsilon: float, delta: float, sensitivity: float | None = None,
+                   sampling_rate: float | None = None, neighbouring: str = "add-remove",
+                   categories: int | None = None, budget: Budget | None = None,
+                   hint: float | None = None) -> Plan:
+    """``smallest_noise`` by a search over this mechanism's own noise at k steps (every mechanism;
+    the Gaussian without subsampling is answered from the composed μ instead)."""
     k = check_count(k, field="k")
     epsilon, delta, sampling_rate, cal = _calibration(
         mechanism, epsilon=epsilon, delta=delta, sensitivity=sensitivity, sampling_rate=sampling_rate,

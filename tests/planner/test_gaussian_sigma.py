@@ -1,11 +1,14 @@
 """The utility figure's Gaussian σ at many k from one search of the composed μ (Steinke Cor. 8/10;
-``dpviz.planner.gaussian_sigma``) against the per-k search it replaces (``noise.smallest_noise``):
+``dpviz.planner.gaussian_sigma``) against the per-k search it replaces (``noise.searched_noise``):
 the same rows without a value, each σ certified by the same route, on the sound side of the per-k
 answer's optimum and no looser than it beyond the μ search's tolerance."""
 
 from __future__ import annotations
 
+import json
 import math
+import subprocess
+import sys
 
 import numpy as np
 from hypothesis import given, settings
@@ -14,13 +17,14 @@ from hypothesis import strategies as st
 from dpviz.mechanisms import routes
 from dpviz.mechanisms.registry import make
 from dpviz.planner import gaussian_sigma, noise
+from dpviz.views import planner as pv
 from dpviz.views.planner import utility_ks
 
 KS = [1, 2, 3, 7, 10, 56, 100, 422, 1000, 31_623, 100_000]
 
 
 def per_k(k: int, *, epsilon: float, delta: float, sensitivity: float) -> float:
-    p = noise.smallest_noise("gaussian", k=k, epsilon=epsilon, delta=delta, sensitivity=sensitivity)
+    p = noise.searched_noise("gaussian", k=k, epsilon=epsilon, delta=delta, sensitivity=sensitivity)
     return p.value if p.feasible and p.value is not None else math.nan
 
 
@@ -71,3 +75,17 @@ def test_a_sigma_just_below_does_not_fit() -> None:
     for k, sigma in zip(ks, gaussian_sigma.smallest_sigmas(ks, epsilon=0.7, delta=1e-6, sensitivity=2.0),
                         strict=True):
         assert certified_upper(sigma * (1.0 - 1e-8), k, delta=1e-6, sensitivity=2.0) > 0.7
+
+
+def test_the_table_the_figure_and_the_cli_give_one_sigma():
+    """The Gaussian's σ at k: the noise table (``smallest_noise``), the utility figure's curve at the
+    same k (``gaussian_series``) and ``dpviz plan noise gaussian`` in a fresh process are one number."""
+    ks = [int(k) for k in utility_ks(1000)]
+    k = ks[len(ks) // 2]
+    curve = pv.gaussian_series(epsilon=0.8, delta=2e-6, sensitivity=1.5, k_max=1000)
+    table = noise.smallest_noise("gaussian", k=k, epsilon=0.8, delta=2e-6, sensitivity=1.5).value
+    assert curve is not None and curve[ks.index(k)] == table
+    done = subprocess.run([sys.executable, "-m", "dpviz", "plan", "noise", "gaussian", "--epsilon", "0.8",
+                           "--delta", "2e-6", "--k", str(k), "--sensitivity", "1.5"],
+                          capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout)["sigma"] == table
