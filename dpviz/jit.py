@@ -30,8 +30,9 @@ class Loops:
     """Functions of one module (``names``, callees before callers) run in the interpreter or compiled.
 
     The compiled copy of each function is made from its own code in a namespace where the functions
-    it calls are the compiled ones, and where ``replaced`` stands in for an interpreter-only helper
-    (``bisect.bisect_right`` on a list → ``np.searchsorted`` on an array: same results)."""
+    it calls are the compiled ones, and where ``replaced`` stands in for a helper Numba cannot compile
+    (``bisect.bisect_right``, which the interpreter runs in C, by CPython's own loop written out in
+    Python: the same index for every input)."""
 
     def __init__(self, namespace: dict[str, Any], names: tuple[str, ...], *, threshold: int, what: str,
                  warm: Callable[[Functions], None], replaced: Functions | None = None) -> None:
@@ -88,11 +89,6 @@ class Loops:
         for name in self.names:
             space[name] = _njit(numba, _copy(self.namespace[name], space))
         return {name: space[name] for name in self.names}
-
-    def forget(self) -> None:
-        """Back to a fresh process's state (tests)."""
-        with self._lock:
-            self._steps, self._compiled, self._failed = 0, None, False
 
 
 def _copy(fn: Callable[..., Any], space: dict[str, Any]) -> types.FunctionType:
