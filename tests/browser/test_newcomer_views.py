@@ -43,7 +43,9 @@ def shot(page: Page, name: str, mode: str, anchor: str | None = None) -> None:
 
 def test_attack_lab_says_what_a_rule_without_errors_shows(any_page, app_url: str):
     mode, page = any_page
-    open_page(page, f"{app_url}/Attack_lab?alice_t=5&mechanism=randomized-response")
+    # seed 10: the example's trials with Alice out have no 5 "yes" of 5 (tests/attack/test_page_wording.py:
+    # the default seed had none before the finite laws' counts were drawn category by category)
+    open_page(page, f"{app_url}/Attack_lab?alice_t=5&mechanism=randomized-response&seed=10")
     text = page.evaluate(TEXT)
     assert "ε ≥ inf" not in text and "unbounded" in text
     assert "certified value, at the best threshold: this attack shows ε ≥" in text

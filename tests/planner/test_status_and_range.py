@@ -8,8 +8,8 @@ import subprocess
 import sys
 
 from dpviz.guarantee import Status
+from dpviz.planner import calibration, noise
 from dpviz.planner import composition as pc
-from dpviz.planner import noise
 from dpviz.planner.result import Plan
 from dpviz.views import planner as pv
 
@@ -92,15 +92,15 @@ def test_calibration_answers_a_point_asked_again_with_its_first_answer() -> None
 def test_answer_moves_on_while_the_value_just_below_is_certified(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """A search decided on a coarser certificate than the later one (the PLD accountant's width
     depends on what it measured) returns a σ whose σ × (1 − 1e-4) fits too: the answer walks on."""
-    real = noise.largest
+    real = calibration.largest
 
     def coarse(*args, **kwargs):  # type: ignore[no-untyped-def]
         lo, hi = real(*args, **kwargs)
         return (None if lo is None else lo * (1.0 - 3.5e-4)), hi
 
-    exact = noise.smallest_noise("gaussian", k=100, epsilon=1.0, delta=1e-5)
-    monkeypatch.setattr(noise, "largest", coarse)
-    p = noise.smallest_noise("gaussian", k=100, epsilon=1.0, delta=1e-5)
+    exact = noise.searched_noise("gaussian", k=100, epsilon=1.0, delta=1e-5)
+    monkeypatch.setattr(calibration, "largest", coarse)  # the per-k search's bracket (not the μ* route)
+    p = noise.searched_noise("gaussian", k=100, epsilon=1.0, delta=1e-5)
     assert p.feasible and p.check.upper is not None and p.check.upper <= 1.0
     assert p.beyond is not None and p.beyond.upper is not None and p.beyond.upper > 1.0
     assert abs(p.value - exact.value) <= 2e-4 * exact.value
