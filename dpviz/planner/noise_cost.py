@@ -18,7 +18,7 @@ from dpviz.guarantee import Status
 from dpviz.mechanisms import routes
 from dpviz.mechanisms.exact_route import exact_cost
 from dpviz.mechanisms.registry import MECHANISMS
-from dpviz.planner.noise import calibration, search_range
+from dpviz.planner.calibration import calibration, search_range
 from dpviz.planner.result import SYMBOLS
 from dpviz.pld.refine import REFINE_GRIDS, finest_grid_seconds
 from dpviz.validation import ParameterError

@@ -82,7 +82,7 @@ def test_answer_check_is_the_interval_the_search_decided_on() -> None:
 
 
 def test_calibration_answers_a_point_asked_again_with_its_first_answer() -> None:
-    _, _, _, cal = noise._calibration("gaussian", epsilon=1.0, delta=1e-5, sensitivity=None,
+    _, _, _, cal = calibration._calibration("gaussian", epsilon=1.0, delta=1e-5, sensitivity=None,
                                       sampling_rate=0.05, neighbouring="add-remove", categories=None,
                                       budget=None)
     first = cal.guarantee(0.35, 200)
