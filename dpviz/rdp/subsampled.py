@@ -59,16 +59,20 @@ def gaussian_rdp(*, order: int, mu: float) -> float:
 def laplace_rdp(*, order: int, eps0: float) -> float:
     """ρ(λ) = ln(λ/(2λ−1) e^{(λ−1)ε0} + (λ−1)/(2λ−1) e^{−λε0})/(λ − 1) (Mironov 2017, Table II)."""
     lam = float(order)
-    t = [math.log(lam / (2 * lam - 1)) + (lam - 1) * eps0, math.log((lam - 1) / (2 * lam - 1)) - lam * eps0]
-    return float(logsumexp(t)) / (lam - 1)
+    return float(logsumexp(_laplace_terms(lam, eps0))) / (lam - 1)
+
+
+def _laplace_terms(lam: float, eps0: float) -> list[float]:
+    """The two log-terms of Mironov's Laplace ρ(λ) (``math.log``: the same floats everywhere)."""
+    return [math.log(lam / (2 * lam - 1)) + (lam - 1) * eps0,
+            math.log((lam - 1) / (2 * lam - 1)) - lam * eps0]
 
 
 def laplace_rdp_curve(orders: Sequence[int], *, eps0: float) -> NDArray[np.float64]:
-    """``laplace_rdp`` at each order, its two terms per order (``math.log``, as there) summed in one
-    array pass: the same numbers bit for bit (tested)."""
+    """``laplace_rdp`` at each order, its two terms per order (``_laplace_terms``) summed in one array
+    pass: the same numbers bit for bit (tested)."""
     lam = [float(o) for o in orders]
-    terms = np.array([[math.log(x / (2 * x - 1)) + (x - 1) * eps0, math.log((x - 1) / (2 * x - 1)) - x * eps0]
-                      for x in lam]).reshape(len(lam), 2)
+    terms = np.array([_laplace_terms(x, eps0) for x in lam]).reshape(len(lam), 2)
     return logsumexp_rows(terms) / (np.asarray(lam) - 1.0)
 
 
