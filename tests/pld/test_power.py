@@ -141,3 +141,33 @@ def test_a_subnormal_top_mass_keeps_the_normaliser_finite() -> None:
     assert tilted.informative and math.isfinite(tilted.err)
     for eps in (80.0, 100.0):  # the tail the tilt is for (δ ≈ 2e-4 and 1.4e-8)
         assert tilted.delta(eps) == pytest.approx(plain.delta(eps), rel=2e-3)
+
+
+@pytest.mark.parametrize("tilt_at", [None, 0.5])
+def test_per_frequency_round_off_bound_against_exact_binomials(tilt_at: float | None) -> None:
+    """Many factors (docs/MATH.md §17.4, per frequency): (1/4, 1/2, 1/4)^{*8000} ∗ (1/2, 1/2)^{*4000}
+    is Binomial(20000, 1/2), exact as C(20000, j)/2^20000 (Python's int division rounds correctly).
+    The round-off bound charged holds entry by entry summed against the exact masses, and it is the
+    per-frequency one: below the uniform K·κ·√N·‖w‖₂ of the same transform."""
+    h = 0.01
+    grids = [(GridPLD(h=h, lo=0, mass=np.array([0.25, 0.5, 0.25]), p_inf=0.0, pessimistic=True), 8000),
+             (GridPLD(h=h, lo=0, mass=np.array([0.5, 0.5]), p_inf=0.0, pessimistic=True), 4000)]
+    got = power.compose_power(grids, tail=1e-300, tilt_at=tilt_at)
+    n = 20000
+    idx = got.lo + np.arange(got.mass.size)
+    exact = np.array([math.comb(n, int(j)) / 2**n for j in idx])
+    diff = np.abs(got.mass - exact) * np.exp(got.tilt * got.losses)
+    assert float(diff.sum()) <= got.err
+    # the uniform bound with N ≥ the grid kept (so κ and √N at least these), ‖w‖₂ ≥ 1/2 (every
+    # tilted step keeps a mass ≥ 1/2 of its total) and the untilting factor e^{Σkλ} ≥ 1 (λ ≥ 0 for
+    # θ ≥ 0 on losses ≥ 0)
+    size = got.mass.size
+    uniform = 12000 * 20 * 2.0**-53 * math.log2(size) * math.sqrt(size) * 0.5
+    assert got.err < uniform / 2
+    losses = got.losses
+    tail_above = float(np.sum(exact)) - 1.0  # ≤ 0: mass beyond the grid kept is ignored below
+    assert tail_above <= 1e-12
+    for eps in np.linspace(float(losses[0]), float(losses[-1]), 9):
+        truth = math.fsum(float(m) * -math.expm1(eps - x)
+                          for m, x in zip(exact, losses, strict=True) if x > eps)
+        assert got.delta(float(eps)) >= truth
