@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TypeVar
 
@@ -46,6 +46,8 @@ class Composed:
     note: str = ""
     singles: tuple[GridPLD, ...] = ()
     """The single-step grids composed (both kinds, every direction): their span caps the tilt."""
+    _readings: dict = field(init=False, default_factory=dict, repr=False, compare=False)
+    """ε read at each δ asked (the refinement and the answer ask the same one)."""
 
     def describe(self) -> str:
         """The grid in a few words: width, bins, truncation tail (the time is ``seconds``)."""
@@ -61,6 +63,11 @@ class Composed:
         return max(g.delta(epsilon) for g in self.upper)
 
     def epsilon(self, delta: float) -> tuple[float | None, float | None]:
+        if delta not in self._readings:
+            self._readings[delta] = self._epsilon(delta)
+        return self._readings[delta]
+
+    def _epsilon(self, delta: float) -> tuple[float | None, float | None]:
         lows = [g.epsilon(delta) for g in self.lower]
         ups = [g.epsilon(delta) for g in self.upper]
         lo = None if any(v is None for v in lows) else max(lows)  # type: ignore[type-var]
@@ -88,12 +95,14 @@ def law_offset(law: LossLaw, h: float) -> float:
 
 def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
             budget: Budget | None = None, total: bool = False, tilt: float | None = None,
-            offsets: bool = False) -> Composed:
+            offsets: bool = False, lower_at: float | None = None) -> Composed:
     """Upper and lower composed grids for every direction (module docstring); raises
     :class:`~dpviz.budget.OverBudget` when the estimated ``cost`` is above ``budget``. ``tail`` bounds
     the mass the composition moves (window edges and truncation, ``compose_power``); with ``total``
     the single steps' discretisations share it too (half to them, split over the parts and steps).
-    ``tilt``: the loss at which each composition's round-off is made relative (``compose_power``)."""
+    ``tilt``: the loss at which each composition's round-off is made relative (``compose_power``).
+    ``lower_at`` = δ: only the direction whose upper grid has the largest ε at δ gets a lower grid
+    (``_dominant``)."""
     if not parts:
         raise ParameterError("mechanisms", "[]", "a non-empty list")
     for _, k in parts:
@@ -110,13 +119,28 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
 
     pess = [[(single(law, k, True), k) for law, k in d] for d in dirs]
     plan_grids(pess, h)
-    opt = [[(single(law, k, False), k) for law, k in d] for d in dirs]
     rest = tail / 2 if total else tail
     ups = tuple(compose_power(grids, tail=rest, tilt_at=tilt) for grids in pess)
+    kept = _dominant(ups, lower_at)
+    opt = [[(single(law, k, False), k) for law, k in dirs[i]] for i in kept]
     lows = tuple(compose_power(grids, tail=rest, tilt_at=tilt) for grids in opt)
     singles = tuple(g for grids in (pess, opt) for dgrids in grids for g, _ in dgrids)
     return Composed(upper=ups, lower=lows, h=h, seconds=time.perf_counter() - t0, tail=tail,
                     single=pess[0][0][0], singles=singles)
+
+
+def _dominant(ups: Sequence[GridPLD], delta: float | None) -> list[int]:
+    """The directions that get a lower grid: all of them, or with ``delta`` only the one whose upper
+    grid reads the largest ε at δ. Any one direction's lower end is a lower end of the mechanism's ε
+    (the larger of the directions'), and the width ``max_dir upper − lower`` is then that direction's
+    own: one composition in four saved for an asymmetric law read at one δ (issue 23)."""
+    every = list(range(len(ups)))
+    if delta is None or len(ups) < 2:
+        return every
+    reads = [g.epsilon(delta) for g in ups]
+    if any(r is None for r in reads):
+        return every
+    return [max(every, key=lambda i: reads[i])]  # type: ignore[arg-type, return-value]
 
 
 COARSENINGS = 4

@@ -52,7 +52,7 @@ PLAN_CELLS = 1 << 16
 the width, while a fine discretisation is itself the expensive step (seconds for a subsampled
 law spanning 10^6 cells)."""
 
-COST_CELLS = 1 << 12
+COST_CELLS = 1 << 10
 """``cost`` sizes the composed grid from discretisations this coarse (a rough count is enough)."""
 
 

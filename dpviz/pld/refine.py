@@ -2,8 +2,10 @@
 
 ``composition`` returns composed grids (``dpviz.pld.composed``) for a target δ (or ε) whose certified
 interval is within ``accuracy``: atoms-only laws on a common lattice use that lattice (exact);
-otherwise a pilot width from the single steps' spread, refined by the second-order error law (width
-∝ h²) until the interval is narrow enough or the next grid is over the budget. Where the round-off
+laws without atoms at a δ target at the width predicted from the single steps (``dpviz.pld.predict``,
+docs/MATH.md §17.9), refined only if it misses; otherwise a pilot width from the single steps'
+spread, refined by the second-order error law (width ∝ h²) until the interval is narrow enough or
+the next grid is over the budget. Where the round-off
 bound widens the interval, the transforms are redone on masses tilted by the Chernoff θ of the target
 (``dpviz.pld.power``), so that the round-off is relative to the tail δ is made of; a pilot that
 misses the accuracy is not redone, the tilt applies from its first refinement on.
@@ -21,6 +23,7 @@ from dpviz.pld.composed import Composed, coarsening, compose
 from dpviz.pld.cost import Parts, coarse_grid, cost, cost_above
 from dpviz.pld.law import LossLaw
 from dpviz.pld.power import tail_point
+from dpviz.pld.predict import Prediction, predict
 from dpviz.validation import ParameterError, check_count, check_positive
 
 DEFAULT_ACCURACY = 2e-4
@@ -55,7 +58,7 @@ class _Target:
 
     def run(self, h: float) -> Composed:
         return compose(self.parts, h=h, tail=self.tail, budget=self.budget, total=True, tilt=self.tilt,
-                       offsets=self.offsets)
+                       offsets=self.offsets, lower_at=self.delta)
 
     def ratio(self, c: Composed) -> float:
         return _width_ratio(c, delta=self.delta, epsilon=self.epsilon, accuracy=self.accuracy)
@@ -120,6 +123,10 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
     if lattice is None:
         lattice = _anchor(parts)
         req.offsets = True
+    if delta is not None and lattice is None:
+        guess = predict(parts, delta=delta, accuracy=accuracy, tail=tail, budget=budget)
+        if guess is not None:
+            return _predicted(req, guess)
     hh = pilot_h(parts)
     if lattice is not None:
         hh = lattice / math.ceil(lattice / hh)
@@ -155,6 +162,26 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
     # composition fewer, issue 23)
     req.choose_tilt(c)
     return _refine(req, c, hh, lattice, pending=req.tilt is not None)
+
+
+def _predicted(req: _Target, guess: Prediction) -> Composed:
+    """One composition at the predicted width (``dpviz.pld.predict``), tilted at the predicted ε
+    where the untilted round-off would matter; refined by the h² law only if it misses the
+    accuracy (docs/MATH.md §17.9)."""
+    if guess.tilt:
+        req.tilt = guess.epsilon
+    try:
+        c = req.run(guess.h)
+    except (OverBudget, ParameterError) as exc:
+        if _fits(exc):
+            return req.tilted(coarsening(guess.h * 2, req.run))
+        raise
+    if req.tilt is not None and not _informative(c):  # review R1: an infinite bound says nothing
+        req.tilt = None
+        c = req.run(guess.h)
+    if req.ratio(c) <= 1.0:
+        return c
+    return _refine(req, c, guess.h, None)
 
 
 def _refine(req: _Target, c: Composed, hh: float, lattice: float | None, *,

@@ -1,0 +1,205 @@
+"""The grid width of a PLD composition chosen before any transform (docs/MATH.md §17.9).
+
+For laws without atoms (Gaussian, subsampled Gaussian and their mixes) the certified interval's
+width is set by the discretisation, and that has a simple first-order law. Both grids keep each
+cell's P- and Q-mass (connect-the-dots, post-processing), so a grid's perturbation Δ of one step's
+P-law has ∫dΔ = ∫e^{−x}dΔ(x) = 0, and its effect on the composed δ(ε) is, to second order,
+
+    Δδ(ε) ≈ k·∫x²dΔ(x)/2 · f(ε),
+
+f the composed P-density at ε. Dividing by |dδ/dε| = e^ε·Q(L > ε), and reading both off the
+saddlepoint approximation (f(x) ≈ f(ε)e^{−θ(x−ε)} near ε, Λ′(θ) = ε), gives the width in ε
+
+    w(h) ≈ Σ_i k_i·(M2_pess,i − M2_opt,i)·(1 + θ)/2,
+
+M2 the second moments of one step's pessimistic and optimistic grids (∝ h²: about 0.3·h² each
+step). Measured on 38 benchmark settings with at least one refinement it is within a factor 0.75–1.35
+of the width obtained wherever the width is set by h. This module only *chooses* h and the tilt;
+every grid is still certified (``dpviz.pld.power``) and the refinement checks the width.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpviz import budget as budgets
+from dpviz.budget import Budget, OverBudget
+from dpviz.pld import composed, fft
+from dpviz.pld.cost import COST_CELLS, Parts, coarse_grid, cost, directions
+from dpviz.pld.grid import GridPLD, composed_bins
+from dpviz.pld.law import LossLaw
+from dpviz.pld.power import _cumulants, _part
+from dpviz.validation import ParameterError
+
+SECOND_MOMENT = 0.3
+"""Σ_i k_i (M2_pess − M2_opt)/(K·h²) for smooth laws at widths the refinement uses: 0.25–0.34 on
+the benchmark's subsampled and plain Gaussians (0.76 once, at q = 6e-4, σ = 0.7, where the step's
+law is far from smooth on the grid: the measured second moments then correct the first guess)."""
+
+AIM = 0.7
+"""Fraction of the target width the predicted width aims at (the prediction is good to ±35 %)."""
+
+SEARCH_STEPS = 60
+
+TILT_SHARE = 0.2
+"""The composition is tilted where the untilted round-off would take more than this share of the
+target width (``refine``'s rule for a pilot: a fifth of the width aimed for)."""
+
+TILT_DELTA = 1e-9
+"""Below this δ the composition is tilted at the predicted ε in any case (as ``refine.PRETILT_DELTA``)."""
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """Chosen width h, the saddlepoint ε at the target δ (the tilt point) and its θ."""
+
+    h: float
+    epsilon: float
+    theta: float
+    width: float
+    """The width in ε predicted at h."""
+    tilt: bool
+    """Whether the untilted round-off bound would matter at the target (``round_off``)."""
+
+
+def smooth(parts: Parts) -> bool:
+    """True when every law is continuous without atoms: the width law of the module applies."""
+    return all(law.continuous is not None and not np.any((law.p > 0) | (law.q > 0)) and law.p_inf == 0
+               for law, _ in parts)
+
+
+def saddlepoint(parts: Sequence[tuple[LossLaw, int]], delta: float,
+                tail: float) -> tuple[float, float, float]:
+    """(ε, θ, Λ″(θ)) with δ ≈ e^{Λ(θ) − θε}/(θ(1 + θ)·√(2πΛ″(θ))), Λ′(θ) = ε: the saddlepoint
+    approximation of δ(ε) = E_P[(1 − e^{ε−L})_+] for the composed P-law (Λ its cumulant function,
+    from coarse single steps: the grids ``cost.cost`` sizes the composition with, at ``tail``). Only a
+    guess of where δ is made."""
+    merged = []
+    for law, k in parts:
+        lo, hi = law.support(tail)
+        merged.append(_part(coarse_grid(law, max((hi - lo) / COST_CELLS, 1e-9), tail), k))
+    span = max(p.span for p in merged)
+    log_delta = math.log(delta)
+
+    def excess(theta: float) -> tuple[float, float, float]:
+        """ln of the approximate δ at θ minus ln δ, with Λ′ and Λ″ there."""
+        lam, d1, d2 = _cumulants(merged, theta)
+        if not (d2 > 0 and math.isfinite(lam)):
+            return -math.inf, d1, d2
+        f = lam - theta * d1 - math.log(theta * (1.0 + theta)) - 0.5 * math.log(2 * math.pi * d2)
+        return f - log_delta, d1, d2
+
+    lo, hi = math.log(1e-8), math.log(600.0 / max(span, 1e-12))
+    f, d1, d2 = excess(math.exp(hi))
+    if f > 0:
+        return d1, math.exp(hi), d2
+    # excess is decreasing in θ: Newton steps in ln θ (its derivative without the Λ‴ term, which
+    # only slows them), kept inside a shrinking bracket
+    u = min(max(0.0, lo), hi)
+    for _ in range(SEARCH_STEPS):
+        theta = math.exp(u)
+        f, d1, d2 = excess(theta)
+        if f > 0:
+            lo = u
+        else:
+            hi = u
+        if hi - lo < 1e-3 or abs(f) < 1e-3:
+            break
+        slope = -theta * (theta * d2 + (1.0 + 2.0 * theta) / (theta * (1.0 + theta)))
+        nxt = u - f / slope if math.isfinite(f) and slope < 0 else math.nan
+        u = nxt if lo < nxt < hi else 0.5 * (lo + hi)
+    return d1, theta, d2  # at the last θ evaluated
+
+
+def _singles(parts: Sequence[tuple[LossLaw, int]], h: float, tail: float,
+             pessimistic: bool) -> list[tuple[GridPLD, int]]:
+    """One step of each part as ``composed.compose`` discretises it (and keeps it for it)."""
+    share = tail / (2 * len(parts))
+    return [(composed.discretized(law, h, share / k, pessimistic, 0.0), k) for law, k in parts]
+
+
+def width_at(parts: Sequence[tuple[LossLaw, int]], h: float, theta: float, tail: float) -> float:
+    """The predicted width in ε of the composition at width h (module docstring)."""
+    d = sum(k * (_second_moment(up) - _second_moment(down)) for (up, k), (down, _k)
+            in zip(_singles(parts, h, tail, True), _singles(parts, h, tail, False), strict=True))
+    return max(d, 0.0) * (1.0 + theta) / 2.0
+
+
+def round_off(parts: Sequence[tuple[LossLaw, int]], h: float, tail: float, theta: float,
+              curvature: float, delta: float) -> tuple[float, float]:
+    """The round-off's share of the width in ε, (untilted, tilted at θ), to first order.
+
+    ``power.compose_power`` charges E = K·κ·‖b‖₂, b(f) ≈ m(f)^{K−1}, of the (tilted, normalised)
+    measure (§17.4, per frequency); for a step of variance v (in bins²) |φ(f)|^{2(K−1)} ≈
+    e^{−(K−1)v(2πf/N)²}, so ‖b‖₂² ≈ N/(2√(π(K−1)v)), N the planned transform length
+    (``grid.composed_bins``); never above the uniform bound K·κ·√N·‖w‖₂. At ε the error is E
+    (untilted) or E·e^{Λ(θ) − θε} (tilted), and both ends of the interval move by err/|δ′(ε)|; by the
+    saddlepoint approximation |δ′(ε)| ≈ δ·θ and e^{Λ(θ) − θε} ≈ δ·θ(1 + θ)·√(2πΛ″(θ))
+    (``saddlepoint``)."""
+    grids = _singles(parts, h, tail, True)
+    n = composed_bins(grids)
+    kappa = fft.FFT_C * fft.UNIT_ROUNDOFF * math.log2(max(n, 2))
+    kk = sum(k for _, k in grids)
+    plain = tilted = 0.0
+    for g, _k in grids:
+        x = g.losses / h
+        for th in (0.0, theta):
+            e = th * h * x + np.log(g.mass, out=np.full(g.mass.size, -np.inf), where=g.mass > 0)
+            w = np.exp(e - e.max())
+            w /= w.sum()
+            var = max(float(np.einsum("i,i,i->", w, x, x)) - float(np.einsum("i,i->", w, x)) ** 2, 1e-300)
+            spectral = math.sqrt(n / (2.0 * math.sqrt(math.pi * max(kk - 1, 1) * var)))
+            bound = kk * kappa * min(math.sqrt(n) * fft.norm(w), spectral)
+            if th == 0.0:
+                plain = max(plain, bound)
+            else:
+                tilted = max(tilted, bound)
+    return (2.0 * plain / (delta * max(theta, 1e-300)),
+            2.0 * tilted * (1.0 + theta) * math.sqrt(2.0 * math.pi * curvature))
+
+
+def _second_moment(g: GridPLD) -> float:
+    x = g.losses
+    return float(np.einsum("i,i,i->", g.mass, x, x))
+
+
+def predict(parts: Parts, *, delta: float, accuracy: float, tail: float,
+            budget: Budget | None = None) -> Prediction | None:
+    """h aiming at ``AIM`` of the width ``accuracy``·max(ε, 0.05), for smooth laws (None otherwise):
+    a first guess from ``SECOND_MOMENT``, corrected once by the measured second moments; the tilt
+    where the untilted round-off would take more than ``TILT_SHARE`` of the width (or δ is below
+    ``TILT_DELTA``), and the round-off's share taken off the width the discretisation may use."""
+    if not smooth(parts):
+        return None
+    best: tuple[float, float, float, list[tuple[LossLaw, int]]] | None = None
+    for d in directions(parts):
+        eps, theta, curvature = saddlepoint(d, delta, tail)
+        if best is None or eps > best[0]:
+            best = (eps, theta, curvature, d)
+    assert best is not None
+    eps, theta, curvature, dom = best
+    if not (math.isfinite(eps) and eps > 0):
+        return None
+    target = accuracy * max(eps, 0.05)
+    kk = sum(k for _, k in dom)
+    h = min(0.05, math.sqrt(2.0 * AIM * target / (SECOND_MOMENT * kk * (1.0 + theta))))
+    aim = AIM * target
+    for _ in range(2):
+        try:  # the single steps at h are discretised: only within the budget the composition has
+            budgets.check(cost(parts, h=h, tail=tail), budget)
+        except (OverBudget, ParameterError):
+            return None  # the pilot and refinement coarsen within it
+        w = width_at(dom, h, theta, tail)
+        if not w > 0:
+            return None  # the steps are not smooth on this grid: the pilot and refinement decide
+        plain, tilted = round_off(dom, h, tail, theta, curvature, delta)
+        tilt = delta < TILT_DELTA or plain > TILT_SHARE * target
+        aim = max(AIM * target - (tilted if tilt else plain), 0.25 * AIM * target)
+        if 0.5 * aim <= w <= 1.4 * aim:
+            break
+        h = min(0.05, h * min(4.0, max(0.25, math.sqrt(aim / w))))
+    return Prediction(h=h, epsilon=eps, theta=theta, width=w, tilt=tilt)

@@ -1,0 +1,95 @@
+"""The grid width chosen before any transform (``dpviz.pld.predict``, docs/MATH.md §17.9), and the
+one lower grid of a δ target (``composed._dominant``).
+
+Independent routes: the Gaussian closed form (Steinke Cor. 8: k Gaussian steps are one Gaussian
+with μ = √k/σ) for the saddlepoint ε, and the compositions themselves for the predicted width. The
+prediction only chooses h: every interval is still certified, and must contain the truth."""
+
+from __future__ import annotations
+
+import pytest
+
+from dpviz.mechanisms import gaussian, laplace
+from dpviz.mechanisms.subsampling import subsample_remove
+from dpviz.pld import accountant, composed, predict, refine
+from dpviz.pld.refine import _bare, target_tail
+
+
+def _gaussian_epsilon(sigma: float, k: int, delta: float) -> float:
+    """ε of k Gaussian steps at δ (Steinke Cor. 8), by bisection on the closed-form δ(ε)."""
+    lo, hi = 0.0, 200.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if gaussian.delta_for_epsilon(epsilon=mid, sigma=sigma, k=k) > delta:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+@pytest.mark.parametrize(("sigma", "k", "delta"), [(1.0, 10, 1e-5), (5.0, 200, 1e-8), (2.0, 1000, 1e-3)])
+def test_saddlepoint_epsilon_is_close_to_the_closed_form(sigma, k, delta):
+    law = gaussian.loss_law(sigma=sigma)
+    eps, theta, curvature = predict.saddlepoint([(law, k)], delta, 1e-12)
+    truth = _gaussian_epsilon(sigma, k, delta)
+    assert eps == pytest.approx(truth, rel=0.03)
+    assert theta > 0 and curvature > 0
+
+
+@pytest.mark.parametrize(("q", "sigma", "k", "delta"),
+                         [(0.01, 1.0, 1000, 1e-5), (0.002, 3.0, 2000, 1e-8), (0.2, 2.0, 300, 1e-6)])
+def test_predicted_width_matches_the_composition(q, sigma, k, delta):
+    """The width predicted at h is within a factor 1.6 of the width the composition reads at h
+    (without its round-off bound: the discretisation's part, which is what is predicted)."""
+    parts = [(subsample_remove(gaussian.loss_law(sigma=sigma), rate=q), k)]
+    tail = target_tail(parts, delta=delta, epsilon=None, accuracy=2e-4)
+    guess = predict.predict(parts, delta=delta, accuracy=2e-4, tail=tail)
+    assert guess is not None
+    c = composed.compose(parts, h=guess.h, tail=tail, total=True, offsets=True)
+    lo, up = _bare(c).epsilon(delta)
+    assert lo is not None and up is not None
+    assert (up - lo) / 1.6 <= guess.width <= 1.6 * (up - lo)
+    assert guess.epsilon == pytest.approx(0.5 * (lo + up), rel=0.1)
+
+
+def test_laws_with_atoms_are_not_predicted():
+    """Laplace's loss law has atoms at ±1/b: the second-moment law does not hold there (the pilot
+    and refinement choose h)."""
+    parts = [(laplace.loss_law(scale=2.0), 50)]
+    assert not predict.smooth(parts)
+    assert predict.predict(parts, delta=1e-6, accuracy=2e-4, tail=1e-12) is None
+
+
+def test_one_composition_where_the_prediction_holds(monkeypatch):
+    """DP-SGD-like: q = 0.01, σ = 1, 1000 steps, δ = 1e-5. The predicted grid meets the accuracy, so
+    it is the only composition (the pilot and its refinement were two, or three), and it is not
+    tilted (the round-off is minor there); the interval contains dp-accounting 0.6.0's value
+    (h = 1e-4, connect-the-dots, a pessimistic estimate: inside or above)."""
+    calls: list[dict] = []
+    orig = refine.compose
+
+    def counting(*args, **kw):
+        calls.append(kw)
+        return orig(*args, **kw)
+
+    monkeypatch.setattr(refine, "compose", counting)
+    law = subsample_remove(gaussian.loss_law(sigma=1.0), rate=0.01)
+    g = accountant.epsilon_bounds([(law, 1000)], delta=1e-5)
+    assert len(calls) == 1 and calls[0]["tilt"] is None
+    assert g.relative_width <= 2e-4
+    assert g.lower <= 1.8282436 <= g.upper  # dp-accounting 0.6.0, h = 1e-4: 1.8282436
+
+
+def test_one_lower_grid_for_a_delta_target():
+    """An asymmetric law read at one δ gets a lower grid for its dominant direction only; its lower
+    end is that of the full composition's same direction, and the interval still contains the
+    full composition's reading (both certified)."""
+    parts = [(subsample_remove(gaussian.loss_law(sigma=1.0), rate=0.05), 200)]
+    full = composed.compose(parts, h=2e-4, tail=1e-12, total=True)
+    one = composed.compose(parts, h=2e-4, tail=1e-12, total=True, lower_at=1e-6)
+    assert len(full.lower) == 2 and len(one.lower) == 1
+    lo_full, up_full = full.epsilon(1e-6)
+    lo_one, up_one = one.epsilon(1e-6)
+    assert up_one == up_full
+    assert lo_one == lo_full  # the dominant direction's lower end is the largest here
+    assert lo_one <= up_full
