@@ -82,11 +82,11 @@ class ExactPair:
     @cached_property
     def forward_lower(self) -> LossAtoms:
         """The listed classes only (a lower bound on the forward curve); shares ``forward``'s sort."""
-        return replace(self.forward, p_inf=min(self.table.only1, 1.0), _cache={})
+        return replace(self.forward, p_inf=min(self.table.only1, 1.0))
 
     @cached_property
     def reverse_lower(self) -> LossAtoms:
-        return replace(self.reverse, p_inf=min(self.table.only0, 1.0), _cache={})
+        return replace(self.reverse, p_inf=min(self.table.only0, 1.0))
 
     def delta_forward(self, eps: float) -> float:
         return min(self.forward.delta(eps), 1.0)
