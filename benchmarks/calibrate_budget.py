@@ -85,9 +85,9 @@ def units(repeats: int) -> dict[str, float]:
                          budget=UNLIMITED).epsilon(1e-6)
     out["gce_cell"] = max(best(gce_cells, repeats) - classes * out["gce_class"], 0.0) / cells
 
-    # threshold terms: U{|b|<3} against U{|b|≥3} at δ0 = 0 (two threshold priors)
-    k = 2000
-    terms = 2 * (k + 1) * (k + 2) / 2
+    # threshold steps: U{|b|<3} against U{|b|≥3} at δ0 = 0 (two threshold priors, one O(k) walk)
+    k = 20_000
+    terms = k + 1
 
     def threshold() -> None:
         exact.exact_pair(H.below(k=k, k2=3), H.at_least(k=k, k2=3), eps0=0.1, delta0=0.0,

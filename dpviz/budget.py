@@ -34,8 +34,9 @@ UNIT_SECONDS: dict[str, float] = {
     "gce_class": 6.0e-7,
     # gce/classes.py: one cell of the log-space recursion for g (two logaddexp per cell)
     "gce_cell": 6.0e-8,
-    # gce/classes.py: one (n_B, s) term of the threshold-prior closed form (log_comb + prefix sums)
-    "gce_threshold_term": 5.0e-7,
+    # gce/threshold.py: one class n_B of the threshold priors' walks (a step of φ, of U and of D, both
+    # families at once, in the interpreter; the start values' Loader tails)
+    "gce_threshold_term": 1.0e-6,
     # gce/exact.py: one point of the exact region's convex hull (a Python loop)
     "gce_hull_point": 2.5e-7,
     # pld/discretize.py, per cell and discretisation (pessimistic and optimistic averaged):

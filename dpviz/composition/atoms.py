@@ -36,6 +36,9 @@ from dpviz.numerics import bisect_int, log1mexp, log_binom_pmf, logsumexp, softp
 _WINDOW = 1.0
 """Atoms within this distance above ε are summed exactly (see module docstring)."""
 
+_REMEMBERED = 64
+"""Targets δ whose ε one atom set remembers (``LossAtoms.epsilon``)."""
+
 
 def away_from_zero(loss: NDArray[np.float64]) -> NDArray[np.float64]:
     """Each nonzero loss one ulp further from 0 (a larger |L| only increases δ(ε))."""
@@ -186,7 +189,9 @@ class LossAtoms:
     p_inf: float = 0.0
     terms: int = 0
     """Number of atoms the error bound accounts for (≥ the stored ones; lumps count their tails)."""
-    _cache: dict = field(default_factory=dict, repr=False)
+    _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    """ε(δ) already solved on this atom set (``epsilon``); a fresh one for every instance, also for
+    a ``dataclasses.replace`` copy (another p_inf is another answer)."""
 
     @classmethod
     def from_masses(cls, loss: NDArray[np.float64], log_p: NDArray[np.float64],
@@ -247,7 +252,20 @@ class LossAtoms:
         return self.p_inf + math.exp(self.log_finite_part(eps))
 
     def epsilon(self, delta: float) -> float | None:
-        """Smallest ε ≥ 0 with δ(ε) ≤ delta; ``None`` when delta < P(L = ∞).
+        """Smallest ε ≥ 0 with δ(ε) ≤ delta; ``None`` when delta < P(L = ∞). Remembered per atom set
+        (``_cache``, up to ``_REMEMBERED`` targets): the cached atom sets are asked the same δ by a
+        page's table and its curves (the priors' classic row at each k of its series, again after a
+        change of k' or of the scenario)."""
+        if delta in self._cache:
+            return self._cache[delta]
+        eps = self._solve(delta)
+        if len(self._cache) >= _REMEMBERED:
+            self._cache.clear()
+        self._cache[delta] = eps
+        return eps
+
+    def _solve(self, delta: float) -> float | None:
+        """``epsilon``, computed.
 
         δ(ε) is linear in e^ε between consecutive atoms, so after a bisection over
         atom indices the crossing is solved in closed form and polished by Newton

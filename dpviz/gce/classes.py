@@ -12,8 +12,8 @@ exchangeable π with v_j = π(b) at |b| = j this sums to that prefactor times
 g obeys ``g(n_B+1, n_C, r) = g(n_B, n_C, r) + e^{ε0} g(n_B, n_C, r+1)`` (likewise for
 n_C with e^{−ε0}), starting from g(0, 0, r) = v_r. Everything is in log space;
 the recursion costs ~k³/6 cells, the closed forms for 0⃗ and U(B∖{0⃗}) cost nothing, and
-for U{|b| ≥ k'} and U{|b| < k'} at δ0 = 0 the sum over j is a running tail (head) sum
-of the (1 + x/e^{ε0})^{n_C} coefficients: O(k) per class.
+for U{|b| ≥ k'} and U{|b| < k'} at δ0 = 0 the sums over j of all classes follow from two positive
+recurrences in n_B (``dpviz.gce.threshold``, docs/MATH.md §5.6): O(k) in all.
 
 Which classes are needed. δ0 = 0: only n_A = n_D = 0 (k + 1 classes). δ0 > 0 with
 p0 = 0⃗: only n_A = 0 (Q~ has no A), the prior's mass on n_A > 0 goes to the
@@ -33,7 +33,8 @@ from numpy.typing import NDArray
 from scipy.special import gammaln
 
 from dpviz.gce.hypotheses import Exchangeable
-from dpviz.numerics import log1mexp, log_pow2_minus_1, logsumexp, logsumexp_rows, softplus
+from dpviz.gce.threshold import threshold_sums
+from dpviz.numerics import log1mexp, log_pow2_minus_1, logsumexp, softplus
 
 
 @dataclass(frozen=True, eq=False)
@@ -203,35 +204,10 @@ def _log_g(p: Exchangeable, eps0: float, n_b: NDArray[np.float64], n_c: NDArray[
 def _threshold_top(p: Exchangeable, eps0: float) -> NDArray[np.float64]:
     """ln g(n_B, k − n_B, 0) for v_j = v on j ≥ k' (at-least) or j < k' (below):
     v Σ_s a_s Σ_{t: s+t in range} c_t with a_s = C(n_B, s)e^{sε0}, c_t = C(n_C, t)e^{−tε0}."""
-    at_least, below = _threshold_sums(p.k, p.threshold, eps0)
+    at_least, below = threshold_sums(p.k, p.threshold, eps0)  # O(k): two positive recurrences (§5.6)
     if p.family == "at-least":
         return at_least + float(p.log_v[p.threshold])
     return below + float(p.log_v[0])
-
-
-@lru_cache(maxsize=64)
-def _threshold_sums(k: int, k2: int, eps0: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """ln Σ_s a_s Σ_{t ≥ k' − s} c_t and ln Σ_s a_s Σ_{t ≤ k' − 1 − s} c_t for n_B = 0..k: both
-    families of a threshold question in one pass (they share a_s and c_t). O(k²) (the budget counts
-    its terms: ``exact.cost``), so 64 are remembered (2(k + 1) floats each): a series asks for one per
-    k of its curve (about 20), and a change of δ, δ0 or the target, or a return to an earlier input,
-    then finds them all."""
-    up, down = np.empty(k + 1), np.empty(k + 1)
-    lgam = gammaln(np.arange(k + 1, dtype=float) + 1.0)  # ln n!, looked up: the same floats as log_comb
-    for n_b in range(k + 1):
-        n_c = k - n_b
-        s = np.arange(n_b + 1)
-        t = np.arange(n_c + 1)
-        la = (lgam[n_b] - lgam[s] - lgam[n_b - s]) + s * eps0
-        lc = (lgam[n_c] - lgam[t] - lgam[n_c - t]) - t * eps0
-        idx = np.clip(k2 - s, 0, n_c + 1)
-        rows = np.empty((2, n_b + 1))
-        rows[0] = la + np.concatenate([np.logaddexp.accumulate(lc[::-1])[::-1], [-np.inf]])[idx]
-        rows[1] = la + np.concatenate([[-np.inf], np.logaddexp.accumulate(lc)])[idx]
-        up[n_b], down[n_b] = logsumexp_rows(rows)  # −inf for a row without a finite term
-    up.flags.writeable = False
-    down.flags.writeable = False
-    return up, down
 
 
 def _mass_with_a(p: Exchangeable, delta0: float) -> float:

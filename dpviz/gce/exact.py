@@ -8,7 +8,7 @@ directions (HBW Def. 3 asks for both). The classes of outcomes and their masses 
 ``dpviz.gce.classes`` (exchangeable priors) and ``dpviz.gce.explicit_classes`` (explicit ones); this
 module turns them into loss atoms, curves and the region, estimates the cost and caches pairs.
 
-Cost. ``cost`` counts classes, recursion cells and threshold terms before anything is
+Cost. ``cost`` counts classes, recursion cells and threshold steps before anything is
 built, and ``exact_pair`` refuses (:class:`TooLargeError`, with the reason in words) when
 that estimate is above the ``Budget`` (``dpviz.budget``); the callers then answer with the
 best bound that applies.
@@ -82,11 +82,11 @@ class ExactPair:
     @cached_property
     def forward_lower(self) -> LossAtoms:
         """The listed classes only (a lower bound on the forward curve); shares ``forward``'s sort."""
-        return replace(self.forward, p_inf=min(self.table.only1, 1.0), _cache={})
+        return replace(self.forward, p_inf=min(self.table.only1, 1.0))
 
     @cached_property
     def reverse_lower(self) -> LossAtoms:
-        return replace(self.reverse, p_inf=min(self.table.only0, 1.0), _cache={})
+        return replace(self.reverse, p_inf=min(self.table.only0, 1.0))
 
     def delta_forward(self, eps: float) -> float:
         return min(self.forward.delta(eps), 1.0)
@@ -176,7 +176,7 @@ def _cache_key(p0: Hypothesis, p1: Hypothesis, eps0: float, delta0: float) -> tu
 
 def cost(p0: Hypothesis, p1: Hypothesis, *, delta0: float, region: bool = False) -> Cost:
     """Estimated time and memory of ``exact_pair`` (and of its region), from the counts of
-    classes, recursion cells and threshold terms (``dpviz.budget`` units)."""
+    classes, recursion cells and threshold steps (``dpviz.budget`` units)."""
     return _cost_and_size(p0, p1, delta0=delta0, region=region)[0]
 
 
@@ -210,14 +210,14 @@ def _exchangeable_cost(k: int, families: tuple[str, str], *, delta0: float,
     generic = sum(1 for f in families if f not in closed)
     threshold = sum(1 for f in families if top and f in ("at-least", "below"))
     cells = generic * (k + 1.0) * (k + 2.0) * (k + 3.0) / 6.0
-    terms = threshold * (k + 1.0) * (k + 2.0) / 2.0
+    terms = (k + 1.0) if threshold else 0.0  # both families from one O(k) walk (gce/threshold.py)
     widest = (k + 2.0) ** 2 / 4.0 if generic else 0.0  # cells of the widest recursion layer
     work = (cost_of("gce_class", classes) + cost_of("gce_cell", cells, memory_units=2 * widest)
             + cost_of("gce_threshold_term", terms, memory_units=0))
     if region:
         work = work + cost_of("gce_hull_point", 2.0 * classes, memory_units=0)
     what = f"{classes:,.0f} count classes" + (f", {cells:,.0f} recursion cells" if cells else "") \
-        + (f", {terms:,.0f} threshold terms" if terms else "")
+        + (f", {terms:,.0f} threshold steps" if terms else "")
     return Cost(work.seconds, work.bytes, what), classes + cells + terms
 
 

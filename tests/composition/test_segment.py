@@ -37,3 +37,18 @@ def test_the_guess_is_used_and_confirmed():
     object.__setattr__(atoms, "log_finite_part", lambda e: calls.append(e) or inner(e))
     lo, hi = atoms._segment(math.log(1e-5), positive)
     assert len(calls) == 2 and (lo, hi) == _bisected(atoms, math.log(1e-5), positive)
+
+
+def test_a_remembered_epsilon_is_the_one_solved_and_never_shared_by_a_copy() -> None:
+    """``LossAtoms.epsilon`` remembers its answers per atom set: the same floats as a fresh atom set
+    solving the same δ, and a ``replace`` copy with another infinite-loss mass (``ExactPair``'s lower
+    curves) solves afresh: a shared memory would hand it the original's ε."""
+    from dataclasses import replace
+
+    atoms = LossAtoms.binomial(k=200, eps0=0.1, delta0=1e-4)
+    first = atoms.epsilon(0.05)
+    assert atoms.epsilon(0.05) == first == LossAtoms.binomial(k=200, eps0=0.1, delta0=1e-4).epsilon(0.05)
+    assert first is not None and 0.05 in atoms._cache
+    lower = replace(atoms, p_inf=0.0)
+    fresh = LossAtoms(loss=atoms.loss, log_p=atoms.log_p, p_inf=0.0, terms=atoms.terms)
+    assert lower.epsilon(0.05) == fresh.epsilon(0.05) < first
