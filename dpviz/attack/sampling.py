@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpviz.attack.binned import BinnedPair
+from dpviz.attack.binomial import binomial
 from dpviz.mechanisms.base import LossDraw
 from dpviz.pld.law import LossLaw
 
@@ -106,15 +107,17 @@ def multinomial_counts(rng: np.random.Generator, k: int, p: NDArray[np.float64],
     """n draws of Multinomial(k, p) as an (n, len(p)) array, one category at a time by the chain
     rule: X_j ~ Bin(k − X_1 − … − X_{j−1}, p_j / (p_j + … + p_m)), the last category the remainder
     (numpy's ``multinomial`` does the same, row by row; vectorised over the rows it is 2–4× faster,
-    issue 20). Categories of probability 0 are never drawn (their count is 0)."""
+    issue 20). The first category's n is k in every row: ``binomial.binomial`` draws numpy's numbers
+    for it, faster. Categories of probability 0 are never drawn (their count is 0)."""
     counts = np.zeros((n, p.size), dtype=np.int64)
     drawn = np.flatnonzero(p > 0)
     if drawn.size == 0:
         return counts
     tail = np.cumsum(p[::-1])[::-1]  # p_j + … + p_m
     left = np.full(n, k, dtype=np.int64)
-    for j in drawn[:-1]:
-        c = rng.binomial(left, min(1.0, p[j] / tail[j]))
+    for i, j in enumerate(drawn[:-1]):
+        share = min(1.0, p[j] / tail[j])
+        c = binomial(rng, k, share, n) if i == 0 else rng.binomial(left, share)  # first: left is k
         counts[:, j] = c
         left -= c
     counts[:, drawn[-1]] = left
@@ -162,11 +165,11 @@ def uniform_prior_count(eps0: float, k: int) -> Sampler:
 
     def draw(rng: np.random.Generator, n: int, under_p: bool) -> NDArray[np.float64]:
         if not under_p:
-            return rng.binomial(k, low, size=n).astype(float)
-        j = rng.binomial(k, 0.5, size=n)
+            return binomial(rng, k, low, n).astype(float)
+        j = binomial(rng, k, 0.5, n)
         while np.any(j == 0):
             zero = j == 0
-            j[zero] = rng.binomial(k, 0.5, size=int(zero.sum()))
+            j[zero] = binomial(rng, k, 0.5, int(zero.sum()))
         return (rng.binomial(j, high) + rng.binomial(k - j, low)).astype(float)
 
     return Sampler(draw=draw, per_step=False, k=k)
