@@ -9,7 +9,8 @@ U > px_X, U −= px_X, px_{X+1} = ((n − X)·p·px_X)/((X + 1)·q) (p ≤ ½; f
 non-decreasing step function of U: X(U) = #{j : U > t_j} with t_j the largest grid point at which
 the walk has stopped by step j. dpviz finds these thresholds once per (n, p), with the same
 floating-point steps as numpy, draws the uniforms with ``Generator.random`` (the same ``next_double``
-calls, so the generator ends where numpy's leaves it) and counts the thresholds below each. A walk
+calls, so the generator ends where numpy's leaves it) and counts the thresholds below each
+(``dpviz.attack.lookup``). A walk
 past its bound (numpy then draws a new U, probability about 10^-16) and every other case (an array n,
 numpy's BTPE branch) are left to numpy itself. tests/attack/test_binomial.py holds the draws and the
 generator's state to numpy's, bit for bit.
@@ -22,6 +23,8 @@ import math
 
 import numpy as np
 from numpy.typing import NDArray
+
+from dpviz.attack.lookup import Lookup
 
 GRID = 2.0 ** -53
 """numpy's uniforms are whole multiples of 2^-53 in [0, 1)."""
@@ -36,10 +39,6 @@ moves it by at most half a grid point per step; a threshold outside is found by 
 INVERSION_MEAN = 30.0
 """numpy draws by inversion when n·min(p, 1 − p) is at most this (its ``random_binomial``)."""
 
-TABLE_BITS = 12
-"""Uniforms are first placed among 2^12 equal cells (a table lookup), then moved past the thresholds
-inside their cell."""
-
 CACHED = 64
 """(n, p) pairs whose thresholds are kept: a walk of the attack lab revisits a few."""
 
@@ -51,36 +50,14 @@ def binomial(rng: np.random.Generator, n: int, p: float, size: int) -> NDArray[n
     small = 1.0 - p if flip else p  # numpy's own q = 1.0 − p for p > ½
     if n <= 0 or p == 0.0 or small * n > INVERSION_MEAN or size <= 0:
         return rng.binomial(n, p, size=size)
-    table = _thresholds(int(n), small)
+    t, count_below = _thresholds(int(n), small)
     state = rng.bit_generator.state
     u = rng.random(size)
-    x = _count_below(table, u)
-    if np.any(u > table.last):  # numpy's walk went past its bound and drew again: let numpy draw
+    x = count_below(u)  # #{j : t_j < u}
+    if np.any(u > t[-1]):  # numpy's walk went past its bound and drew again: let numpy draw
         rng.bit_generator.state = state
         return rng.binomial(n, p, size=size)
     return n - x if flip else x
-
-
-class _Table:
-    """The thresholds t_0 ≤ … ≤ t_bound of Bin(n, p) (p ≤ ½) and a lookup of the cell each uniform
-    falls in."""
-
-    def __init__(self, t: NDArray[np.float64]) -> None:
-        self.padded = np.append(t, math.inf)
-        self.last = float(t[-1])
-        cells = 1 << TABLE_BITS
-        self.start = np.searchsorted(t, np.arange(cells) / cells, side="left").astype(np.int64)
-
-
-def _count_below(table: _Table, u: NDArray[np.float64]) -> NDArray[np.int64]:
-    """#{j : u > t_j} for each u: the count of thresholds below its cell's start, then one step per
-    threshold inside the cell, for the few uniforms whose cell holds one."""
-    x = table.start[(u * (1 << TABLE_BITS)).astype(np.intp)]
-    moving = np.flatnonzero(u > table.padded[x])  # only uniforms in a cell holding a threshold
-    while moving.size:
-        x[moving] += 1
-        moving = moving[u[moving] > table.padded[x[moving]]]
-    return x
 
 
 def inversion_steps(n: int, p: float) -> tuple[list[float], int]:
@@ -117,7 +94,7 @@ def _bisected(px: list[float], j: int) -> float:
 
 
 @functools.lru_cache(maxsize=CACHED)
-def _thresholds(n: int, p: float) -> _Table:
+def _thresholds(n: int, p: float) -> tuple[NDArray[np.float64], Lookup]:
     """t_j = the largest grid point whose walk stops by step j (a running maximum over the steps'
     own largest points, found in a window about the exact sum px_0 + … + px_j)."""
     px, bound = inversion_steps(n, p)
@@ -132,4 +109,5 @@ def _thresholds(n: int, p: float) -> _Table:
     largest = u[steps, np.maximum(stopped.sum(axis=1) - 1, 0)]
     for j in np.flatnonzero(~stopped[:, 0] | stopped[:, -1]):  # not bracketed by the window
         largest[j] = _bisected(px, int(j))
-    return _Table(np.maximum.accumulate(largest))
+    t = np.maximum.accumulate(largest)
+    return t, Lookup(t, 1.0, "left")

@@ -48,8 +48,7 @@ def test_thresholds_are_where_numpys_walk_stops():
     # brute force: numpy's walk from every uniform of a fine grid and near each threshold
     for n, p in [(10, 0.37754067), (50, 0.2), (7, 0.5)]:
         px, bound = B.inversion_steps(n, p)
-        table = B._thresholds(n, p)
-        t = table.padded[:-1]
+        t, _ = B._thresholds(n, p)
         grid = np.floor(np.linspace(0, 1, 2001) * 2 ** 53).clip(0, 2 ** 53 - 1) * B.GRID
         for u in [*grid, *t, *(t + B.GRID)]:  # uniforms are whole multiples of 2^-53
             if u < 0 or u > B.TOP:
@@ -59,7 +58,7 @@ def test_thresholds_are_where_numpys_walk_stops():
                 w -= px[x]
                 x += 1
             if x > bound:  # past the bound: numpy would draw again, and so does the table say
-                assert u > table.last
+                assert u > t[-1]
             else:
                 assert int(np.sum(u > t)) == x
 
@@ -69,8 +68,9 @@ def test_a_walk_past_its_bound_is_left_to_numpy(monkeypatch):
     # draw is then numpy's own from the same state (the check that sends it there can fail)
     real = B._thresholds.__wrapped__
 
-    def short(n: int, p: float) -> B._Table:
-        return B._Table(real(n, p).padded[:3])
+    def short(n: int, p: float) -> tuple[np.ndarray, B.Lookup]:
+        t = real(n, p)[0][:3]
+        return t, B.Lookup(t, 1.0, "left")
 
     monkeypatch.setattr(B, "_thresholds", short)
     same_as_numpy(10, 0.3, 10_000, 1)
@@ -78,12 +78,12 @@ def test_a_walk_past_its_bound_is_left_to_numpy(monkeypatch):
 
 def test_a_wrong_threshold_is_caught():
     # the comparison above can fail: one threshold moved by one grid point changes some draws
-    table = B._thresholds(10, 0.3)
+    t, count_below = B._thresholds(10, 0.3)
     u = np.random.default_rng(2).random(200_000)
-    moved = table.padded[:-1].copy()
+    moved = t.copy()
     u[0] = moved[2]  # a uniform exactly on a threshold
     moved[2] -= B.GRID
-    assert not np.array_equal(B._count_below(B._Table(moved), u), B._count_below(table, u))
+    assert not np.array_equal(B.Lookup(moved, 1.0, "left")(u), count_below(u))
 
 
 @pytest.mark.parametrize("p", [np.array([0.62, 0.38]), np.array([0.6, 0.3, 0.1]),

@@ -153,18 +153,43 @@ def test_multinomial_counts_fail_a_wrong_law():
     assert abs(m / 200_000 - expected) > 5 * math.sqrt(expected * (1 - expected) / 200_000)
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_searchsorted_right_is_numpys(seed):
-    from dpviz.attack.sampling import searchsorted_right
+@pytest.mark.parametrize("side", ["left", "right"])
+@pytest.mark.parametrize("seed", range(8))
+def test_lookup_is_numpys_searchsorted(seed, side):
+    from dpviz.attack.lookup import Lookup
 
     rng = np.random.default_rng(seed)
     mass = rng.random(int(rng.integers(1, 2000)))
     if seed % 2:
         mass[rng.random(mass.size) < 0.5] = 0.0  # atoms of mass 0: repeated cdf values
+    if seed % 4 == 3:
+        mass[: mass.size // 2] *= 1e-12  # half the values crowded into the first cell
     cdf = np.cumsum(mass)
-    keys = rng.random(int(rng.integers(0, 50_000))) * max(cdf[-1], 1.0)
-    keys[: keys.size // 10] = rng.choice(cdf, keys.size // 10)  # keys equal to a cdf value: ties
-    assert np.array_equal(searchsorted_right(cdf, keys), np.searchsorted(cdf, keys, side="right"))
+    top = max(float(cdf[-1]), 1.0)
+    keys = rng.random(int(rng.integers(0, 50_000))) * top
+    keys[: keys.size // 10] = rng.choice(cdf, keys.size // 10)  # keys equal to a value: ties
+    keys[keys.size // 10: keys.size // 5] = np.nextafter(rng.choice(cdf, keys.size // 5 - keys.size // 10), 0)
+    if seed == 5:
+        keys[:50] = -1.0  # outside [0, top]: still exact
+        keys[50:100] = 2 * top
+    assert np.array_equal(Lookup(cdf, top, side)(keys), np.searchsorted(cdf, keys, side=side))
+
+
+def test_lookup_hints_are_never_past_the_answer():
+    # a hint never past the answer: from index 0 the steps still find it; a hint past it (which the
+    # lowered edges rule out) would give wrong indices, so the check above can fail
+    from dpviz.attack.lookup import Lookup
+
+    rng = np.random.default_rng(3)
+    cdf = np.cumsum(rng.random(500))
+    keys = rng.random(20_000) * cdf[-1]
+    lookup = Lookup(cdf, float(cdf[-1]), "right")
+    want = np.searchsorted(cdf, keys, side="right")
+    assert np.all(lookup.start[(keys * lookup.scale).astype(int)] <= want)
+    lookup.start[:] = 0
+    assert np.array_equal(lookup(keys), want)
+    lookup.start[:] = cdf.size
+    assert not np.array_equal(lookup(keys), want)
 
 
 @pytest.mark.parametrize("kind,params", [("canonical", {"eps0": 0.5}), ("laplace", {"scale": 1.0}),
