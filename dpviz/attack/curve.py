@@ -115,6 +115,14 @@ def cp_upper(count: NDArray[np.int64] | int, n: int, level: float) -> NDArray[np
     return np.where(x >= n, 1.0, up)
 
 
+def cp_upper_each(count: NDArray[np.int64], n: int, level: float) -> NDArray[np.float64]:
+    """``cp_upper`` of each count, each distinct count computed once (the same floats: scipy's beta
+    quantile is computed element by element). A candidate threshold and the next float above it
+    mostly count the same trials, so half of the quantiles were repeated (issue 20)."""
+    distinct, where = np.unique(count, return_inverse=True)
+    return cp_upper(distinct, n, level)[where]
+
+
 def cp_lower(count: NDArray[np.int64] | int, n: int, level: float) -> NDArray[np.float64]:
     """One-sided Clopper–Pearson lower bound: P(true rate ≥ bound) ≥ ``level``."""
     x = np.asarray(count, dtype=float)
@@ -206,7 +214,7 @@ def certify(s_in: NDArray[np.float64], s_out: NDArray[np.float64], *, delta: flo
     cand = np.unique(finite_quantiles(pooled, CANDIDATES)) if np.isfinite(pooled).any() else np.zeros(0)
     cand = np.unique(np.concatenate([cand, np.nextafter(cand, math.inf), [math.inf]]))
     fa, md = error_counts(sel_in, sel_out, cand)
-    score = epsilon_shown(cp_upper(fa, half, level), cp_upper(md, half, level), delta)
+    score = epsilon_shown(cp_upper_each(fa, half, level), cp_upper_each(md, half, level), delta)
     best = int(np.argmax(score))
     t = float(cand[best])
     test_in, test_out = s_in[half:], s_out[half:]
