@@ -45,12 +45,17 @@ AIM = 0.7
 
 SEARCH_STEPS = 60
 
+MEASUREMENTS = 3
+"""Most widths whose single steps are discretised to measure the second moments (the last one kept
+is also the composition's, ``composed.discretized``)."""
+
 TILT_SHARE = 0.2
 """The composition is tilted where the untilted round-off would take more than this share of the
 target width (``refine``'s rule for a pilot: a fifth of the width aimed for)."""
 
 TILT_DELTA = 1e-9
-"""Below this δ the composition is tilted at the predicted ε in any case (as ``refine.PRETILT_DELTA``)."""
+"""Below this δ a composition of laws with unbounded losses is tilted at the predicted ε in any case
+(as ``refine.PRETILT_DELTA``)."""
 
 
 @dataclass(frozen=True)
@@ -67,9 +72,10 @@ class Prediction:
 
 
 def smooth(parts: Parts) -> bool:
-    """True when every law is continuous without atoms: the width law of the module applies."""
-    return all(law.continuous is not None and not np.any((law.p > 0) | (law.q > 0)) and law.p_inf == 0
-               for law, _ in parts)
+    """True when every law has a continuous part and no mass at ±∞: the width law of the module
+    applies. Atoms are allowed where the grid holds them exactly (``predict``'s ``lattice``: a
+    Laplace law's two atoms on grid points, its continuous part between them)."""
+    return all(law.continuous is not None and law.p_inf == 0 and law.q_neg_inf == 0 for law, _ in parts)
 
 
 def saddlepoint(parts: Sequence[tuple[LossLaw, int]], delta: float,
@@ -119,7 +125,8 @@ def _singles(parts: Sequence[tuple[LossLaw, int]], h: float, tail: float,
              pessimistic: bool) -> list[tuple[GridPLD, int]]:
     """One step of each part as ``composed.compose`` discretises it (and keeps it for it)."""
     share = tail / (2 * len(parts))
-    return [(composed.discretized(law, h, share / k, pessimistic, 0.0), k) for law, k in parts]
+    return [(composed.discretized(law, h, share / k, pessimistic, composed.law_offset(law, h)), k)
+            for law, k in parts]
 
 
 def width_at(parts: Sequence[tuple[LossLaw, int]], h: float, theta: float, tail: float) -> float:
@@ -162,17 +169,23 @@ def round_off(parts: Sequence[tuple[LossLaw, int]], h: float, tail: float, theta
             2.0 * tilted * (1.0 + theta) * math.sqrt(2.0 * math.pi * curvature))
 
 
+def _snapped(h: float, lattice: float | None) -> float:
+    """The largest divisor of ``lattice`` that is ≤ h (h itself without one)."""
+    return h if lattice is None else lattice / math.ceil(lattice / h)
+
+
 def _second_moment(g: GridPLD) -> float:
     x = g.losses
     return float(np.einsum("i,i,i->", g.mass, x, x))
 
 
-def predict(parts: Parts, *, delta: float, accuracy: float, tail: float,
-            budget: Budget | None = None) -> Prediction | None:
+def predict(parts: Parts, *, delta: float, accuracy: float, tail: float, budget: Budget | None = None,
+            lattice: float | None = None) -> Prediction | None:
     """h aiming at ``AIM`` of the width ``accuracy``·max(ε, 0.05), for smooth laws (None otherwise):
     a first guess from ``SECOND_MOMENT``, corrected once by the measured second moments; the tilt
     where the untilted round-off would take more than ``TILT_SHARE`` of the width (or δ is below
-    ``TILT_DELTA``), and the round-off's share taken off the width the discretisation may use."""
+    ``TILT_DELTA``), and the round-off's share taken off the width the discretisation may use.
+    ``lattice``: every h tried divides it (the composition's atoms on grid points, ``refine._anchor``)."""
     if not smooth(parts):
         return None
     best: tuple[float, float, float, list[tuple[LossLaw, int]]] | None = None
@@ -186,9 +199,10 @@ def predict(parts: Parts, *, delta: float, accuracy: float, tail: float,
         return None
     target = accuracy * max(eps, 0.05)
     kk = sum(k for _, k in dom)
-    h = min(0.05, math.sqrt(2.0 * AIM * target / (SECOND_MOMENT * kk * (1.0 + theta))))
+    h = _snapped(min(0.05, math.sqrt(2.0 * AIM * target / (SECOND_MOMENT * kk * (1.0 + theta)))), lattice)
+    unbounded = all(math.isinf(law.max_loss()) for law, _ in parts)
     aim = AIM * target
-    for _ in range(2):
+    for attempt in range(MEASUREMENTS):
         try:  # the single steps at h are discretised: only within the budget the composition has
             budgets.check(cost(parts, h=h, tail=tail), budget)
         except (OverBudget, ParameterError):
@@ -197,9 +211,9 @@ def predict(parts: Parts, *, delta: float, accuracy: float, tail: float,
         if not w > 0:
             return None  # the steps are not smooth on this grid: the pilot and refinement decide
         plain, tilted = round_off(dom, h, tail, theta, curvature, delta)
-        tilt = delta < TILT_DELTA or plain > TILT_SHARE * target
+        tilt = (unbounded and delta < TILT_DELTA) or plain > TILT_SHARE * target
         aim = max(AIM * target - (tilted if tilt else plain), 0.25 * AIM * target)
-        if 0.5 * aim <= w <= 1.4 * aim:
-            break
-        h = min(0.05, h * min(4.0, max(0.25, math.sqrt(aim / w))))
+        if 0.5 * aim <= w <= 1.15 * aim or attempt == MEASUREMENTS - 1:
+            break  # h is the width measured last
+        h = _snapped(min(0.05, h * min(4.0, max(0.25, math.sqrt(aim / w)))), lattice)
     return Prediction(h=h, epsilon=eps, theta=theta, width=w, tilt=tilt)

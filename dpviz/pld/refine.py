@@ -123,10 +123,10 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
     if lattice is None:
         lattice = _anchor(parts)
         req.offsets = True
-    if delta is not None and lattice is None:
-        guess = predict(parts, delta=delta, accuracy=accuracy, tail=tail, budget=budget)
+    if delta is not None:
+        guess = predict(parts, delta=delta, accuracy=accuracy, tail=tail, budget=budget, lattice=lattice)
         if guess is not None:
-            return _predicted(req, guess)
+            return _predicted(req, guess, lattice)
     hh = pilot_h(parts)
     if lattice is not None:
         hh = lattice / math.ceil(lattice / hh)
@@ -164,7 +164,7 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
     return _refine(req, c, hh, lattice, pending=req.tilt is not None)
 
 
-def _predicted(req: _Target, guess: Prediction) -> Composed:
+def _predicted(req: _Target, guess: Prediction, lattice: float | None) -> Composed:
     """One composition at the predicted width (``dpviz.pld.predict``), tilted at the predicted ε
     where the untilted round-off would matter; refined by the h² law only if it misses the
     accuracy (docs/MATH.md §17.9)."""
@@ -181,7 +181,7 @@ def _predicted(req: _Target, guess: Prediction) -> Composed:
         c = req.run(guess.h)
     if req.ratio(c) <= 1.0:
         return c
-    return _refine(req, c, guess.h, None)
+    return _refine(req, c, guess.h, lattice)
 
 
 def _refine(req: _Target, c: Composed, hh: float, lattice: float | None, *,

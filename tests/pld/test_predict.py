@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from dpviz.mechanisms import gaussian, laplace
+from dpviz.mechanisms import canonical, gaussian, laplace
 from dpviz.mechanisms.subsampling import subsample_remove
 from dpviz.pld import accountant, composed, predict, refine
 from dpviz.pld.refine import _bare, target_tail
@@ -52,12 +52,32 @@ def test_predicted_width_matches_the_composition(q, sigma, k, delta):
     assert guess.epsilon == pytest.approx(0.5 * (lo + up), rel=0.1)
 
 
-def test_laws_with_atoms_are_not_predicted():
-    """Laplace's loss law has atoms at ±1/b: the second-moment law does not hold there (the pilot
-    and refinement choose h)."""
-    parts = [(laplace.loss_law(scale=2.0), 50)]
-    assert not predict.smooth(parts)
-    assert predict.predict(parts, delta=1e-6, accuracy=2e-4, tail=1e-12) is None
+def test_laws_with_atoms_on_their_lattice_are_predicted():
+    """Laplace's loss law has atoms at ±1/b: on a grid dividing their distance (and shifted onto
+    them) both grids keep them exactly, and the second-moment law holds for the continuous part
+    between. Every h tried divides the lattice; mass at +∞ (a law without one) is not predicted."""
+    law = laplace.loss_law(scale=3.729)  # the benchmark's setting: 96 steps, δ = 5.4e-9
+    lattice = 2.0 / 3.729
+    guess = predict.predict([(law, 96)], delta=5.4e-9, accuracy=2e-4, tail=1e-13, lattice=lattice)
+    assert guess is not None
+    assert lattice / guess.h == pytest.approx(round(lattice / guess.h), rel=1e-12)
+    c = composed.compose([(law, 96)], h=guess.h, tail=1e-13, total=True, offsets=True)
+    lo, up = _bare(c).epsilon(5.4e-9)
+    assert lo is not None and up is not None
+    assert (up - lo) / 1.6 <= guess.width <= 1.6 * (up - lo)
+    assert not predict.smooth([(canonical.loss_law(eps0=1.0, delta0=1e-3), 10)])
+
+
+def test_a_missed_prediction_is_refined():
+    """Laplace b = 2, 50 steps, δ = 1e-6: ε ≈ 18.75 sits among the composed atoms' lattice, where
+    the second-moment law under-states the width about 13-fold (8.7e-3 read at the predicted
+    h = 1/27). The refinement by the h² law then meets the accuracy, and the interval holds the
+    value of a fixed fine grid (h = 1/200, an independent certified run)."""
+    law = laplace.loss_law(scale=2.0)
+    g = accountant.epsilon_bounds([(law, 50)], delta=1e-6)
+    fine = accountant.epsilon_bounds([(law, 50)], delta=1e-6, h=1.0 / 200)
+    assert g.relative_width <= 2e-4
+    assert g.lower <= fine.upper and fine.lower <= g.upper
 
 
 def test_one_composition_where_the_prediction_holds(monkeypatch):

@@ -34,8 +34,8 @@ def test_no_tilted_rerun_where_round_off_is_minor(monkeypatch):
 def test_tilted_rerun_where_round_off_matters(monkeypatch):
     law = subsample_remove(laplace.loss_law(scale=2.0), rate=0.1)
     g, _tilts = _runs(monkeypatch, [(law, 1000)], 1e-10)
-    assert g.relative_width <= 1e-3
-    assert 10.2807 <= g.lower <= g.upper <= 10.2809  # dp-accounting 0.6.0: 10.2808 (test_accountant)
+    assert g.relative_width <= 2e-4
+    assert g.lower <= 10.28082 <= g.upper  # dp-accounting 0.6.0: 10.2808 (test_accountant)
 
 
 def test_late_tilt_where_finer_grids_carry_more_round_off():
