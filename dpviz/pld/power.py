@@ -277,7 +277,11 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     edges = {(False, 1.0): found[0], (False, -1.0): found[1]}
     edges[True, 1.0], edges[True, -1.0] = (found[2], found[3]) if theta > 0 else (found[0], found[1])
     x_hi = max(edges[False, 1.0][0], edges[True, 1.0][0])
-    x_lo = min(edges[False, -1.0][0], edges[True, -1.0][0])
+    # below the window, untilted mass is moved to its lowest point (pessimistic) or dropped: sound at
+    # every ε, and no change of δ(ε) above that point. With a tilt, δ is read near the tilt point, so
+    # the window starts where the tilted measure does (its aliased copy is charged as before): the
+    # bulk of the untilted law, far below ε when δ is small, is not transformed (§17.2)
+    x_lo = edges[True, -1.0][0] if theta > 0 else edges[False, -1.0][0]
     s_lo = max(s_min, math.floor((x_lo - offset) / h) - 1) if math.isfinite(x_lo) else s_min
     s_hi = min(s_max, math.ceil((x_hi - offset) / h) + 1) if math.isfinite(x_hi) else s_max
     s_hi = max(s_hi, s_lo)
