@@ -153,6 +153,12 @@ class Gaussian(Mechanism):
 
         return gaussian_rdp(order=order, mu=self.mu)
 
+    def rdp_curve(self, orders: tuple[int, ...]) -> np.ndarray:
+        """``rdp`` at every order in one array pass: μ checked once (it was, per order, most of a
+        subsampled Gaussian's Rényi curve: 2,046 orders), the same floats ((λ·μ)·μ)/2."""
+        m = self.mu
+        return np.asarray(orders, dtype=float) * m * m / 2.0
+
     def step_guarantee(self, delta: float) -> Guarantee:
         """(ε(δ), δ) from the exact curve (Steinke Cor. 8), ε rounded up."""
         _, eps = epsilon_bracket(delta=delta, sigma=self.sigma, sensitivity=self.sensitivity)

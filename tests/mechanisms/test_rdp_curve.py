@@ -61,3 +61,13 @@ def test_a_law_with_mass_at_infinity_has_an_infinite_curve():
     directions = law.both_directions()
     assert any(d.p_inf > 0 for d in directions)
     assert all(math.isinf(v) for v in law_rdp_curve(next(d for d in directions if d.p_inf > 0), ORDERS))
+
+
+@pytest.mark.parametrize(("sigma", "sensitivity"), [(0.3, 1.0), (1.1, 1.0), (7.7, 2.5), (1e-5, 1.0)])
+def test_gaussian_curve_is_its_orders_bit_for_bit(sigma: float, sensitivity: float) -> None:
+    """The Gaussian's own array pass gives each order's ``rdp`` float exactly (Steinke Lemma 33.4)."""
+    from dpviz.mechanisms.gaussian import Gaussian
+
+    g = Gaussian(sigma=sigma, sensitivity=sensitivity)
+    orders = tuple(range(2, 2049))
+    assert np.array_equal(g.rdp_curve(orders), np.array([g.rdp(o) for o in orders], dtype=float))
