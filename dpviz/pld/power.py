@@ -50,7 +50,7 @@ NEWTON_STEPS = 40
 usually stop after a few. Any t (or θ) gives a valid bound; the search only makes it tight."""
 
 SEARCH_BINS = 1024
-"""Most bins a part has in the Newton searches for t and θ (``_cumulants``): bins are merged in groups
+"""Most bins a part has in the Newton searches for t and θ (``cumulants``): bins are merged in groups
 of equal count, each at its mass-weighted mean loss. Any t and θ give valid bounds (those are computed
 on the whole grid, ``log_mgf_many``); the merged law only locates them, for a fraction of the work."""
 
@@ -58,7 +58,7 @@ on the whole grid, ``log_mgf_many``); the merged law only locates them, for a fr
 @dataclass(frozen=True)
 class _Part:
     """One part for Λ: its finite losses, ln-masses, count and largest |loss|; ``search_loss`` and
-    ``search_log_m`` the same law merged to at most ``SEARCH_BINS`` bins (``_cumulants``)."""
+    ``search_log_m`` the same law merged to at most ``SEARCH_BINS`` bins (``cumulants``)."""
 
     loss: NDArray[np.float64]
     log_m: NDArray[np.float64]
@@ -68,7 +68,7 @@ class _Part:
     search_log_m: NDArray[np.float64]
 
 
-def _part(g: GridPLD, k: int) -> _Part:
+def merged_part(g: GridPLD, k: int) -> _Part:
     keep = g.mass > 0
     loss, mass = g.losses[keep], g.mass[keep]
     search_loss, search_mass = loss, mass
@@ -97,7 +97,7 @@ def log_mgf_many(parts: Sequence[_Part], ts: NDArray[np.float64]) -> NDArray[np.
     return total
 
 
-def _cumulants(parts: Sequence[_Part], a: float) -> tuple[float, float, float]:
+def cumulants(parts: Sequence[_Part], a: float) -> tuple[float, float, float]:
     """(Λ(a), Λ′(a), Λ″(a)) as computed, without round-off slack, of the merged parts
     (``SEARCH_BINS``): Σ k·(ln-MGF, mean, variance) of each part tilted by e^{aL}. Only to locate t or θ;
     the bound itself is ``log_mgf_many``."""
@@ -132,7 +132,7 @@ def _edges(parts: Sequence[_Part], specs: Sequence[tuple[float, float, float]], 
         u = math.log(scale)
         for _ in range(NEWTON_STEPS):
             t = math.exp(u)
-            lam, d1, d2 = _cumulants(parts, theta + sign * t)
+            lam, d1, d2 = cumulants(parts, theta + sign * t)
             g = sign * t * d1 - lam + norm + log_tau
             if not math.isfinite(g) or g > 0:
                 hi = u
@@ -154,7 +154,7 @@ def _edges(parts: Sequence[_Part], specs: Sequence[tuple[float, float, float]], 
 def tail_point(grids: Sequence[tuple[GridPLD, int]], log_tail: float) -> float:
     """A loss x with mass above x of the composition Π g_i^{*k_i} at most e^{log_tail} (the Chernoff
     bound of ``_edges``, untilted)."""
-    parts = [_part(g, k) for g, k in grids]
+    parts = [merged_part(g, k) for g, k in grids]
     var = sum(k * g.mean_sd()[1] ** 2 for g, k in grids)
     scale = math.sqrt(2.0 * max(-log_tail, 1.0)) / max(math.sqrt(var), 1e-300)
     return _edges(parts, [(0.0, 0.0, 1.0)], log_tail, scale)[0][0]
@@ -168,12 +168,12 @@ def chernoff_theta(parts: Sequence[_Part], eps: float) -> float:
     measure at ε."""
     span = max(max(abs(eps), p.span) for p in parts)
     a, b = 0.0, TILT_EXPONENT / max(span * len(parts), 1e-12)
-    _lam, d1, d2 = _cumulants(parts, 0.0)
+    _lam, d1, d2 = cumulants(parts, 0.0)
     if d1 >= eps:
         return 0.0
     theta = min((eps - d1) / d2, b) if d2 > 0 else 0.5 * b
     for _ in range(NEWTON_STEPS):
-        _lam, d1, d2 = _cumulants(parts, theta)
+        _lam, d1, d2 = cumulants(parts, theta)
         d = d1 - eps
         if d > 0:
             b = theta
@@ -258,7 +258,7 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
         mass = _direct(grids, pess)
         return GridPLD(h=h, lo=s_min, mass=mass, p_inf=p_inf, pessimistic=pess, top=top,
                        offset=offset).truncated(tail=tail)
-    coarse = [_part(g, k) for g, k in grids]
+    coarse = [merged_part(g, k) for g, k in grids]
     theta = 0.0 if tilt_at is None else chernoff_theta(coarse, tilt_at)
     # normalisers λ_i, ln Σ_j g_j e^{θL_j} with ln g_j in the exponent: SciPy's ``b=`` weights
     # overflow (to λ = ∞) when the largest θL_j has a subnormal weight and the rest do not

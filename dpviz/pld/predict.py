@@ -1,7 +1,8 @@
 """The grid width of a PLD composition chosen before any transform (docs/MATH.md §17.9).
 
-For laws without atoms (Gaussian, subsampled Gaussian and their mixes) the certified interval's
-width is set by the discretisation, and that has a simple first-order law. Both grids keep each
+For laws with a continuous part (Gaussian, Laplace, subsampled, and their mixes; atoms on grid
+points, where both grids keep them exactly) the certified interval's width is set by the
+discretisation of the continuous part, and that has a simple first-order law. Both grids keep each
 cell's P- and Q-mass (connect-the-dots, post-processing), so a grid's perturbation Δ of one step's
 P-law has ∫dΔ = ∫e^{−x}dΔ(x) = 0, and its effect on the composed δ(ε) is, to second order,
 
@@ -32,7 +33,7 @@ from dpviz.pld import composed, fft
 from dpviz.pld.cost import COST_CELLS, Parts, coarse_grid, cost, directions
 from dpviz.pld.grid import GridPLD, composed_bins
 from dpviz.pld.law import LossLaw
-from dpviz.pld.power import _cumulants, _part
+from dpviz.pld.power import cumulants, merged_part
 from dpviz.validation import ParameterError
 
 SECOND_MOMENT = 0.3
@@ -87,13 +88,13 @@ def saddlepoint(parts: Sequence[tuple[LossLaw, int]], delta: float,
     merged = []
     for law, k in parts:
         lo, hi = law.support(tail)
-        merged.append(_part(coarse_grid(law, max((hi - lo) / COST_CELLS, 1e-9), tail), k))
+        merged.append(merged_part(coarse_grid(law, max((hi - lo) / COST_CELLS, 1e-9), tail), k))
     span = max(p.span for p in merged)
     log_delta = math.log(delta)
 
     def excess(theta: float) -> tuple[float, float, float]:
         """ln of the approximate δ at θ minus ln δ, with Λ′ and Λ″ there."""
-        lam, d1, d2 = _cumulants(merged, theta)
+        lam, d1, d2 = cumulants(merged, theta)
         if not (d2 > 0 and math.isfinite(lam)):
             return -math.inf, d1, d2
         f = lam - theta * d1 - math.log(theta * (1.0 + theta)) - 0.5 * math.log(2 * math.pi * d2)
@@ -181,7 +182,7 @@ def _second_moment(g: GridPLD) -> float:
 
 def predict(parts: Parts, *, delta: float, accuracy: float, tail: float, budget: Budget | None = None,
             lattice: float | None = None) -> Prediction | None:
-    """h aiming at ``AIM`` of the width ``accuracy``·max(ε, 0.05), for smooth laws (None otherwise):
+    """h aiming at ``AIM`` of the width ``accuracy``·max(ε, 0.05) where ``smooth`` (None otherwise):
     a first guess from ``SECOND_MOMENT``, corrected once by the measured second moments; the tilt
     where the untilted round-off would take more than ``TILT_SHARE`` of the width (or δ is below
     ``TILT_DELTA``), and the round-off's share taken off the width the discretisation may use.
