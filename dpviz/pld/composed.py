@@ -137,10 +137,10 @@ def _dominant(ups: Sequence[GridPLD], delta: float | None) -> list[int]:
     every = list(range(len(ups)))
     if delta is None or len(ups) < 2:
         return every
-    reads = [g.epsilon(delta) for g in ups]
-    if any(r is None for r in reads):
+    reads = [r for r in (g.epsilon(delta) for g in ups) if r is not None]
+    if len(reads) < len(ups):
         return every
-    return [max(every, key=lambda i: reads[i])]  # type: ignore[arg-type, return-value]
+    return [int(np.argmax(reads))]
 
 
 COARSENINGS = 4

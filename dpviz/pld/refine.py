@@ -1,11 +1,11 @@
 """Choosing the grid of a PLD composition: width, tilt and truncation for a target (docs/MATH.md §7.4, §16).
 
 ``composition`` returns composed grids (``dpviz.pld.composed``) for a target δ (or ε) whose certified
-interval is within ``accuracy``: atoms-only laws on a common lattice use that lattice (exact);
-laws without atoms at a δ target at the width predicted from the single steps (``dpviz.pld.predict``,
-docs/MATH.md §17.9), refined only if it misses; otherwise a pilot width from the single steps'
-spread, refined by the second-order error law (width ∝ h²) until the interval is narrow enough or
-the next grid is over the budget. Where the round-off
+interval is within ``accuracy``: atoms-only laws on a common lattice use that lattice (exact); laws
+with a continuous part, at a δ target, the width predicted from the single steps (on a divisor of
+their atoms' lattice; ``dpviz.pld.predict``, docs/MATH.md §17.9), refined only if it misses;
+otherwise a pilot width from the single steps' spread, refined by the second-order error law (width
+∝ h²) until the interval is narrow enough or the next grid is over the budget. Where the round-off
 bound widens the interval, the transforms are redone on masses tilted by the Chernoff θ of the target
 (``dpviz.pld.power``), so that the round-off is relative to the tail δ is made of; a pilot that
 misses the accuracy is not redone, the tilt applies from its first refinement on.
