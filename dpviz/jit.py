@@ -17,7 +17,8 @@ from __future__ import annotations
 import logging
 import threading
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 Functions = Mapping[str, Callable[..., Any]]
@@ -61,6 +62,18 @@ class Loops:
             functions = self.compiled()
             return functions, not self._failed
         return self.interpreted(), False
+
+    @contextmanager
+    def forced(self, compiled: bool) -> Iterator[None]:
+        """Every run in the block takes the compiled (``compiled``) or the interpreted functions,
+        whatever the process has run so far: for the tests that compare the two bit for bit."""
+        chosen = self.compiled() if compiled else self.interpreted()
+        original = self.pick
+        self.pick = lambda steps: (chosen, compiled)  # type: ignore[method-assign]
+        try:
+            yield
+        finally:
+            self.pick = original  # type: ignore[method-assign]
 
     def compiled(self) -> Functions:
         """The compiled functions (``build``, then ``warm``), built once per process, one thread at a

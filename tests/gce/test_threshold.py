@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
 
 import mpmath as mp
 import numpy as np
@@ -100,12 +99,9 @@ def test_the_walks_against_the_direct_sums(k: int, frac: float, eps0: float) -> 
         assert np.all(np.abs(ours - old) <= tolerance), (k, k2, eps0, np.max(np.abs(ours - old)))
 
 
-@contextmanager
 def _walks(compiled: bool):
-    with pytest.MonkeyPatch.context() as patch:
-        chosen = threshold.LOOPS.compiled() if compiled else threshold.LOOPS.interpreted()
-        patch.setattr(threshold.LOOPS, "pick", lambda steps: (chosen, compiled))
-        yield
+    """Every walk in the block runs compiled (``compiled``) or in the interpreter."""
+    return threshold.LOOPS.forced(compiled)
 
 
 def test_the_walks_are_compiled() -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -18,13 +16,9 @@ from dpviz.regions.methods import method_slack_region, slack_module
 SLACK_METHODS = [m for m in METHODS if slack_module(m) is not None]
 
 
-@contextmanager
 def _walks(compiled: bool):
     """Every walk in the block runs compiled (``compiled``) or in the interpreter."""
-    with pytest.MonkeyPatch.context() as mp:
-        chosen = walks.LOOPS.compiled() if compiled else walks.LOOPS.interpreted()
-        mp.setattr(walks.LOOPS, "pick", lambda steps: (chosen, compiled))
-        yield
+    return walks.LOOPS.forced(compiled)
 
 
 def _both(fn):
