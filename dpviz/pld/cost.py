@@ -105,7 +105,14 @@ def check_bins(worst: int, h: float) -> int:
 def cost(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL) -> Cost:
     """Estimated time and memory of ``compose`` at width h (``dpviz.budget`` units): every law
     discretised twice per direction, and per direction and bound one forward transform per part
-    and one inverse (docs/MATH.md §17), each of at most the planned composed grid."""
+    and one inverse (docs/MATH.md §17), each of at most the planned composed grid. Kept per
+    (parts, h, tail): the width prediction checks the budget at the width the composition then
+    checks again."""
+    return _cost(tuple((law, int(k)) for law, k in parts), float(h), float(tail))
+
+
+@lru_cache(maxsize=64)
+def _cost(parts: tuple[tuple[LossLaw, int], ...], h: float, tail: float) -> Cost:
     return transforms_cost(parts, transforms=len(parts) + 1, h=h, tail=tail)
 
 
