@@ -171,3 +171,16 @@ def test_per_frequency_round_off_bound_against_exact_binomials(tilt_at: float | 
         truth = math.fsum(float(m) * -math.expm1(eps - x)
                           for m, x in zip(exact, losses, strict=True) if x > eps)
         assert got.delta(float(eps)) >= truth
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 20_000), st.floats(-30, 1), st.integers(0, 2**32 - 1))
+def test_truncation_reads_the_same_index_off_a_prefix(n: int, log_tail: float, seed: int) -> None:
+    """``grid._within`` (running sums over a doubling prefix) gives the index of the whole
+    cumulative sum, so truncation keeps the same bins."""
+    from dpviz.pld.grid import _within
+
+    rng = np.random.default_rng(seed)
+    m = rng.random(n) * 10.0 ** rng.uniform(-20, 0, n)
+    tail = 10.0**log_tail
+    assert _within(m, tail) == int(np.searchsorted(np.cumsum(m), tail, side="right"))
