@@ -79,8 +79,19 @@ def subsample_remove(law: LossLaw, *, rate: float) -> LossLaw:
         lo = float(_g(np.array([c.lo]), q)[0]) if math.isfinite(c.lo) else math.log1p(-q)
         hi = float(_g(np.array([c.hi]), q)[0]) if math.isfinite(c.hi) else math.inf
 
+        last: list[tuple[NDArray[np.float64], NDArray[np.float64]] | None] = [None]
+
         def inv(y: NDArray[np.float64]) -> NDArray[np.float64]:
-            return np.clip(_g_inv(y, q), c.lo, c.hi)
+            # the four tails are asked at the same points (a grid's cell edges, a support search's
+            # probes): the inverse of the last array asked is kept, as one (array, inverse) pair
+            # written at once, so that threads sharing the law never read one's array with another's
+            # inverse; never mutated by the tails
+            seen = last[0]
+            if seen is not None and seen[0] is y:
+                return seen[1]
+            x = np.clip(_g_inv(y, q), c.lo, c.hi)
+            last[0] = (y, x)
+            return x
 
         def mix(fq: Tail, fp: Tail) -> Tail:
             def f(y: NDArray[np.float64]) -> NDArray[np.float64]:
