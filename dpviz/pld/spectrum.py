@@ -50,6 +50,12 @@ def twiddles(n: int) -> NDArray[np.complex128]:
     return np.asarray(np.cos(angle) - 1j * np.sin(angle), dtype=np.complex128)
 
 
+SPLIT_MAX_BINS = 1 << 20
+"""Longest transform whose heavy bins are summed directly: its twiddle table (16 bytes a bin, and
+as much again while it is made) is memory the cost estimate does not count. Longer transforms come
+from many steps, where the per-frequency bound decays anyway (``power.compose_power``)."""
+
+
 def _head_size(w: NDArray[np.float64], kappa: float) -> tuple[int, NDArray[np.intp]] | None:
     """The head (size, indices) minimising the per-frequency bound, or None where the plain
     transform's bound is within ``SPLIT_GAIN`` of it."""
@@ -75,7 +81,7 @@ def transform(w: NDArray[np.float64], n_fft: int, kappa: float,
     (≥ 0, zero-padded to ``n_fft``), a bound on |φ̂(f) − φ(f)| at every frequency, and one on
     ‖φ̂ − φ‖₂ over the full spectrum. ``table`` keeps the twiddles per length for the next part."""
     w1 = float(w.sum()) * (1.0 + 2.0 * w.size * U)  # ≥ ‖w‖₁ (w ≥ 0)
-    head = _head_size(w, kappa)
+    head = _head_size(w, kappa) if n_fft <= SPLIT_MAX_BINS else None
     if head is None:
         # Higham Thm 24.2 in ℓ2, and per entry κ‖w‖₁ (each input reaches each output on one path)
         return sfft.rfft(w, n_fft, workers=-1), kappa * w1, kappa * math.sqrt(n_fft) * fft.norm(w)
