@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TypeVar
 
@@ -46,8 +46,6 @@ class Composed:
     note: str = ""
     singles: tuple[GridPLD, ...] = ()
     """The single-step grids composed (both kinds, every direction): their span caps the tilt."""
-    _readings: dict = field(init=False, default_factory=dict, repr=False, compare=False)
-    """ε read at each δ asked (the refinement and the answer ask the same one)."""
 
     def describe(self) -> str:
         """The grid in a few words: width, bins, truncation tail (the time is ``seconds``)."""
@@ -63,11 +61,6 @@ class Composed:
         return max(g.delta(epsilon) for g in self.upper)
 
     def epsilon(self, delta: float) -> tuple[float | None, float | None]:
-        if delta not in self._readings:
-            self._readings[delta] = self._epsilon(delta)
-        return self._readings[delta]
-
-    def _epsilon(self, delta: float) -> tuple[float | None, float | None]:
         lows = [g.epsilon(delta) for g in self.lower]
         ups = [g.epsilon(delta) for g in self.upper]
         lo = None if any(v is None for v in lows) else max(lows)  # type: ignore[type-var]
@@ -93,6 +86,21 @@ def law_offset(law: LossLaw, h: float) -> float:
     return a - math.floor(a / h) * h
 
 
+def on_lattice(h: float, lattice: float | None) -> float:
+    """The largest divisor of ``lattice`` that is ≤ h (h itself without a lattice): a width that keeps
+    the atoms of a lattice on grid points."""
+    return h if lattice is None else lattice / math.ceil(lattice / h)
+
+
+def single_step(law: LossLaw, k: int, *, h: float, tail: float, n_parts: int, pessimistic: bool,
+                total: bool = True, offsets: bool = False) -> GridPLD:
+    """One step of a part of ``n_parts`` as ``compose`` discretises it (kept by ``discretized``).
+    With ``total`` a single step leaves ≤ tail/(2·n_parts·k) beyond its grid, so its k steps leave
+    ≤ tail/(2·n_parts); ``offsets``: the grid shifted onto the law's heaviest atom (``law_offset``)."""
+    off = law_offset(law, h) if offsets else 0.0
+    return discretized(law, h, tail / (2 * n_parts) / k if total else tail, pessimistic, off)
+
+
 def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
             budget: Budget | None = None, total: bool = False, tilt: float | None = None,
             offsets: bool = False, lower_at: float | None = None) -> Composed:
@@ -110,12 +118,10 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
     budgets.check(cost(parts, h=h, tail=tail), budget)
     t0 = time.perf_counter()
     dirs = directions(parts)
-    share = tail / (2 * len(parts))
 
     def single(law: LossLaw, k: int, up: bool) -> GridPLD:
-        # a single step leaves ≤ share/k beyond its grid: its k steps leave ≤ share
-        off = law_offset(law, h) if offsets else 0.0
-        return discretized(law, h, share / k if total else tail, up, off)
+        return single_step(law, k, h=h, tail=tail, n_parts=len(parts), pessimistic=up, total=total,
+                           offsets=offsets)
 
     pess = [[(single(law, k, True), k) for law, k in d] for d in dirs]
     plan_grids(pess, h)

@@ -113,7 +113,14 @@ class GridPLD:
         is smaller still. A lower grid searches below ε₀ for the largest ε it certifies.
 
         A non-finite round-off bound carries no information (review R1): an upper grid then gives
-        only its finite top (bounded laws) or None, a lower grid 0."""
+        only its finite top (bounded laws) or None, a lower grid 0. Kept per δ in ``_cache`` (the
+        refinement, the choice of a lower grid's direction and the answer read the same one)."""
+        key = ("epsilon", delta)
+        if key not in self._cache:
+            self._cache[key] = self._epsilon(delta)
+        return self._cache[key]
+
+    def _epsilon(self, delta: float) -> float | None:
         if not self.informative:
             return self._eps_for(-math.inf) if self.pessimistic else 0.0
         if self.err == 0.0 or self.tilt == 0.0:

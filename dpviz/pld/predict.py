@@ -122,23 +122,24 @@ def saddlepoint(parts: Sequence[tuple[LossLaw, int]], delta: float,
     return d1, theta, d2  # at the last θ evaluated
 
 
-def _singles(parts: Sequence[tuple[LossLaw, int]], h: float, tail: float,
-             pessimistic: bool) -> list[tuple[GridPLD, int]]:
+def _singles(parts: Sequence[tuple[LossLaw, int]], h: float, tail: float, pessimistic: bool,
+             offsets: bool) -> list[tuple[GridPLD, int]]:
     """One step of each part as ``composed.compose`` discretises it (and keeps it for it)."""
-    share = tail / (2 * len(parts))
-    return [(composed.discretized(law, h, share / k, pessimistic, composed.law_offset(law, h)), k)
-            for law, k in parts]
+    return [(composed.single_step(law, k, h=h, tail=tail, n_parts=len(parts), pessimistic=pessimistic,
+                                  offsets=offsets), k) for law, k in parts]
 
 
-def width_at(parts: Sequence[tuple[LossLaw, int]], h: float, theta: float, tail: float) -> float:
+def width_at(parts: Sequence[tuple[LossLaw, int]], h: float, theta: float, tail: float, *,
+             offsets: bool = False) -> float:
     """The predicted width in ε of the composition at width h (module docstring)."""
     d = sum(k * (_second_moment(up) - _second_moment(down)) for (up, k), (down, _k)
-            in zip(_singles(parts, h, tail, True), _singles(parts, h, tail, False), strict=True))
+            in zip(_singles(parts, h, tail, True, offsets), _singles(parts, h, tail, False, offsets),
+                   strict=True))
     return max(d, 0.0) * (1.0 + theta) / 2.0
 
 
 def round_off(parts: Sequence[tuple[LossLaw, int]], h: float, tail: float, theta: float,
-              curvature: float, delta: float) -> tuple[float, float]:
+              curvature: float, delta: float, *, offsets: bool = False) -> tuple[float, float]:
     """The round-off's share of the width in ε, (untilted, tilted at θ), to first order.
 
     ``power.compose_power`` charges E = K·κ·‖b‖₂, b(f) ≈ m(f)^{K−1}, of the (tilted, normalised)
@@ -148,7 +149,7 @@ def round_off(parts: Sequence[tuple[LossLaw, int]], h: float, tail: float, theta
     (untilted) or E·e^{Λ(θ) − θε} (tilted), and both ends of the interval move by err/|δ′(ε)|; by the
     saddlepoint approximation |δ′(ε)| ≈ δ·θ and e^{Λ(θ) − θε} ≈ δ·θ(1 + θ)·√(2πΛ″(θ))
     (``saddlepoint``)."""
-    grids = _singles(parts, h, tail, True)
+    grids = _singles(parts, h, tail, True, offsets)
     n = composed_bins(grids)
     kappa = fft.FFT_C * fft.UNIT_ROUNDOFF * math.log2(max(n, 2))
     kk = sum(k for _, k in grids)
@@ -170,23 +171,19 @@ def round_off(parts: Sequence[tuple[LossLaw, int]], h: float, tail: float, theta
             2.0 * tilted * (1.0 + theta) * math.sqrt(2.0 * math.pi * curvature))
 
 
-def _snapped(h: float, lattice: float | None) -> float:
-    """The largest divisor of ``lattice`` that is ≤ h (h itself without one)."""
-    return h if lattice is None else lattice / math.ceil(lattice / h)
-
-
 def _second_moment(g: GridPLD) -> float:
     x = g.losses
     return float(np.einsum("i,i,i->", g.mass, x, x))
 
 
 def predict(parts: Parts, *, delta: float, accuracy: float, tail: float, budget: Budget | None = None,
-            lattice: float | None = None) -> Prediction | None:
+            lattice: float | None = None, offsets: bool = False) -> Prediction | None:
     """h aiming at ``AIM`` of the width ``accuracy``·max(ε, 0.05) where ``smooth`` (None otherwise):
     a first guess from ``SECOND_MOMENT``, corrected once by the measured second moments; the tilt
     where the untilted round-off would take more than ``TILT_SHARE`` of the width (or δ is below
     ``TILT_DELTA``), and the round-off's share taken off the width the discretisation may use.
-    ``lattice``: every h tried divides it (the composition's atoms on grid points, ``refine._anchor``)."""
+    ``lattice``: every h tried divides it (the composition's atoms on grid points, ``refine._anchor``);
+    ``offsets``: the grids shifted as the composition's will be (``composed.single_step``)."""
     if not smooth(parts):
         return None
     best: tuple[float, float, float, list[tuple[LossLaw, int]]] | None = None
@@ -200,7 +197,8 @@ def predict(parts: Parts, *, delta: float, accuracy: float, tail: float, budget:
         return None
     target = accuracy * max(eps, 0.05)
     kk = sum(k for _, k in dom)
-    h = _snapped(min(0.05, math.sqrt(2.0 * AIM * target / (SECOND_MOMENT * kk * (1.0 + theta)))), lattice)
+    first = math.sqrt(2.0 * AIM * target / (SECOND_MOMENT * kk * (1.0 + theta)))
+    h = composed.on_lattice(min(0.05, first), lattice)
     unbounded = all(math.isinf(law.max_loss()) for law, _ in parts)
     aim = AIM * target
     for attempt in range(MEASUREMENTS):
@@ -208,13 +206,13 @@ def predict(parts: Parts, *, delta: float, accuracy: float, tail: float, budget:
             budgets.check(cost(parts, h=h, tail=tail), budget)
         except (OverBudget, ParameterError):
             return None  # the pilot and refinement coarsen within it
-        w = width_at(dom, h, theta, tail)
+        w = width_at(dom, h, theta, tail, offsets=offsets)
         if not w > 0:
             return None  # the steps are not smooth on this grid: the pilot and refinement decide
-        plain, tilted = round_off(dom, h, tail, theta, curvature, delta)
+        plain, tilted = round_off(dom, h, tail, theta, curvature, delta, offsets=offsets)
         tilt = (unbounded and delta < TILT_DELTA) or plain > TILT_SHARE * target
         aim = max(AIM * target - (tilted if tilt else plain), 0.25 * AIM * target)
         if 0.5 * aim <= w <= 1.15 * aim or attempt == MEASUREMENTS - 1:
             break  # h is the width measured last
-        h = _snapped(min(0.05, h * min(4.0, max(0.25, math.sqrt(aim / w)))), lattice)
+        h = composed.on_lattice(min(0.05, h * min(4.0, max(0.25, math.sqrt(aim / w)))), lattice)
     return Prediction(h=h, epsilon=eps, theta=theta, width=w, tilt=tilt)

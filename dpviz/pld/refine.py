@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from dpviz.budget import Budget, OverBudget
-from dpviz.pld.composed import Composed, coarsening, compose
+from dpviz.pld.composed import Composed, coarsening, compose, on_lattice
 from dpviz.pld.cost import Parts, coarse_grid, cost, cost_above
 from dpviz.pld.law import LossLaw
 from dpviz.pld.power import tail_point
@@ -124,12 +124,13 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
         lattice = _anchor(parts)
         req.offsets = True
     if delta is not None:
-        guess = predict(parts, delta=delta, accuracy=accuracy, tail=tail, budget=budget, lattice=lattice)
+        guess = predict(parts, delta=delta, accuracy=accuracy, tail=tail, budget=budget, lattice=lattice,
+                        offsets=req.offsets)
         if guess is not None:
             return _predicted(req, guess, lattice)
     hh = pilot_h(parts)
     if lattice is not None:
-        hh = lattice / math.ceil(lattice / hh)
+        hh = on_lattice(hh, lattice)
     if delta is not None and 0 < delta < PRETILT_DELTA \
             and all(math.isinf(law.max_loss()) for law, _ in parts):
         req.tilt = chernoff_epsilon(parts, delta)
@@ -146,7 +147,7 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
         c = req.run(hh)
     aim = req.ratio(_bare(c))
     ratio = req.ratio(c)
-    h_next = _on_lattice(hh * max(STEP_FLOOR, 0.75 / math.sqrt(max(aim, 1.0))), lattice)
+    h_next = on_lattice(hh * max(STEP_FLOOR, 0.75 / math.sqrt(max(aim, 1.0))), lattice)
     trusted = ratio <= 2.0 * aim  # the round-off bound widens the pilot by at most its own width
     if ratio <= 1.0 or not 1.0 < aim < math.inf or (
             not trusted and cost_above(req.parts, PENDING_SECONDS, h=h_next, tail=req.tail)):
@@ -213,19 +214,19 @@ def _refine(req: _Target, c: Composed, hh: float, lattice: float | None, *,
                 break
             past += 1
         step = 1.0 / 4.0 if accurate else min(1.0, max(STEP_FLOOR, 0.75 / math.sqrt(max(aim, 1e-300))))
-        last, hh = hh, _on_lattice(hh * step, lattice)
+        last, hh = hh, on_lattice(hh * step, lattice)
         # cheap: the next grid's estimated cost (``cost``: counted work, not a measured time, so the
         # same question always gets the same grid) is below CHEAP_SECONDS; then refine even past the
         # accuracy target and the h1/8 floor, else only towards the target
         if cost_above(req.parts, CHEAP_SECONDS, h=hh, tail=req.tail):
             if accurate:  # past the accuracy a half step (4× narrower) is taken if that one is cheap
-                hh = _on_lattice(last / 2.0, lattice)
+                hh = on_lattice(last / 2.0, lattice)
                 if cost_above(req.parts, CHEAP_SECONDS, h=hh, tail=req.tail):
                     break
             elif i >= REFINEMENTS:
                 break
             else:
-                hh = _on_lattice(max(hh, h1 / 8.0), lattice)
+                hh = on_lattice(max(hh, h1 / 8.0), lattice)
         if hh >= 0.99 * last:  # no finer width allowed (h1/8 reached)
             break
         try:  # a finer grid carries more round-off: tilted where it is not minor (``_Target.tilted``)
@@ -273,11 +274,6 @@ def _bare(c: Composed) -> Composed:
     """The same grids read without their round-off bound (to decide what to compute, never reported)."""
     return replace(c, upper=tuple(replace(g, err=0.0, _cache={}) for g in c.upper),
                    lower=tuple(replace(g, err=0.0, _cache={}) for g in c.lower))
-
-
-def _on_lattice(h: float, lattice: float | None) -> float:
-    """The largest divisor of ``lattice`` that is ≤ h (h itself without a lattice)."""
-    return h if lattice is None else lattice / math.ceil(lattice / h)
 
 
 def _tilt(parts: Parts, c: Composed, *, delta: float | None, epsilon: float | None,

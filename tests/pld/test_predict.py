@@ -53,15 +53,17 @@ def test_predicted_width_matches_the_composition(q, sigma, k, delta):
 
 
 def test_laws_with_atoms_on_their_lattice_are_predicted():
-    """Laplace's loss law has atoms at ±1/b: on a grid dividing their distance (and shifted onto
-    them) both grids keep them exactly, and the second-moment law holds for the continuous part
-    between. Every h tried divides the lattice; mass at +∞ (a law without one) is not predicted."""
+    """Laplace's loss law has atoms at ±1/b: on a grid dividing their lattice (the one the refinement
+    uses, ``refine._lattice``: 1/b, the grid not shifted) both grids keep them exactly, and the
+    second-moment law holds for the continuous part between. Every h tried divides the lattice;
+    mass at +∞ (a law without one) is not predicted."""
     law = laplace.loss_law(scale=3.729)  # the benchmark's setting: 96 steps, δ = 5.4e-9
-    lattice = 2.0 / 3.729
+    lattice = refine._lattice([(law, 96)])
+    assert lattice == pytest.approx(1.0 / 3.729)
     guess = predict.predict([(law, 96)], delta=5.4e-9, accuracy=2e-4, tail=1e-13, lattice=lattice)
     assert guess is not None
     assert lattice / guess.h == pytest.approx(round(lattice / guess.h), rel=1e-12)
-    c = composed.compose([(law, 96)], h=guess.h, tail=1e-13, total=True, offsets=True)
+    c = composed.compose([(law, 96)], h=guess.h, tail=1e-13, total=True)
     lo, up = _bare(c).epsilon(5.4e-9)
     assert lo is not None and up is not None
     assert (up - lo) / 1.6 <= guess.width <= 1.6 * (up - lo)
