@@ -41,6 +41,7 @@ from scipy import fft as sfft
 from dpviz.numerics import logsumexp
 from dpviz.pld import fft
 from dpviz.pld.grid import MAX_BINS, GridPLD
+from dpviz.pld.spectrum import sum_bound
 from dpviz.pld.spectrum import transform as step_transform
 from dpviz.validation import ParameterError
 
@@ -315,7 +316,7 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
         expo = theta * x - v
         w = g.mass * np.exp(expo)
         eta = max(eta, 2.0 * U * (float(np.abs(theta * x).max()) + abs(v) + 3.0))
-        w1 = float(w.sum()) * (1.0 + 2.0 * w.size * U)  # ≥ ‖w‖₁ (w ≥ 0)
+        w1 = sum_bound(w)  # ≥ ‖w‖₁ (w ≥ 0)
         # |φ̂(f) − φ(f)| ≤ e∞ at every f and ‖φ̂ − φ‖₂ ≤ e_i (Higham Thm 24.2; a few heavy bins
         # summed directly, ``spectrum.transform``), so both are ≤ m(f) = |φ̂(f)| + e∞ (§17.4)
         phi, e_inf, e_i = step_transform(w, n_fft, kappa, table)

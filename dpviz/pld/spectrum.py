@@ -44,6 +44,11 @@ SPLIT_GAIN = 4.0
 than the plain transform's κ‖w‖₁ (the direct sums cost |head| + 1 passes over the spectrum)."""
 
 
+def sum_bound(x: NDArray[np.float64]) -> float:
+    """An upper bound of ‖x‖₁ for x ≥ 0: the computed sum, up by its round-off (≤ 2·size·u relative)."""
+    return float(x.sum()) * (1.0 + 2.0 * x.size * U)
+
+
 def twiddles(n: int) -> NDArray[np.complex128]:
     """ω^m = e^{−2πi·m/n}, m = 0 … n − 1, each within ``TWIDDLE_ULPS``·u."""
     angle = (2.0 * math.pi) * np.arange(n, dtype=np.float64) / n
@@ -80,7 +85,7 @@ def transform(w: NDArray[np.float64], n_fft: int, kappa: float,
     """(φ̂ on the half spectrum rfft returns, e∞, e₂): the computed transform of the masses ``w``
     (≥ 0, zero-padded to ``n_fft``), a bound on |φ̂(f) − φ(f)| at every frequency, and one on
     ‖φ̂ − φ‖₂ over the full spectrum. ``table`` keeps the twiddles per length for the next part."""
-    w1 = float(w.sum()) * (1.0 + 2.0 * w.size * U)  # ≥ ‖w‖₁ (w ≥ 0)
+    w1 = sum_bound(w)
     head = _head_size(w, kappa) if n_fft <= SPLIT_MAX_BINS else None
     if head is None:
         # Higham Thm 24.2 in ℓ2, and per entry κ‖w‖₁ (each input reaches each output on one path)
@@ -98,7 +103,6 @@ def transform(w: NDArray[np.float64], n_fft: int, kappa: float,
     for j in idx:
         direct += w[j] * omega[(int(j) * f) % n_fft]
     phi += direct
-    s1 = float(w[idx].sum()) * (1.0 + 2.0 * size * U)
-    r1 = float(rest.sum()) * (1.0 + 2.0 * rest.size * U)
+    s1, r1 = sum_bound(w[idx]), sum_bound(rest)
     e_inf = ((size + TWIDDLE_ULPS + 2.0) * U * s1 + (kappa + U) * r1) * (1.0 + 1e-6)
     return phi, e_inf, math.sqrt(n_fft) * e_inf
