@@ -258,7 +258,7 @@ class GridPLD:
 
 def _within(m: NDArray[np.float64], tail: float) -> int:
     """``searchsorted(cumsum(m), tail, side="right")``: how many leading entries sum to ≤ ``tail``.
-    The running sums are taken over a prefix that doubles until it passes ``tail`` (the same
+    The running sums are taken over a prefix that grows fourfold until it passes ``tail`` (the same
     floats: a cumulative sum is sequential), not over the whole grid: truncation moves a little
     mass off each end, and two full passes were a tenth of a small composition's time."""
     size = 1024

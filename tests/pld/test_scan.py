@@ -89,17 +89,6 @@ def test_long_small_q_composition_is_narrow():
     assert g.lower <= fine.upper and fine.lower <= g.upper
 
 
-def _forced(mp, functions) -> None:
-    """``windowed_masses`` runs ``functions`` (the compiled or the interpreted scans) whatever the
-    process has scanned so far."""
-    compiled = functions is not INTERPRETED
-    chosen = functions if compiled else _interpreted()
-    mp.setattr(scan.LOOPS, "pick", lambda cells: (chosen, compiled))
-
-
-INTERPRETED = "interpreted"
-
-
 def _interpreted() -> dict:
     return dict(scan.LOOPS.interpreted())
 
@@ -132,9 +121,8 @@ def test_the_scanned_cases_reach_imprecise_q_masses():
 def test_compiled_scans_are_the_interpreted_code_bit_for_bit(law, h, tail, upward):
     cells = _cells_of(law, h, tail)
     found = []
-    for functions in (scan.LOOPS.compiled(), INTERPRETED):
-        with pytest.MonkeyPatch.context() as mp:
-            _forced(mp, functions)
+    for compiled in (True, False):
+        with scan.LOOPS.forced(compiled):
             found.append(postprocess.windowed_masses(cells, upward=upward))
     assert scan.LOOPS.compiled()["downward"] is not scan.downward  # Numba did compile them
     assert found[0].sum() > 0 and np.array_equal(found[0], found[1])
@@ -149,8 +137,8 @@ def test_the_upward_scan_hands_over_in_the_tested_cases():
     with pytest.MonkeyPatch.context() as mp:
         inner = scan.downward
         mp.setattr(scan, "downward", lambda *a: calls.append(a[-1]) or inner(*a))
-        _forced(mp, INTERPRETED)
-        postprocess.windowed_masses(cells, upward=True)
+        with scan.LOOPS.forced(False):  # the interpreted scans, the recording ``downward`` among them
+            postprocess.windowed_masses(cells, upward=True)
     assert calls and calls[0] > 0
 
 
@@ -166,10 +154,11 @@ def test_the_scans_compile_where_no_cache_directory_is_writable(monkeypatch):
     cells = _cells_of(law, 2e-3)
     for upward in (False, True):
         found = []
-        for functions in (built, INTERPRETED):
-            with pytest.MonkeyPatch.context() as mp:
-                _forced(mp, functions)
-                found.append(postprocess.windowed_masses(cells, upward=upward))
+        with pytest.MonkeyPatch.context() as mp:  # this process's own build, not the loaded one
+            mp.setattr(scan.LOOPS, "pick", lambda cells: (built, True))
+            found.append(postprocess.windowed_masses(cells, upward=upward))
+        with scan.LOOPS.forced(False):
+            found.append(postprocess.windowed_masses(cells, upward=upward))
         assert np.array_equal(found[0], found[1])
 
 
