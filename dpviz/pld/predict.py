@@ -131,11 +131,40 @@ def _singles(parts: Sequence[tuple[LossLaw, int]], h: float, tail: float, pessim
 
 def width_at(parts: Sequence[tuple[LossLaw, int]], h: float, theta: float, tail: float, *,
              offsets: bool = False) -> float:
-    """The predicted width in ε of the composition at width h (module docstring)."""
-    d = sum(k * (_second_moment(up) - _second_moment(down)) for (up, k), (down, _k)
+    """The predicted width in ε of the composition at width h: Σ_i k_i·(Λ_pess,i(θ) − Λ_opt,i(θ))/θ
+    over one step's two grids (module docstring)."""
+    d = sum(k * _tilt_gap(up, down, theta) for (up, k), (down, _k)
             in zip(_singles(parts, h, tail, True, offsets), _singles(parts, h, tail, False, offsets),
                    strict=True))
-    return max(d, 0.0) * (1.0 + theta) / 2.0
+    return max(d, 0.0)
+
+
+def _tilt_gap(up: GridPLD, down: GridPLD, theta: float) -> float:
+    """(Λ_up(θ) − Λ_down(θ))/θ of one step's two grids, Λ the cumulant function of a grid's finite
+    P-masses normalised to 1 (the tails beyond a grid are the tail budget's, not the width's); at
+    θ → 0 it tends to the difference of the means, which the expm1 form keeps without cancellation."""
+    if theta <= 0.0:
+        return _mean(up) - _mean(down)
+    return (_cumulant(up, theta) - _cumulant(down, theta)) / theta
+
+
+def _mean(g: GridPLD) -> float:
+    return float(np.einsum("i,i->", g.mass, g.losses)) / float(g.mass.sum())
+
+
+def _cumulant(g: GridPLD, theta: float) -> float:
+    """ln Σ_j w_j e^{θx_j}, w the grid's masses over their sum: log1p of Σ w·expm1(θx) where every θx is
+    small (absolute error ≈ u·θ·max|x|, so the gap of two grids keeps its digits as θ → 0), a
+    log-sum-exp otherwise."""
+    x, m = g.losses, g.mass
+    w = m / float(m.sum())
+    top = theta * float(np.abs(x).max(initial=0.0))
+    if top < 1.0:
+        return math.log1p(float(np.einsum("i,i->", w, np.expm1(theta * x))))
+    keep = w > 0
+    e = theta * x[keep] + np.log(w[keep])
+    peak = float(e.max())
+    return peak + math.log(float(np.exp(e - peak).sum()))
 
 
 def round_off(parts: Sequence[tuple[LossLaw, int]], h: float, tail: float, theta: float,
@@ -171,11 +200,6 @@ def round_off(parts: Sequence[tuple[LossLaw, int]], h: float, tail: float, theta
             2.0 * tilted * (1.0 + theta) * math.sqrt(2.0 * math.pi * curvature))
 
 
-def _second_moment(g: GridPLD) -> float:
-    x = g.losses
-    return float(np.einsum("i,i,i->", g.mass, x, x))
-
-
 def predict(parts: Parts, *, delta: float, accuracy: float, tail: float, budget: Budget | None = None,
             lattice: float | None = None, offsets: bool = False) -> Prediction | None:
     """h aiming at ``AIM`` of the width ``accuracy``·max(ε, 0.05) where ``smooth`` (None otherwise):
@@ -209,6 +233,18 @@ def predict(parts: Parts, *, delta: float, accuracy: float, tail: float, budget:
         w = width_at(dom, h, theta, tail, offsets=offsets)
         if not w > 0:
             return None  # the steps are not smooth on this grid: the pilot and refinement decide
+        if lattice is not None:
+            # on a lattice the width is not monotone in h: whether the post-processing's last symbol
+            # next to an atom is balanced depends on the parity of the cells between atoms (§17.9),
+            # so the next finer divisor is measured too, and the narrower of the two kept
+            finer = lattice / (round(lattice / h) + 1)
+            try:
+                budgets.check(cost(parts, h=finer, tail=tail), budget)
+                w_finer = width_at(dom, finer, theta, tail, offsets=offsets)
+            except (OverBudget, ParameterError):
+                w_finer = math.inf
+            if 0.0 < w_finer < w:
+                h, w = finer, w_finer
         plain, tilted = round_off(dom, h, tail, theta, curvature, delta, offsets=offsets)
         tilt = (unbounded and delta < TILT_DELTA) or plain > TILT_SHARE * target
         aim = max(AIM * target - (tilted if tilt else plain), 0.25 * AIM * target)
