@@ -2,21 +2,20 @@
 
 For laws with a continuous part (Gaussian, Laplace, subsampled, and their mixes; atoms on grid
 points, where both grids keep them exactly) the certified interval's width is set by the
-discretisation of the continuous part, and that has a simple first-order law. Both grids keep each
-cell's P- and Q-mass (connect-the-dots, post-processing), so a grid's perturbation Δ of one step's
-P-law has ∫dΔ = ∫e^{−x}dΔ(x) = 0, and its effect on the composed δ(ε) is, to second order,
+discretisation of the continuous part. At the saddlepoint δ(ε) ≈ e^{Λ(θ) − θε}·c (Λ the composed
+cumulant function, Λ′(θ) = ε), so a grid that changes one step's cumulant function by ΔΛ_i moves
+the ε read at δ by about k_i·ΔΛ_i(θ)/θ, and the interval's width is
 
-    Δδ(ε) ≈ k·∫x²dΔ(x)/2 · f(ε),
+    w(h) ≈ Σ_i k_i·(Λ_pess,i(θ) − Λ_opt,i(θ))/θ,
 
-f the composed P-density at ε. Dividing by |dδ/dε| = e^ε·Q(L > ε), and reading both off the
-saddlepoint approximation (f(x) ≈ f(ε)e^{−θ(x−ε)} near ε, Λ′(θ) = ε), gives the width in ε
-
-    w(h) ≈ Σ_i k_i·(M2_pess,i − M2_opt,i)·(1 + θ)/2,
-
-M2 the second moments of one step's pessimistic and optimistic grids (∝ h²: about 0.3·h² each
-step). Measured on 38 benchmark settings with at least one refinement it is within a factor 0.75–1.35
-of the width obtained wherever the width is set by h. This module only *chooses* h and the tilt;
-every grid is still certified (``dpviz.pld.power``) and the refinement checks the width.
+Λ_pess,i and Λ_opt,i those of one step's pessimistic and optimistic grids at h (about 0.3·h²·(1 + θ)/2
+a step for smooth laws: where both grids keep each cell's P- and Q-mass this is the second-moment
+law (M2_pess − M2_opt)(1 + θ)/2). It is measured on the single steps the composition then uses, so
+it also sees a grid that does not keep the Q-mass: next to an atom the post-processing's last
+symbol may be left unbalanced, stored below its loss, which makes the width depend on the parity of
+the cells between atoms (a subsampled Laplace at q = 0.0015: 1.27e-4 at 23 cells, 4e-6 at 24). This
+module only *chooses* h and the tilt; every grid is still certified (``dpviz.pld.power``) and the
+refinement checks the width.
 """
 
 from __future__ import annotations
@@ -39,7 +38,8 @@ from dpviz.validation import ParameterError
 SECOND_MOMENT = 0.3
 """Σ_i k_i (M2_pess − M2_opt)/(K·h²) for smooth laws at widths the refinement uses: 0.25–0.34 on
 the benchmark's subsampled and plain Gaussians (0.76 once, at q = 6e-4, σ = 0.7, where the step's
-law is far from smooth on the grid: the measured second moments then correct the first guess)."""
+law is far from smooth on the grid: the measured width then corrects the first guess). Only the
+first guess of h uses it."""
 
 AIM = 0.7
 """Fraction of the target width the predicted width aims at (the prediction is good to ±35 %)."""
@@ -47,8 +47,8 @@ AIM = 0.7
 SEARCH_STEPS = 60
 
 MEASUREMENTS = 3
-"""Most widths whose single steps are discretised to measure the second moments (the last one kept
-is also the composition's, ``composed.discretized``)."""
+"""Most widths whose single steps are discretised to measure the width (the last one kept is also
+the composition's, ``composed.discretized``); on a lattice each comes with its next finer divisor."""
 
 TILT_SHARE = 0.2
 """The composition is tilted where the untilted round-off would take more than this share of the
@@ -203,7 +203,7 @@ def round_off(parts: Sequence[tuple[LossLaw, int]], h: float, tail: float, theta
 def predict(parts: Parts, *, delta: float, accuracy: float, tail: float, budget: Budget | None = None,
             lattice: float | None = None, offsets: bool = False) -> Prediction | None:
     """h aiming at ``AIM`` of the width ``accuracy``·max(ε, 0.05) where ``smooth`` (None otherwise):
-    a first guess from ``SECOND_MOMENT``, corrected once by the measured second moments; the tilt
+    a first guess from ``SECOND_MOMENT``, corrected by the measured width (``width_at``); the tilt
     where the untilted round-off would take more than ``TILT_SHARE`` of the width (or δ is below
     ``TILT_DELTA``), and the round-off's share taken off the width the discretisation may use.
     ``lattice``: every h tried divides it (the composition's atoms on grid points, ``refine._anchor``);
