@@ -273,7 +273,7 @@ def classic_and_exact(q: Question, *, budget: Budget | None = None) -> dict[str,
     out = {"classic": summary.classic(k=q.databases, **common)}
     d = q.compositions()
     if d is not None:
-        out["exact"] = constraints.composed_bounds(d=d, **common)["optimal"]
+        out["exact"] = constraints.composed_bound("optimal", d=d, **common)
     else:
         p0, p1 = q.hypotheses()  # type: ignore[misc]
         out["exact"] = summary.exact(p0, p1, **common)
