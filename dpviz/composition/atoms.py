@@ -192,6 +192,10 @@ class LossAtoms:
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     """ε(δ) already solved on this atom set (``epsilon``); a fresh one for every instance, also for
     a ``dataclasses.replace`` copy (another p_inf is another answer)."""
+    _values: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    """``log_finite_part`` at the ε last evaluated (up to ``_REMEMBERED``): a solve evaluates its
+    answer twice (the last Newton step, then ``_round_up``'s check) and its caller asks δ(ε) there
+    once more (``optimal.epsilon_for_delta``): two of a solve's seven or eight evaluations."""
 
     @classmethod
     def from_masses(cls, loss: NDArray[np.float64], log_p: NDArray[np.float64],
@@ -232,7 +236,17 @@ class LossAtoms:
         return int(np.searchsorted(self._neg_loss, -eps, side="left"))
 
     def log_finite_part(self, eps: float) -> float:
-        """ln Σ_{L_a > ε} p_a (1 − e^{ε − L_a}) (−inf when empty)."""
+        """ln Σ_{L_a > ε} p_a (1 − e^{ε − L_a}) (−inf when empty); remembered (``_values``)."""
+        value = self._values.get(eps)
+        if value is None:
+            value = self._log_finite_part(eps)
+            if len(self._values) >= _REMEMBERED:
+                self._values.clear()
+            self._values[eps] = value
+        return value
+
+    def _log_finite_part(self, eps: float) -> float:
+        """``log_finite_part``, computed."""
         m = self._count_above(eps)
         if m == 0:
             return -math.inf

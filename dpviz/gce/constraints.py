@@ -136,19 +136,24 @@ def composed_bounds(*, d: int, eps0: float, delta0: float, delta: float,
                     context: str = SOURCE_CAP, budget: Budget | None = None) -> dict[str, Guarantee]:
     """Every classic method applied to the d mechanisms that remain (optimal = exact; over
     ``budget`` it shows the best closed form as an upper bound, with the reason)."""
+    return {key: composed_bound(key, d=d, eps0=eps0, delta0=delta0, delta=delta, context=context,
+                                budget=budget) for key in METHODS}
+
+
+def composed_bound(method: str, *, d: int, eps0: float, delta0: float, delta: float,
+                   context: str = SOURCE_CAP, budget: Budget | None = None) -> Guarantee:
+    """``composed_bounds(…)[method]``, the one method computed: an ε-against-k series asks only
+    for the optimum at every k, and the four closed forms beside it were a fifth of its time
+    (issue 20)."""
     eps0 = check_epsilon(eps0, field="eps0")
     delta0 = check_delta(delta0, field="delta0")
     delta = check_delta(delta, field="delta")
-    out: dict[str, Guarantee] = {}
     if d == 0:
-        g = Guarantee(epsilon=0.0, delta=0.0, kind=Kind.EXACT, source=f"{context}: no mechanism can tell")
-        return dict.fromkeys(METHODS, g)
-    levels = homogeneous(k=d, eps0=eps0, delta0=delta0)
-    for key, method in METHODS.items():
-        g = method.epsilon_for_delta(levels, delta=delta, budget=budget)
-        out[key] = replace(g, source=f"{context} with {d} of the mechanisms: {g.source}",
-                           note=(g.reason or "") if g.feasible else "")
-    return out
+        return Guarantee(epsilon=0.0, delta=0.0, kind=Kind.EXACT, source=f"{context}: no mechanism can tell")
+    g = METHODS[method].epsilon_for_delta(homogeneous(k=d, eps0=eps0, delta0=delta0), delta=delta,
+                                          budget=budget)
+    return replace(g, source=f"{context} with {d} of the mechanisms: {g.source}",
+                   note=(g.reason or "") if g.feasible else "")
 
 
 def parallel_composition(*, d: int, eps0: float, delta0: float) -> Guarantee:

@@ -273,15 +273,18 @@ def classic_and_exact(q: Question, *, budget: Budget | None = None) -> dict[str,
     out = {"classic": summary.classic(k=q.databases, **common)}
     d = q.compositions()
     if d is not None:
-        out["exact"] = constraints.composed_bounds(d=d, **common)["optimal"]
+        out["exact"] = constraints.composed_bound("optimal", d=d, **common)
     else:
         p0, p1 = q.hypotheses()  # type: ignore[misc]
         out["exact"] = summary.exact(p0, p1, **common)
     return out
 
 
+@lru_cache(maxsize=128)
 def exact_cost(q: Question) -> Cost:
-    """Estimated cost of :func:`classic_and_exact` (``dpviz.budget`` units)."""
+    """Estimated cost of :func:`classic_and_exact` (``dpviz.budget`` units). Remembered: the page's
+    notice (:func:`view_cost`) and then :func:`epsilon_series` ask it at the same 24 points, and a
+    prior's estimate builds both hypotheses (a question is a frozen dataclass, its own key)."""
     classic = optimal.cost(homogeneous(k=q.databases, eps0=q.eps0, delta0=q.delta0))
     levels = _exact_levels(q)
     if levels is not None:

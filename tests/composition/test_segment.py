@@ -52,3 +52,48 @@ def test_a_remembered_epsilon_is_the_one_solved_and_never_shared_by_a_copy() -> 
     lower = replace(atoms, p_inf=0.0)
     fresh = LossAtoms(loss=atoms.loss, log_p=atoms.log_p, p_inf=0.0, terms=atoms.terms)
     assert lower.epsilon(0.05) == fresh.epsilon(0.05) < first
+
+
+class _Unremembered(LossAtoms):
+    """The atom set as it was before ``_values``: every evaluation computed."""
+
+    def log_finite_part(self, eps: float) -> float:
+        return self._log_finite_part(eps)
+
+
+@settings(max_examples=150, deadline=None)
+@given(log_k=st.floats(0.0, 4.0), log_eps0=st.floats(-4.0, 1.0), delta0=st.sampled_from([0.0, 1e-9, 1e-6]),
+       log_deltas=st.lists(st.floats(-300.0, -0.01), min_size=1, max_size=4))
+def test_remembered_evaluations_give_the_same_floats(log_k: float, log_eps0: float, delta0: float,
+                                                     log_deltas: list[float]) -> None:
+    """ε(δ) and δ(ε) with ``log_finite_part`` remembered are those of an atom set computing every
+    evaluation afresh, bit for bit, asked in the same order (a solve, then its caller's δ(ε))."""
+    k, eps0 = max(1, int(10.0**log_k)), 10.0**log_eps0
+    atoms = LossAtoms.binomial(k=k, eps0=eps0, delta0=delta0)
+    plain = _Unremembered(loss=atoms.loss, log_p=atoms.log_p, p_inf=atoms.p_inf, terms=atoms.terms)
+    for log_delta in log_deltas:
+        delta = 10.0**log_delta
+        eps, ref = atoms.epsilon(delta), plain.epsilon(delta)
+        assert eps == ref
+        if eps is not None:
+            assert atoms.delta(eps) == plain.delta(eps)
+            assert atoms.delta(eps / 2) == plain.delta(eps / 2)
+
+
+def test_a_solve_evaluates_its_answer_once() -> None:
+    """The remembered evaluations are used: solving ε(δ) and reading δ(ε) there computes two
+    evaluations fewer than the same work done afresh (the last Newton step's, ``_round_up``'s,
+    the caller's)."""
+    counts: dict[type, int] = {}
+    for cls in (LossAtoms, _Unremembered):
+        atoms = cls(**{f: getattr(LossAtoms.binomial(k=1000, eps0=0.1, delta0=0.0), f)
+                       for f in ("loss", "log_p", "p_inf", "terms")})
+        calls: list[float] = []
+        inner = atoms._log_finite_part
+        object.__setattr__(atoms, "_log_finite_part",
+                           lambda e, inner=inner, calls=calls: calls.append(e) or inner(e))
+        eps = atoms.epsilon(1e-5)
+        assert eps is not None
+        atoms.delta(eps)
+        counts[cls] = len(calls)
+    assert counts[LossAtoms] <= counts[_Unremembered] - 2

@@ -225,3 +225,17 @@ def test_exchangeable_weights_are_a_read_only_array() -> None:
     p = H.uniform_nonzero(k=1000)
     assert isinstance(p.log_level_weights, np.ndarray) and not p.log_level_weights.flags.writeable
     assert not p.log_v.flags.writeable and p.levels.size == 1000 and not p.is_zero
+
+
+@pytest.mark.parametrize("kind", ["cap", "uniform-nonzero", "at-least", "typed"])
+def test_remembered_costs_are_the_computed_ones_and_the_series_reuses_the_notice_s(kind: str) -> None:
+    """``exact_cost`` is remembered per question: at every point of the ε-against-k series it is the
+    estimate computed afresh, and after the page's notice (``view_cost``) the series computes none."""
+    q = presets.Question(kind=kind, k=300, eps0=0.173, delta0=0.0, delta=1e-5, cap=20, k2=3)
+    presets.exact_cost.cache_clear()
+    presets.view_cost(q, table=budgets.PAGE, series=budgets.PAGE, region=budgets.PAGE)
+    for qk in presets.series_points(q)[1]:
+        assert presets.exact_cost(qk) == presets.exact_cost.__wrapped__(qk)
+    misses = presets.exact_cost.cache_info().misses
+    presets.epsilon_series(q, budget=budgets.PAGE)
+    assert presets.exact_cost.cache_info().misses == misses

@@ -6,12 +6,15 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpviz.composition import METHODS, homogeneous
 from dpviz.gce import constraints as C
 from dpviz.gce import hypotheses as H
 from dpviz.gce import summary
 from dpviz.gce.exact import exact_pair
+from dpviz.guarantee import Guarantee, Kind
 from dpviz.validation import ParameterError
 
 
@@ -98,3 +101,37 @@ def test_allowed_set_summary_and_errors() -> None:
     assert C.compositions_for_cap(k=5, cap=365, neighbouring="unbounded") == 5  # no constraint
     with pytest.raises(ParameterError, match="allowed"):
         C.compositions_for_allowed([(0, 2)], neighbouring="bounded")
+
+
+def _composed_bounds_before(*, d: int, eps0: float, delta0: float, delta: float, budget=None) -> dict:
+    """``composed_bounds`` as it was before ``composed_bound`` (issue 20): every method in one loop."""
+    from dataclasses import replace
+
+    if d == 0:
+        g = Guarantee(epsilon=0.0, delta=0.0, kind=Kind.EXACT,
+                      source=f"{C.SOURCE_CAP}: no mechanism can tell")
+        return dict.fromkeys(METHODS, g)
+    levels = homogeneous(k=d, eps0=eps0, delta0=delta0)
+    out = {}
+    for key, method in METHODS.items():
+        g = method.epsilon_for_delta(levels, delta=delta, budget=budget)
+        out[key] = replace(g, source=f"{C.SOURCE_CAP} with {d} of the mechanisms: {g.source}",
+                           note=(g.reason or "") if g.feasible else "")
+    return out
+
+
+@settings(max_examples=60)
+@given(d=st.integers(0, 3000), eps0=st.floats(0.0, 3.0), delta0=st.sampled_from([0.0, 1e-9, 1e-6, 1e-3]),
+       delta=st.sampled_from([0.0, 1e-12, 1e-6, 1e-5, 0.1]), tight=st.booleans())
+def test_one_method_is_the_same_guarantee_as_all_methods(d: int, eps0: float, delta0: float, delta: float,
+                                                         tight: bool) -> None:
+    """``composed_bound(m)`` (the ε-against-k series' exact points) is ``composed_bounds``'s entry m,
+    equal to the loop it replaced, field for field, within and over a budget."""
+    from dpviz.budget import Budget
+
+    budget = Budget(seconds=1e-6, max_bytes=1e12) if tight else None
+    before = _composed_bounds_before(d=d, eps0=eps0, delta0=delta0, delta=delta, budget=budget)
+    every = C.composed_bounds(d=d, eps0=eps0, delta0=delta0, delta=delta, budget=budget)
+    assert every == before
+    for key in METHODS:
+        assert C.composed_bound(key, d=d, eps0=eps0, delta0=delta0, delta=delta, budget=budget) == before[key]
