@@ -50,6 +50,11 @@ MEASUREMENTS = 3
 """Most widths whose single steps are discretised to measure the width (the last one kept is also
 the composition's, ``composed.discretized``); on a lattice each comes with its next finer divisor."""
 
+UNKEPT_SHARE = 0.25
+"""On a lattice, the next finer divisor is measured too where more than this share of the predicted
+width is Q-mass the optimistic grid does not keep (``_widths``): there the parity of the cells
+between atoms decides the width; elsewhere the second measurement would only cost time."""
+
 TILT_SHARE = 0.2
 """The composition is tilted where the untilted round-off would take more than this share of the
 target width (``refine``'s rule for a pilot: a fifth of the width aimed for)."""
@@ -133,10 +138,19 @@ def width_at(parts: Sequence[tuple[LossLaw, int]], h: float, theta: float, tail:
              offsets: bool = False) -> float:
     """The predicted width in ε of the composition at width h: Σ_i k_i·(Λ_pess,i(θ) − Λ_opt,i(θ))/θ
     over one step's two grids (module docstring)."""
-    d = sum(k * _tilt_gap(up, down, theta) for (up, k), (down, _k)
-            in zip(_singles(parts, h, tail, True, offsets), _singles(parts, h, tail, False, offsets),
-                   strict=True))
-    return max(d, 0.0)
+    return _widths(parts, h, theta, tail, offsets)[0]
+
+
+def _widths(parts: Sequence[tuple[LossLaw, int]], h: float, theta: float, tail: float,
+            offsets: bool) -> tuple[float, float]:
+    """(``width_at``, the part of it from Q-mass the optimistic grid does not keep: Σ_i k_i·(Λ_opt,i(−1)
+    − Λ_pess,i(−1)), first order in the loss the post-processing's unbalanced symbols are stored below)."""
+    w = unkept = 0.0
+    for (up, k), (down, _k) in zip(_singles(parts, h, tail, True, offsets),
+                                   _singles(parts, h, tail, False, offsets), strict=True):
+        w += k * _tilt_gap(up, down, theta)
+        unkept += k * (_cumulant(down, -1.0) - _cumulant(up, -1.0))
+    return max(w, 0.0), max(unkept, 0.0)
 
 
 def _tilt_gap(up: GridPLD, down: GridPLD, theta: float) -> float:
@@ -158,7 +172,7 @@ def _cumulant(g: GridPLD, theta: float) -> float:
     log-sum-exp otherwise."""
     x, m = g.losses, g.mass
     w = m / float(m.sum())
-    top = theta * float(np.abs(x).max(initial=0.0))
+    top = abs(theta) * float(np.abs(x).max(initial=0.0))
     if top < 1.0:
         return math.log1p(float(np.einsum("i,i->", w, np.expm1(theta * x))))
     keep = w > 0
@@ -230,13 +244,13 @@ def predict(parts: Parts, *, delta: float, accuracy: float, tail: float, budget:
             budgets.check(cost(parts, h=h, tail=tail), budget)
         except (OverBudget, ParameterError):
             return None  # the pilot and refinement coarsen within it
-        w = width_at(dom, h, theta, tail, offsets=offsets)
+        w, unkept = _widths(dom, h, theta, tail, offsets)
         if not w > 0:
             return None  # the steps are not smooth on this grid: the pilot and refinement decide
-        if lattice is not None:
-            # on a lattice the width is not monotone in h: whether the post-processing's last symbol
-            # next to an atom is balanced depends on the parity of the cells between atoms (§17.9),
-            # so the next finer divisor is measured too, and the narrower of the two kept
+        if lattice is not None and unkept > UNKEPT_SHARE * w:
+            # the width is mostly Q-mass the optimistic grid lost beside an atom: whether the
+            # post-processing's last symbol there is balanced depends on the parity of the cells
+            # between atoms (§17.9), so the next finer divisor is measured too, the narrower kept
             finer = lattice / (round(lattice / h) + 1)
             try:
                 budgets.check(cost(parts, h=finer, tail=tail), budget)
