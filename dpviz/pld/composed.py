@@ -103,14 +103,17 @@ def single_step(law: LossLaw, k: int, *, h: float, tail: float, n_parts: int, pe
 
 def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
             budget: Budget | None = None, total: bool = False, tilt: float | None = None,
-            offsets: bool = False, lower_at: float | None = None) -> Composed:
+            offsets: bool = False, lower_at: float | None = None,
+            spare: tuple[int, float] | None = None) -> Composed:
     """Upper and lower composed grids for every direction (module docstring); raises
     :class:`~dpviz.budget.OverBudget` when the estimated ``cost`` is above ``budget``. ``tail`` bounds
     the mass the composition moves (window edges and truncation, ``compose_power``); with ``total``
     the single steps' discretisations share it too (half to them, split over the parts and steps).
     ``tilt``: the loss at which each composition's round-off is made relative (``compose_power``).
     ``lower_at`` = δ: only the direction whose upper grid has the largest ε at δ gets a lower grid
-    (``_dominant``)."""
+    (``_dominant``). ``spare`` = (lead, c), with ``lower_at``: the directions other than ``lead``
+    (the one predicted to read the largest ε) get their upper grid at width c·h, composed again at h
+    only if it reads above the lead's upper end (``_spared``)."""
     if not parts:
         raise ParameterError("mechanisms", "[]", "a non-empty list")
     for _, k in parts:
@@ -119,20 +122,62 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
     t0 = time.perf_counter()
     dirs = directions(parts)
 
-    def single(law: LossLaw, k: int, up: bool) -> GridPLD:
-        return single_step(law, k, h=h, tail=tail, n_parts=len(parts), pessimistic=up, total=total,
+    def single(law: LossLaw, k: int, up: bool, hh: float = h) -> GridPLD:
+        return single_step(law, k, h=hh, tail=tail, n_parts=len(parts), pessimistic=up, total=total,
                            offsets=offsets)
 
-    pess = [[(single(law, k, True), k) for law, k in d] for d in dirs]
-    plan_grids(pess, h)
     rest = tail / 2 if total else tail
-    ups = tuple(compose_power(grids, tail=rest, tilt_at=tilt) for grids in pess)
+
+    def upper(i: int, hh: float) -> tuple[GridPLD, list[tuple[GridPLD, int]]]:
+        grids = [(single(law, k, True, hh), k) for law, k in dirs[i]]
+        plan_grids([grids], hh)
+        return compose_power(grids, tail=rest, tilt_at=tilt), grids
+
+    widths = [h] * len(dirs)
+    if spare is not None and lower_at is not None and len(dirs) > 1 and spare[1] > 1.0:
+        widths = [h if i == spare[0] else h * spare[1] for i in range(len(dirs))]
+    def spared(i: int) -> tuple[GridPLD, list[tuple[GridPLD, int]]]:
+        """Direction i's upper grid at its width; at h where a coarser one is refused (too many bins:
+        a tilt far from this direction's own ε can widen its window)."""
+        if widths[i] == h:
+            return upper(i, h)
+        try:
+            return upper(i, widths[i])
+        except ParameterError as exc:
+            if exc.field != "h":
+                raise
+            widths[i] = h
+            return upper(i, h)
+
+    made = [spared(i) for i in range(len(dirs))]
+    for i in _spared(made, widths, h, lower_at):
+        made[i] = upper(i, h)
+        widths[i] = h
+    ups = tuple(g for g, _ in made)
+    pess = [grids for _, grids in made]
     kept = _dominant(ups, lower_at)
     opt = [[(single(law, k, False), k) for law, k in dirs[i]] for i in kept]
     lows = tuple(compose_power(grids, tail=rest, tilt_at=tilt) for grids in opt)
     singles = tuple(g for grids in (pess, opt) for dgrids in grids for g, _ in dgrids)
+    # the first direction's first step at h (the page's histogram), also where that direction was spared
+    first = pess[0][0][0] if widths[0] == h else single(*dirs[0][0], True)
     return Composed(upper=ups, lower=lows, h=h, seconds=time.perf_counter() - t0, tail=tail,
-                    single=pess[0][0][0], singles=singles)
+                    single=first, singles=singles)
+
+
+def _spared(made: Sequence[tuple[GridPLD, object]], widths: Sequence[float], h: float,
+            delta: float | None) -> list[int]:
+    """The directions composed at a coarser width whose upper grid reads above the largest ε of those
+    at h (or reads nothing): they are composed again at h, so that the interval's upper end is never
+    set by a coarser grid (a coarser upper grid only ever reads higher: it stays sound either way)."""
+    coarse = [i for i, hh in enumerate(widths) if hh != h]
+    if not coarse or delta is None:
+        return []
+    fine = [made[i][0].epsilon(delta) for i, hh in enumerate(widths) if hh == h]
+    top = max((r for r in fine if r is not None), default=None)
+    if top is None or any(r is None for r in fine):
+        return coarse
+    return [i for i in coarse if (r := made[i][0].epsilon(delta)) is None or r > top]
 
 
 def _dominant(ups: Sequence[GridPLD], delta: float | None) -> list[int]:

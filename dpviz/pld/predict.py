@@ -55,6 +55,14 @@ UNKEPT_SHARE = 0.25
 width is Q-mass the optimistic grid does not keep (``_widths``): there the parity of the cells
 between atoms decides the width; elsewhere the second measurement would only cost time."""
 
+SPARE_SHARE = 0.25
+"""A direction predicted to read below the leading one by a gap g gets an upper grid whose
+predicted width is at most this share of g (``_spare``): its upper end then stays below the lead's
+(otherwise it is composed again at h, ``composed._spared``)."""
+
+SPARE_MAX = 8.0
+"""At most this much coarser (64 times less width-squared: past it the saving is in the fixed cost)."""
+
 TILT_SHARE = 0.2
 """The composition is tilted where the untilted round-off would take more than this share of the
 target width (``refine``'s rule for a pilot: a fifth of the width aimed for)."""
@@ -75,6 +83,8 @@ class Prediction:
     """The width in ε predicted at h."""
     tilt: bool
     """Whether the untilted round-off bound would matter at the target (``round_off``)."""
+    spare: tuple[int, float] | None = None
+    """(lead, c): the other directions' upper grids at c·h (``_spare``, ``composed.compose``)."""
 
 
 def smooth(parts: Parts) -> bool:
@@ -225,8 +235,10 @@ def predict(parts: Parts, *, delta: float, accuracy: float, tail: float, budget:
     if not smooth(parts):
         return None
     best: tuple[float, float, float, list[tuple[LossLaw, int]]] | None = None
+    reads = []
     for d in directions(parts):
         eps, theta, curvature = saddlepoint(d, delta, tail)
+        reads.append(eps)
         if best is None or eps > best[0]:
             best = (eps, theta, curvature, d)
     assert best is not None
@@ -265,4 +277,19 @@ def predict(parts: Parts, *, delta: float, accuracy: float, tail: float, budget:
         if 0.5 * aim <= w <= 1.15 * aim or attempt == MEASUREMENTS - 1:
             break  # h is the width measured last
         h = composed.on_lattice(min(0.05, h * min(4.0, max(0.25, math.sqrt(aim / w)))), lattice)
-    return Prediction(h=h, epsilon=eps, theta=theta, width=w, tilt=tilt)
+    return Prediction(h=h, epsilon=eps, theta=theta, width=w, tilt=tilt,
+                      spare=_spare(reads, h, w, lattice))
+
+
+def _spare(reads: Sequence[float], h: float, w: float, lattice: float | None) -> tuple[int, float] | None:
+    """(lead, c): the directions other than the one predicted to read the largest ε may be composed at
+    width c·h where ``SPARE_SHARE`` of the predicted gap to it covers their width there (∝ h²), at
+    most ``SPARE_MAX``·h and on the lattice; None where that is not at least twice as coarse."""
+    if len(reads) < 2 or not all(math.isfinite(r) for r in reads):
+        return None
+    lead = max(range(len(reads)), key=lambda i: reads[i])
+    gap = reads[lead] - max(r for i, r in enumerate(reads) if i != lead)
+    if not (gap > 0 and w > 0):
+        return None
+    coarse = composed.on_lattice(h * min(SPARE_MAX, math.sqrt(SPARE_SHARE * gap / w)), lattice)
+    return (lead, coarse / h) if coarse >= 2.0 * h else None

@@ -55,10 +55,12 @@ class _Target:
     tail: float
     tilt: float | None = None
     offsets: bool = False
+    spare: tuple[int, float] | None = None
+    """The predicted lead direction and how much coarser the others' upper grids may be (``predict``)."""
 
     def run(self, h: float) -> Composed:
         return compose(self.parts, h=h, tail=self.tail, budget=self.budget, total=True, tilt=self.tilt,
-                       offsets=self.offsets, lower_at=self.delta)
+                       offsets=self.offsets, lower_at=self.delta, spare=self.spare)
 
     def ratio(self, c: Composed) -> float:
         return _width_ratio(c, delta=self.delta, epsilon=self.epsilon, accuracy=self.accuracy)
@@ -171,6 +173,7 @@ def _predicted(req: _Target, guess: Prediction, lattice: float | None) -> Compos
     accuracy (docs/MATH.md §17.9)."""
     if guess.tilt:
         req.tilt = guess.epsilon
+    req.spare = guess.spare
     try:
         c = req.run(guess.h)
     except (OverBudget, ParameterError) as exc:

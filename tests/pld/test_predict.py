@@ -146,3 +146,35 @@ def test_the_width_law_sees_the_parity_of_the_cells_between_atoms():
     lo, up = c.epsilon(delta)
     assert lo is not None and up is not None
     assert up - lo <= 2e-4 * max(up, 0.05)
+
+
+@pytest.mark.parametrize("lead", [0, 1])
+def test_a_spared_direction_never_sets_the_interval(lead):
+    """The directions other than the predicted lead get their upper grid at c·h (``composed._spared``):
+    with the right lead the other direction's grid is coarser and the interval is the one without
+    sparing, bit for bit; with the wrong lead (the larger direction spared) its coarse grid reads
+    above the lead's and it is composed again at h: the same interval again."""
+    parts = [(subsample_remove(gaussian.loss_law(sigma=3.313), rate=0.00027), 5619)]  # the benchmark's
+    delta, h, tail = 1e-7, 3.7e-6, 2e-12
+    plain = composed.compose(parts, h=h, tail=tail, total=True, offsets=True, lower_at=delta)
+    reads = [g.epsilon(delta) for g in plain.upper]
+    assert reads[0] > reads[1]  # the remove direction leads here
+    spared = composed.compose(parts, h=h, tail=tail, total=True, offsets=True, lower_at=delta,
+                              spare=(lead, 4.0))
+    assert spared.epsilon(delta) == plain.epsilon(delta)
+    widths = [g.h for g in spared.upper]
+    if lead == 0:
+        assert widths == [pytest.approx(h), pytest.approx(4 * h)]
+    else:
+        assert widths == [pytest.approx(h), pytest.approx(h)]  # composed again at h
+
+
+def test_the_prediction_spares_the_smaller_direction():
+    """At q = 2.7e-4 the two directions' ε differ by about 2 % against a width of 2e-4: the add
+    direction is predicted to trail, and may be composed several times coarser."""
+    parts = [(subsample_remove(gaussian.loss_law(sigma=3.313), rate=0.00027), 5619)]
+    tail = target_tail(parts, delta=1e-7, epsilon=None, accuracy=2e-4)
+    guess = predict.predict(parts, delta=1e-7, accuracy=2e-4, tail=tail, offsets=True)
+    assert guess is not None and guess.spare is not None
+    lead, factor = guess.spare
+    assert lead == 0 and 2.0 <= factor <= predict.SPARE_MAX
