@@ -240,11 +240,13 @@ class GridPLD:
             p_inf += above
         else:
             kept[-1] += above
-        nz = np.flatnonzero(kept)
-        if nz.size == 0:
-            return replace(self, lo=self.lo + i0, mass=kept[:1] * 0, p_inf=p_inf, _cache={})
-        kept = kept[nz[0]:nz[-1] + 1]
-        return GridPLD(h=self.h, lo=self.lo + i0 + int(nz[0]), mass=kept, p_inf=p_inf,
+        start = 0
+        if kept[0] == 0.0 or kept[-1] == 0.0:  # zero bins left at an end: trimmed
+            nz = np.flatnonzero(kept)
+            if nz.size == 0:
+                return replace(self, lo=self.lo + i0, mass=kept[:1] * 0, p_inf=p_inf, _cache={})
+            start, kept = int(nz[0]), kept[nz[0]:nz[-1] + 1]
+        return GridPLD(h=self.h, lo=self.lo + i0 + start, mass=kept, p_inf=p_inf,
                        pessimistic=self.pessimistic, err=self.err, top=self.top, tilt=self.tilt,
                        offset=self.offset)
 

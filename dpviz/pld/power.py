@@ -346,16 +346,17 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     # itself) charged; a higher threshold would charge up to N·entry
     small = out <= entry / math.sqrt(n_fft)
     dropped = float(np.maximum(out[small], 0.0).sum())
-    out[small] = 0.0
+    nz = np.flatnonzero(~small & (out > 0))  # the entries kept (the others are zero)
     err_tilted = math.sqrt(n_fft) * entry + dropped + alias
 
     # untilt: c = ĉ·e^{Σkλ − θS}, capped at the total finite mass (a true composed mass never exceeds it)
-    losses = (s_lo + np.arange(n_fft)) * h + offset
+    losses = (s_lo + nz) * h + offset  # increasing: |θ·loss| is largest at an end
     # ln Π T_i^{k_i}, each computed T_i within (n_i + 4)u of the true sum
     log_total = sum(k * (math.log(t) + 2.0 * (g.mass.size + 4) * U) for (g, k), t in pairs)
-    nz = out > 0
-    expo_out = norm - theta * losses[nz]
-    zeta = 2.0 * U * (abs(norm) + float(np.abs(theta * losses[nz]).max(initial=0.0)) + 3.0)
+    tilt_x = theta * losses
+    expo_out = norm - tilt_x
+    zeta = 2.0 * U * (abs(norm) + (max(abs(float(tilt_x[0])), abs(float(tilt_x[-1]))) if nz.size else 0.0)
+                      + 3.0)
     with np.errstate(divide="ignore"):
         log_c = np.minimum(np.log(out[nz]) + expo_out, log_total)
     mass = np.zeros(n_fft)
