@@ -76,24 +76,44 @@ def run_with_progress(attack: av.Attack) -> av.AttackResult:
 
 
 # --- the lab: every key is a flag of `python -m dpviz attack` ------------------------------------
-kind = ui.choice_input("Mechanism", list(av.KINDS), key="mechanism", default=av.MECHANISM.default,
-                       help=av.MECHANISM.help)
 by_key = {p.key: p for p in av.MECH_PARAMS}
-own = [by_key[key] for key in av.own_keys(kind)]  # registry order: σ before Δ, Δ in the same slot
 settings = {p.key: p for p in av.ATTACK_PARAMS}
-slots = (*own, *(None,) * max(0, 2 - len(own)), settings["k"], settings["trials"], settings["seed"],
-         settings["delta"], settings["confidence"], settings["sampling_rate"], settings["prior"])
-values = {"mechanism": kind, **ui.param_inputs(slots, per_row=3)}
-slots_params = [p for p in slots if p is not None]
+SEED = settings["seed"]
+LAB, ALICE = "attack_lab", "attack_alice"
+"""The two fragments' keys: a change of the lab's seed reruns both (``st.rerun`` from its callback)."""
 
 
-def lab() -> int:
-    """The chosen attack: headline numbers, figure, downloads; the seed for the worked example."""
+def lab_seed() -> int:
+    """The lab's seed as its input reads now (its default where the text is not a seed, as the lab
+    then runs), whichever of the two fragments runs first."""
+    raw = st.session_state.get(SEED.key)
+    try:
+        return int(SEED.parse(raw)) if raw is not None else int(SEED.check(SEED.default))
+    except ParameterError:
+        return int(SEED.check(SEED.default))
+
+
+def seed_changed() -> None:
+    """The worked example draws with the lab's seed: both fragments rerun, the rest of the page not."""
+    st.rerun([LAB, ALICE])
+
+
+@st.fragment(key=LAB)
+def lab() -> None:
+    """The chosen attack: inputs, headline numbers, figure, downloads. A fragment: a change of one of
+    its inputs reruns it alone (issue 20: the worked example and the page around it are not redrawn),
+    except the seed's, which the worked example shares."""
+    kind = ui.choice_input("Mechanism", list(av.KINDS), key="mechanism", default=av.MECHANISM.default,
+                           help=av.MECHANISM.help)
+    own = [by_key[key] for key in av.own_keys(kind)]  # registry order: σ before Δ, Δ in the same slot
+    slots = (*own, *(None,) * max(0, 2 - len(own)), settings["k"], settings["trials"], SEED,
+             settings["delta"], settings["confidence"], settings["sampling_rate"], settings["prior"])
+    values = {"mechanism": kind, **ui.param_inputs(slots, per_row=3, on_change={SEED.key: seed_changed})}
     try:
         attack = av.attack_of(values)
     except ParameterError as exc:
-        ui.notice(in_words(exc, slots_params))
-        return int(settings["seed"].check(values["seed"]))
+        ui.notice(in_words(exc, [p for p in slots if p is not None]))
+        return
     same = av.same_as_canonical(values)
     if same is not None:
         st.info(ui.plain(same), icon=":material/info:")
@@ -115,10 +135,9 @@ def lab() -> int:
     )
     ui.download_csv(view.csv["curve"], filename=f"{tag}_curve.csv", key="csv_attack")
     ui.download_json(view.payload, filename=f"{tag}.json", key="json_attack")
-    return attack.seed
 
 
-seed = lab()
+lab()
 
 # --- the worked example ---------------------------------------------------------------------------
 st.subheader("Is Alice in the survey?")
@@ -132,10 +151,11 @@ st.markdown(
 )
 
 
-@st.fragment
-def alice_section(seed: int) -> None:
+@st.fragment(key=ALICE)
+def alice_section() -> None:
     """The worked example, rerun on its own when one of its inputs changes (the lab above is not
-    touched: ``st.fragment``); ``seed`` is the lab's, from the page's last full run."""
+    touched: ``st.fragment``), with the lab's seed as its input reads now (``lab_seed``)."""
+    seed = lab_seed()
     alice_values = ui.param_inputs(av.ALICE_PARAMS, per_row=3)
     try:
         alice_attack = av.alice_attack(alice_eps0=alice_values["alice_eps0"], alice_k=alice_values["alice_k"],
@@ -168,6 +188,6 @@ def alice_section(seed: int) -> None:
                 f"it is built and how it grows with k on [Privacy regions](/Privacy_regions?{query}).")
 
 
-alice_section(seed)
+alice_section()
 ui.page_link("pages/1_Privacy_regions.py", label="Privacy regions", icon=":material/square:")
 ui.cite_box("attack")

@@ -54,7 +54,17 @@ def tint(color: str, strength: float = FILL_TINT) -> str:
 def region_figure(regions: Mapping[str, Boundary], *, title: str,
                   labels: Mapping[str, str] | None = None, colors: Mapping[str, str] | None = None,
                   fill: bool = True, height: int = 620, left_out: str | None = None) -> go.Figure:
-    """Overlay of privacy regions, largest first so smaller ones stay visible. Fills are light
+    """The figure of ``region_spec``'s traces and layout."""
+    return figure_of(*region_spec(regions, title=title, labels=labels, colors=colors, fill=fill,
+                                  height=height, left_out=left_out))
+
+
+def region_spec(regions: Mapping[str, Boundary], *, title: str,
+                labels: Mapping[str, str] | None = None, colors: Mapping[str, str] | None = None,
+                fill: bool = True, height: int = 620, left_out: str | None = None
+                ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The traces and layout (dictionaries, ``figure_of``) of an overlay of privacy regions, largest
+    first so smaller ones stay visible. Fills are light
     opaque tints drawn first, every outline on top of every fill (a region's boundary stays visible
     where a smaller region covers its fill); the grid is drawn above the fills. Hover reads
     (P_FA, P_MD) on the boundary of the region under the pointer (the outline answers, the fill
@@ -98,7 +108,7 @@ def region_figure(regions: Mapping[str, Boundary], *, title: str,
                       "font": {"size": 11, "color": TEXT_COLOR}})  # no box: every outline stays in view
     if notes:
         layout["annotations"] = notes
-    return figure_of([*fills, *outlines, diagonal], layout)
+    return [*fills, *outlines, diagonal], layout
 
 
 def sequential_colors(n: int) -> list[str]:

@@ -169,18 +169,19 @@ def notice(exc: Exception, *, default: str | None = None, container: Any = None)
     box.error(notice_text(exc, default=default), icon=_WARNING)
 
 
-def param_input(p: Param, container: Any = None) -> Any:
+def param_input(p: Param, container: Any = None, on_change: Callable[[], None] | None = None) -> Any:
     """A text input bound to the URL query string (``?key=value``), validated by the core.
 
     Bad text (typed, or arriving in a shared URL) shows the validation message that
-    names the field and its range, and the page goes on with the default.
+    names the field and its range, and the page goes on with the default. ``on_change`` runs
+    before the rerun a person's edit starts (a text input's only).
     """
     box = container if container is not None else st
     if isinstance(p.default, bool):
         return toggle_input(p, box)
     url_value(p.key, str)
     raw = box.text_input(p.label, value=str(p.default), key=p.key, help=p.help or None,
-                         bind="query-params")
+                         bind="query-params", on_change=on_change)
     try:
         return p.parse(raw)
     except ParameterError as exc:
@@ -205,9 +206,10 @@ def toggle_input(p: Param, container: Any = None) -> bool:
     return value
 
 
-def param_inputs(params: Sequence[Param | None], *, per_row: int = 3) -> dict[str, Any]:
+def param_inputs(params: Sequence[Param | None], *, per_row: int = 3,
+                 on_change: Mapping[str, Callable[[], None]] | None = None) -> dict[str, Any]:
     """One validated input per spec, laid out ``per_row`` to a row; values by key. ``None``
-    leaves its slot empty.
+    leaves its slot empty; ``on_change`` maps a key to its input's callback (``param_input``).
 
     An input must keep its place when other inputs come and go (another mechanism's parameters):
     Streamlit's frontend stopped writing a URL-bound widget into the URL once it had moved to
@@ -217,7 +219,7 @@ def param_inputs(params: Sequence[Param | None], *, per_row: int = 3) -> dict[st
         row = params[start:start + per_row]
         for p, col in zip(row, st.columns(per_row), strict=False):
             if p is not None:
-                values[p.key] = param_input(p, col)
+                values[p.key] = param_input(p, col, (on_change or {}).get(p.key))
     return values
 
 

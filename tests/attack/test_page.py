@@ -142,3 +142,31 @@ def test_an_old_link_with_q_0_opens_without_subsampling():
     assert_clean(at)
     assert not errors(at), errors(at)
     assert at.text_input(key="sampling_rate").value == "1"
+
+
+def _alice_trials(seed: int):
+    """The worked example's first trials at its defaults, drawn with ``seed`` (from the view)."""
+    from dpviz.views import attack as av
+
+    values = {p.key: p.check(p.default) for p in av.ALICE_PARAMS}
+    attack = av.alice_attack(alice_eps0=values["alice_eps0"], alice_k=values["alice_k"], seed=seed)
+    return av.alice(av.run(attack), t=values["alice_t"]).tables["trials"]
+
+
+def _shown_trials(at) -> list[dict[str, str]]:
+    return tables(at)[0].to_dict("records")
+
+
+def test_the_example_draws_with_the_seed_the_lab_shows_now():
+    """The lab and the worked example are two fragments: a change of the lab's seed reruns both (its
+    callback), and the example reads the seed from the lab's input, never from an older run."""
+    at = run_page(PAGE)
+    default = int(next(w.value for w in at.text_input if w.key == "seed"))
+    assert _shown_trials(at) == _alice_trials(default)
+    assert _alice_trials(default + 6) != _alice_trials(default), "another seed, other first trials"
+    at.text_input(key="seed").set_value(str(default + 6)).run()
+    assert_clean(at)
+    assert _shown_trials(at) == _alice_trials(default + 6)
+    assert f"seed {default + 6}" in " ".join(c.value for c in at.caption)
+    at.text_input(key="seed").set_value("not a seed").run()  # the lab runs with its default, the example too
+    assert _shown_trials(at) == _alice_trials(default)

@@ -61,3 +61,22 @@ def test_attack_lab_alice_share_and_download(page: Page, app_url: str, browser: 
         other.screenshot(path=str(ARTIFACTS / "attack_shared_390.png"), full_page=True)
     finally:
         context.close()
+
+
+def test_a_seed_changed_in_the_lab_reaches_the_worked_example(page: Page, app_url: str) -> None:
+    """The lab and the worked example are fragments (issue 20): a change of the lab's seed reruns
+    both, not the page, and the example then shows what a fresh page opened on that seed shows."""
+    open_page(page, f"{app_url}/Attack_lab")
+    before = page.evaluate(TABLES)
+    seed = int(next(p for p in av.ATTACK_PARAMS if p.key == "seed").default) + 6
+    text(page, "seed", str(seed), "seed")
+    page.wait_for_function(f"() => ({TABLES})().join() !== {before!r}.join()", timeout=TIMEOUT_MS)
+    assert page.get_by_text(f"seed {seed})").count() == 1  # the lab's caption
+    after = page.evaluate(TABLES)
+    fresh = page.context.new_page()
+    try:
+        open_page(fresh, f"{app_url}/Attack_lab?seed={seed}")
+        assert fresh.evaluate(TABLES) == after
+        assert fresh.evaluate(METRICS) == page.evaluate(METRICS)
+    finally:
+        fresh.close()
