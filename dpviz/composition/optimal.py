@@ -18,6 +18,7 @@ above the ``Budget`` the exact sum is not attempted and the row shows the best c
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -26,7 +27,8 @@ from numpy.typing import ArrayLike
 from dpviz import budget as budgets
 from dpviz.budget import Budget, Cost, cost_of
 from dpviz.composition import advanced, basic, kov, zcdp
-from dpviz.composition.atoms import LossAtoms, binomial_atom_count, binomial_atoms
+from dpviz.composition.atom_batch import log_finite_parts
+from dpviz.composition.atoms import LossAtoms, binomial_atom_count, binomial_atoms, epsilons
 from dpviz.composition.levels import Level, Levels, log_no_delta
 from dpviz.guarantee import DeltaCurve, Guarantee, Kind, Solved
 from dpviz.validation import ParameterError
@@ -168,19 +170,37 @@ def delta_for_epsilon_once(levels: Levels, *, epsilon: float, budget: Budget | N
 def epsilon_for_delta(levels: Levels, *, delta: float, budget: Budget | None = None) -> Guarantee:
     """Smallest ε with δ_opt(ε) ≤ δ (``.delta`` is δ_opt of that ε, ≤ the target); impossible below
     the floor 1 − Π(1 − δ_i)."""
-    atoms = _atoms_or_reason(levels, budget)
-    if isinstance(atoms, Guarantee):
-        return atoms
-    if isinstance(atoms, str):
-        return _fallback(levels, atoms, [m.epsilon_for_delta(levels, delta=delta) for m in CLOSED_FORMS],
-                         "epsilon")
-    eps = atoms.epsilon(delta)
-    if eps is None:
-        return Guarantee.impossible(
-            source=_source(levels),
-            reason=f"no ε reaches δ below 1 − Π(1 − δ_i) = {atoms.p_inf:.6g}")
-    return Guarantee(epsilon=eps, delta=min(atoms.delta(eps), 1.0), kind=Kind.EXACT,
-                     source=_source(levels))
+    return epsilons_for_delta([levels], delta=delta, budget=budget)[0]
+
+
+def epsilons_for_delta(many: Sequence[Levels], *, delta: float,
+                       budget: Budget | None = None) -> list[Guarantee]:
+    """:func:`epsilon_for_delta` for each of ``many`` compositions (an ε-against-k curve): the
+    searches and δ_opt of their answers run side by side (``atoms.epsilons``), the same numbers as
+    one at a time."""
+    out: list[Guarantee | None] = [None] * len(many)
+    solvable: list[tuple[int, LossAtoms]] = []
+    for i, levels in enumerate(many):
+        atoms = _atoms_or_reason(levels, budget)
+        if isinstance(atoms, Guarantee):
+            out[i] = atoms
+        elif isinstance(atoms, str):
+            out[i] = _fallback(levels, atoms, [m.epsilon_for_delta(levels, delta=delta)
+                                               for m in CLOSED_FORMS], "epsilon")
+        else:
+            solvable.append((i, atoms))
+    found = epsilons([(atoms, delta) for _, atoms in solvable])
+    reached = [(i, atoms, eps) for (i, atoms), eps in zip(solvable, found, strict=True) if eps is not None]
+    at_eps = log_finite_parts([(atoms, eps) for _, atoms, eps in reached])
+    for (i, atoms, eps), part in zip(reached, at_eps, strict=True):  # atoms.delta(eps), the same float
+        out[i] = Guarantee(epsilon=eps, delta=min(atoms.p_inf + math.exp(part), 1.0), kind=Kind.EXACT,
+                           source=_source(many[i]))
+    for (i, atoms), answer in zip(solvable, found, strict=True):
+        if answer is None:
+            out[i] = Guarantee.impossible(
+                source=_source(many[i]),
+                reason=f"no ε reaches δ below 1 − Π(1 − δ_i) = {atoms.p_inf:.6g}")
+    return out  # type: ignore[return-value]  # each entry is set above
 
 
 def delta_curve(levels: Levels, epsilons: ArrayLike, *, budget: Budget | None = None) -> DeltaCurve:
@@ -189,8 +209,8 @@ def delta_curve(levels: Levels, epsilons: ArrayLike, *, budget: Budget | None = 
     eps = np.asarray(epsilons, dtype=float).ravel()
     atoms = _atoms_or_reason(levels, budget)
     if isinstance(atoms, LossAtoms):
-        points = [Guarantee(epsilon=float(e), delta=min(atoms.delta(float(e)), 1.0), kind=Kind.EXACT,
-                            source=_source(levels), solved="delta") for e in eps]
+        points = [Guarantee(epsilon=float(e), delta=min(d, 1.0), kind=Kind.EXACT, source=_source(levels),
+                            solved="delta") for e, d in zip(eps, atoms.deltas(eps), strict=True)]
     else:
         points = [delta_for_epsilon(levels, epsilon=float(e), budget=budget) for e in eps]
     return DeltaCurve.pointwise(points, eps, source=_source(levels))
