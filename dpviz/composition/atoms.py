@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpviz.composition.atom_batch import WINDOW, Steps, log_finite_parts, run
-from dpviz.numerics import bisect_int, log1mexp, log_binom_pmf, logsumexp, softplus
+from dpviz.numerics import bisect_int, log1mexp, log_binom_pmf, log_binom_pmf_runs, logsumexp, softplus
 
 _REMEMBERED = 64
 """Targets δ whose ε one atom set remembers (``LossAtoms.epsilon``)."""
@@ -157,24 +157,48 @@ def binomial_atoms(k: int, eps0: float, *, above: float | None = None
     ``above``: only the atoms with loss > ``above`` (all that δ(ε) for ε ≥ ``above`` sums; each
     kept atom is the same number as in the full set).
     """
-    lo, hi = binomial_window(k, eps0)
-    l_idx = np.arange(lo, hi + 1, dtype=float)
-    # floating-point rounding of (k − 2l)ε0 can never make δ too small
-    loss = away_from_zero((k - 2.0 * l_idx) * eps0)
-    whole = True
-    if above is not None:
-        kept = int(np.searchsorted(-loss, -above, side="left"))  # loss decreases with l
-        whole = kept == loss.size
-        l_idx, loss = l_idx[:kept], loss[:kept]
-    log_w = binomial_log_weights(k, eps0, l_idx)
-    if hi < k and whole:
-        below = float(binomial_log_weights(k, eps0, np.array([hi + 1.0]))[0]) + math.log(k - hi)
-        log_w[-1] = np.logaddexp(log_w[-1], below)
-    if lo > 0:
-        above_lump = float(binomial_log_weights(k, eps0, np.array([lo - 1.0]))[0]) + math.log(lo)
-        loss = np.concatenate([away_from_zero(np.array([k * eps0])), loss])
-        log_w = np.concatenate([[above_lump], log_w])
-    return loss, log_w
+    return binomial_atoms_many([k], eps0, above=above)[0]
+
+
+def binomial_atoms_many(ks: Sequence[int], eps0: float, *, above: float | None = None
+                        ) -> list[tuple[NDArray[np.float64], NDArray[np.float64]]]:
+    """:func:`binomial_atoms` for each k at one ε0: the weights of every k, and of its lumped tails'
+    edges, in one ``log_binom_pmf_runs`` call (the floats of one call per k: an ε-against-k curve
+    builds 49 sets, each of them once a few numpy calls on a few hundred atoms)."""
+    log_low = -float(softplus(eps0))
+    log_high = eps0 - float(softplus(eps0))
+    plans, xs = [], []
+    for k in ks:
+        lo, hi = binomial_window(k, eps0)
+        l_idx = np.arange(lo, hi + 1, dtype=float)
+        # floating-point rounding of (k − 2l)ε0 can never make δ too small
+        loss = away_from_zero((k - 2.0 * l_idx) * eps0)
+        whole = True
+        if above is not None:
+            kept = int(np.searchsorted(-loss, -above, side="left"))  # loss decreases with l
+            whole = kept == loss.size
+            l_idx, loss = l_idx[:kept], loss[:kept]
+        below = hi < k and whole
+        edges = [hi + 1.0] if below else []  # the lumped tails' edge weights (module docstring)
+        edges += [lo - 1.0] if lo > 0 else []
+        plans.append((k, lo, hi, loss, l_idx.size, below))
+        xs += [l_idx, np.array(edges)]
+    lengths = [x.size for x in xs]
+    weights = log_binom_pmf_runs([k for k in ks for _ in (0, 1)], np.concatenate(xs), lengths,
+                                 log_p=log_low, log_q=log_high)
+    out = []
+    at = 0
+    for (k, lo, hi, loss, size, below), n_edges in zip(plans, lengths[1::2], strict=True):
+        log_w = weights[at:at + size].copy()
+        edge_w = weights[at + size:at + size + n_edges].tolist()
+        at += size + n_edges
+        if below:
+            log_w[-1] = np.logaddexp(log_w[-1], edge_w.pop(0) + math.log(k - hi))
+        if lo > 0:
+            loss = np.concatenate([away_from_zero(np.array([k * eps0])), loss])
+            log_w = np.concatenate([[edge_w.pop(0) + math.log(lo)], log_w])
+        out.append((loss, log_w))
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -209,10 +233,17 @@ class LossAtoms:
         are lumped soundly (``binomial_atoms``). ``above``: only the atoms with loss > ``above``,
         enough for ``delta(ε)`` at ε ≥ ``above`` (same value, bit for bit), not for the rest.
         """
-        loss, log_w = binomial_atoms(k, eps0, above=above)
-        log_free = k * math.log1p(-delta0)
-        p_inf = -math.expm1(log_free)
-        return cls(loss=loss, log_p=log_w + log_free, p_inf=p_inf, terms=k + 1)
+        return cls.binomials([k], eps0=eps0, delta0=delta0, above=above)[0]
+
+    @classmethod
+    def binomials(cls, ks: Sequence[int], *, eps0: float, delta0: float,
+                  above: float | None = None) -> list[LossAtoms]:
+        """:meth:`binomial` for each k (one weight pass, ``binomial_atoms_many``: the same sets)."""
+        out = []
+        for k, (loss, log_w) in zip(ks, binomial_atoms_many(ks, eps0, above=above), strict=True):
+            log_free = k * math.log1p(-delta0)
+            out.append(cls(loss=loss, log_p=log_w + log_free, p_inf=-math.expm1(log_free), terms=k + 1))
+        return out
 
     @cached_property
     def _prefix(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

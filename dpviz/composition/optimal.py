@@ -18,6 +18,8 @@ above the ``Budget`` the exact sum is not attempted and the row shows the best c
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -74,14 +76,50 @@ def cost(levels: Levels) -> Cost:
 
 SMALL_ATOMS = 4_000
 """Homogeneous atom sets of at most this many atoms (k up to about 10⁴) are also kept in a larger
-cache of their own (``_small_binomial``: 128 of them, at most about 20 MB with their prefix sums)."""
+cache of their own (``_small_binomials``: 128 of them, at most about 20 MB with their prefix sums)."""
 
 
-@lru_cache(maxsize=128)
+SMALL_KEPT = 128
+"""How many small homogeneous atom sets ``_small_binomials`` remembers."""
+_small: OrderedDict[tuple[int, float, float], LossAtoms] = OrderedDict()
+_small_lock = threading.Lock()
+
+
+def _small_binomials(keys: Sequence[tuple[int, float, float]]) -> list[LossAtoms]:
+    """``LossAtoms.binomial`` of each (k, ε0, δ0), remembered (the ``SMALL_KEPT`` last asked for): an
+    ε-against-k curve asks for about 50 k at each (ε0, δ0), more than ``loss_atoms`` keeps, so each
+    change of its target δ rebuilt every one. Those not remembered are built together, one weight
+    pass per (ε0, δ0) (``LossAtoms.binomials``: the same sets)."""
+    with _small_lock:
+        missing = [key for key in dict.fromkeys(keys) if key not in _small]
+    built: dict[tuple[int, float, float], LossAtoms] = {}
+    for eps0, delta0 in dict.fromkeys((e, d) for _, e, d in missing):
+        ks = [k for k, e, d in missing if (e, d) == (eps0, delta0)]
+        built.update(zip([(k, eps0, delta0) for k in ks],
+                         LossAtoms.binomials(ks, eps0=eps0, delta0=delta0), strict=True))
+    with _small_lock:
+        out = []
+        for key in keys:
+            k, eps0, delta0 = key  # evicted meanwhile by another session's rerun: built again
+            atoms = _small.get(key) or built.get(key) or LossAtoms.binomial(k=k, eps0=eps0, delta0=delta0)
+            _small[key] = atoms
+            _small.move_to_end(key)
+            out.append(atoms)
+        while len(_small) > SMALL_KEPT:
+            _small.popitem(last=False)
+    return out
+
+
 def _small_binomial(k: int, eps0: float, delta0: float) -> LossAtoms:
-    """``LossAtoms.binomial``, remembered: an ε-against-k curve asks for about 50 k at each (ε0, δ0),
-    more than ``loss_atoms`` keeps, so each change of its target δ rebuilt every one."""
-    return LossAtoms.binomial(k=k, eps0=eps0, delta0=delta0)
+    return _small_binomials([(k, eps0, delta0)])[0]
+
+
+def _build_small(many: Sequence[Levels], budget: Budget | None) -> None:
+    """Build the small homogeneous atom sets among ``many`` that the budget admits, together
+    (``_small_binomials``), before each is asked for one by one."""
+    b = budgets.resolve(budget)
+    _small_binomials([(lv[0].count, lv[0].epsilon, lv[0].delta) for lv in many
+                      if len(lv) == 1 and atom_count(lv) <= SMALL_ATOMS and b.admits(cost(lv))])
 
 
 @lru_cache(maxsize=32)
@@ -180,6 +218,7 @@ def epsilons_for_delta(many: Sequence[Levels], *, delta: float,
     one at a time."""
     out: list[Guarantee | None] = [None] * len(many)
     solvable: list[tuple[int, LossAtoms]] = []
+    _build_small(many, budget)
     for i, levels in enumerate(many):
         atoms = _atoms_or_reason(levels, budget)
         if isinstance(atoms, Guarantee):

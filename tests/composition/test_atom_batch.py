@@ -165,3 +165,74 @@ def test_an_epsilon_curve_is_the_points_one_at_a_time(delta: float) -> None:
         [METHODS["optimal"].epsilon_for_delta(lv, delta=delta) for lv in many]
     assert METHODS["zcdp"].epsilons_for_delta(many, delta=delta) == \
         [METHODS["zcdp"].epsilon_for_delta(lv, delta=delta) for lv in many]
+
+
+# ------------------------------------------------------------------ the atom sets of many k
+@settings(max_examples=120)
+@given(log_ks=st.lists(st.floats(0.0, 6.5), min_size=1, max_size=8), log_eps0=st.floats(-4.0, 1.5),
+       seed=st.integers(0, 2**32 - 1))
+def test_weights_of_many_n_are_the_old_ones(log_ks: list[float], log_eps0: float, seed: int) -> None:
+    """Each run's weights are the floats of Loader's form called once per n as before: the ends, the
+    table of small Stirling remainders (n or x ≤ 15), and runs whose deviance series stop after
+    different numbers of terms (near the mode, few; a run stops when its own terms are negligible)."""
+    from dpviz.numerics import log_binom_pmf, log_binom_pmf_runs, softplus
+    from tests.composition import legacy_binomial
+
+    eps0 = 10.0**log_eps0
+    log_p, log_q = -float(softplus(eps0)), eps0 - float(softplus(eps0))
+    rng = np.random.default_rng(seed)
+    ns = [max(1, int(10.0**v)) for v in log_ks]
+    xs = [np.unique(np.concatenate([[0, n, min(n, 7)], np.round(rng.uniform(0, n, min(n, 200)))]))
+          for n in ns]
+    got = log_binom_pmf_runs(ns, np.concatenate(xs), [x.size for x in xs], log_p=log_p, log_q=log_q)
+    want = np.concatenate([legacy_binomial.log_binom_pmf(n, x, log_p=log_p, log_q=log_q)
+                           for n, x in zip(ns, xs, strict=True)])
+    assert got.tolist() == want.tolist()
+    assert np.concatenate([log_binom_pmf(n, x, log_p=log_p, log_q=log_q)
+                           for n, x in zip(ns, xs, strict=True)]).tolist() == want.tolist()
+
+
+@settings(max_examples=80)
+@given(log_ks=st.lists(st.floats(0.0, 6.5), min_size=1, max_size=10), log_eps0=st.floats(-4.0, 1.5),
+       delta0=st.sampled_from([0.0, 1e-7, 1e-2]), above=st.one_of(st.none(), st.floats(-1.0, 2.0)))
+def test_atom_sets_built_together_are_each_built_alone(log_ks: list[float], log_eps0: float, delta0: float,
+                                                       above: float | None) -> None:
+    """``LossAtoms.binomials`` (one weight pass, lumped tails at both ends, ``above`` cuts) against
+    each set built by the old weights: the same atoms, masses, P(L = ∞) and term counts."""
+    from dpviz.composition.atoms import away_from_zero, binomial_window
+    from dpviz.numerics import softplus
+    from tests.composition import legacy_binomial
+
+    eps0 = 10.0**log_eps0
+    ks = [max(1, int(10.0**v)) for v in log_ks]
+    cut = None if above is None else above * max(ks) * eps0
+    log_p, log_q = -float(softplus(eps0)), eps0 - float(softplus(eps0))
+    for k, atoms in zip(ks, LossAtoms.binomials(ks, eps0=eps0, delta0=delta0, above=cut), strict=True):
+        lo, hi = binomial_window(k, eps0)
+        l_idx = np.arange(lo, hi + 1, dtype=float)
+        loss = away_from_zero((k - 2.0 * l_idx) * eps0)
+        kept = loss.size if cut is None else int(np.searchsorted(-loss, -cut, side="left"))
+        w = legacy_binomial.log_binom_pmf(k, l_idx[:kept], log_p=log_p, log_q=log_q)
+        loss = loss[:kept]
+        if hi < k and kept == l_idx.size:
+            edge = float(legacy_binomial.log_binom_pmf(k, np.array([hi + 1.0]), log_p=log_p, log_q=log_q)[0])
+            w[-1] = np.logaddexp(w[-1], edge + math.log(k - hi))
+        if lo > 0:
+            edge = float(legacy_binomial.log_binom_pmf(k, np.array([lo - 1.0]), log_p=log_p, log_q=log_q)[0])
+            loss = np.concatenate([away_from_zero(np.array([k * eps0])), loss])
+            w = np.concatenate([[edge + math.log(lo)], w])
+        log_free = k * math.log1p(-delta0)
+        assert atoms.loss.tolist() == loss.tolist() and atoms.log_p.tolist() == (w + log_free).tolist()
+        assert (atoms.p_inf, atoms.terms) == (-math.expm1(log_free), k + 1)
+
+
+def test_the_remembered_small_sets_are_the_sets() -> None:
+    """``optimal``'s remembered sets, built together for a curve, are the sets built one by one; a
+    curve longer than the memory still gets each of its sets."""
+    keys = [(k, 0.123, 1e-6) for k in range(1, 200)]
+    got = optimal._small_binomials(keys)
+    assert len(optimal._small) == optimal.SMALL_KEPT
+    for (k, e, d), atoms in zip(keys, got, strict=True):
+        alone = LossAtoms.binomial(k=k, eps0=e, delta0=d)
+        assert atoms.loss.tolist() == alone.loss.tolist() and atoms.log_p.tolist() == alone.log_p.tolist()
+    assert optimal._small_binomial(199, 0.123, 1e-6) is got[-1]  # remembered
