@@ -224,6 +224,19 @@ class DeltaCurve:
                    reason=reasons[0] if reasons else None,
                    impossible=np.array([g.status is Status.IMPOSSIBLE for g in points], dtype=bool))
 
+    @classmethod
+    def bounds(cls, epsilons: NDArray[np.float64], deltas: Sequence[float | None], *, kind: Kind,
+               source: str, reason: str) -> DeltaCurve:
+        """The curve :meth:`pointwise` makes of one δ-solved :class:`Guarantee` per ε, each of ``kind``
+        (``UPPER`` or ``EXACT``) from ``source``, or impossible for ``reason`` where ``deltas`` has
+        ``None``, without making the Guarantees (160 a curve, 10 µs each)."""
+        eps = np.asarray(epsilons, dtype=float)
+        upper = np.array([math.nan if d is None else d for d in deltas], dtype=float)
+        impossible = np.array([d is None for d in deltas], dtype=bool)
+        lower = upper.copy() if kind is Kind.EXACT else np.full(eps.size, math.nan)
+        return cls(epsilon=eps, lower=lower, upper=upper, kind=kind, source=source,
+                   reason=reason if impossible.any() else None, impossible=impossible)
+
     def at(self, i: int) -> Guarantee:
         """The i-th point as a :class:`Guarantee` (δ solved at ε)."""
         up, lo = float(self.upper[i]), float(self.lower[i])

@@ -248,10 +248,9 @@ def delta_curve(levels: Levels, epsilons: ArrayLike, *, budget: Budget | None = 
     eps = np.asarray(epsilons, dtype=float).ravel()
     atoms = _atoms_or_reason(levels, budget)
     if isinstance(atoms, LossAtoms):
-        points = [Guarantee(epsilon=float(e), delta=min(d, 1.0), kind=Kind.EXACT, source=_source(levels),
-                            solved="delta") for e, d in zip(eps, atoms.deltas(eps), strict=True)]
-    else:
-        points = [delta_for_epsilon(levels, epsilon=float(e), budget=budget) for e in eps]
+        return DeltaCurve.bounds(eps, [min(d, 1.0) for d in atoms.deltas(eps)], kind=Kind.EXACT,
+                                 source=_source(levels), reason="")
+    points = [delta_for_epsilon(levels, epsilon=float(e), budget=budget) for e in eps]
     return DeltaCurve.pointwise(points, eps, source=_source(levels))
 
 
