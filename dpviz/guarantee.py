@@ -92,7 +92,7 @@ class Guarantee:
     def __post_init__(self) -> None:
         for name in ("epsilon", "delta", "lower", "upper"):
             v = getattr(self, name)
-            if v is not None:
+            if v is not None and type(v) is not float:  # a float is kept as it is (float(v) is v)
                 if isinstance(v, bool) or not isinstance(v, numbers.Real):
                     raise TypeError(f"Guarantee.{name} must be a float or None, got {type(v).__name__}")
                 object.__setattr__(self, name, float(v))
@@ -104,9 +104,9 @@ class Guarantee:
         value = self.epsilon if self.solved == "epsilon" else self.delta
         if value is None:
             return
-        if self.lower is None and self.kind in (Kind.EXACT, Kind.LOWER):
+        if self.lower is None and (self.kind is Kind.EXACT or self.kind is Kind.LOWER):
             object.__setattr__(self, "lower", value)
-        if self.upper is None and self.kind in (Kind.EXACT, Kind.UPPER):
+        if self.upper is None and (self.kind is Kind.EXACT or self.kind is Kind.UPPER):
             object.__setattr__(self, "upper", value)
 
     # ------------------------------------------------------------------ reading

@@ -45,3 +45,21 @@ def test_the_curves_here_have_points_of_each_kind() -> None:
     assert METHODS["advanced"].delta_curve(levels, eps).impossible.any()
     assert METHODS["basic"].delta_curve(levels, eps).reason is not None
     assert "; " in METHODS["zcdp"].delta_curve(levels, eps).source  # Remark 15 and Prop. 14 both used
+
+
+def test_a_guarantee_keeps_floats_and_converts_the_rest() -> None:
+    """``Guarantee`` skips converting a Python float (float(v) is v) and still converts numpy floats
+    and integers to floats and refuses booleans and strings, and fills its bracket from the kind."""
+    import pytest
+
+    from dpviz.guarantee import Guarantee, Kind
+
+    x = 0.1 + 0.2
+    g = Guarantee(epsilon=x, delta=np.float64(1e-5), kind=Kind.EXACT, source="s")
+    assert g.epsilon is x and type(g.delta) is float and (g.lower, g.upper) == (x, x)
+    assert type(Guarantee(epsilon=3, delta=0.0, kind=Kind.UPPER, source="s").epsilon) is float
+    lower = Guarantee(epsilon=1.0, delta=0.0, kind=Kind.LOWER, source="s")
+    assert (lower.lower, lower.upper) == (1.0, None)
+    for bad in (True, "1.0", np.array([1.0])):
+        with pytest.raises(TypeError):
+            Guarantee(epsilon=bad, delta=0.0, kind=Kind.UPPER, source="s")  # type: ignore[arg-type]
