@@ -26,8 +26,9 @@ WINDOW = 1.0
 """Atoms within this distance above ε are summed term by term (``atoms.py``'s module docstring)."""
 
 R = TypeVar("R")
-Steps = Generator[float, float, R]
-"""A search: yields the ε at which it needs ``log_finite_part``, is sent that value, returns its answer."""
+Steps = Generator[tuple[float, ...], list[float], R]
+"""A search: yields the ε at which it needs ``log_finite_part`` (a few at a time), is sent their
+values, returns its answer."""
 
 
 class Atoms(Protocol):
@@ -114,19 +115,21 @@ def run(searches: Sequence[tuple[Atoms, Steps[R]]]) -> list[R]:
     """Each search's answer, the searches' evaluations taken together round by round (module
     docstring): the same answers as each run alone."""
     out: list[R | None] = [None] * len(searches)
-    waiting: list[tuple[int, float]] = []
+    waiting: list[tuple[int, tuple[float, ...]]] = []
     for i, (_, steps) in enumerate(searches):
         try:
             waiting.append((i, next(steps)))
         except StopIteration as done:
             out[i] = done.value
     while waiting:
-        values = log_finite_parts([(searches[i][0], e) for i, e in waiting])
+        values = log_finite_parts([(searches[i][0], e) for i, asked in waiting for e in asked])
         following = []
-        for (i, _), value in zip(waiting, values, strict=True):
+        at = 0
+        for i, asked in waiting:
             try:
-                following.append((i, searches[i][1].send(value)))
+                following.append((i, searches[i][1].send(values[at:at + len(asked)])))
             except StopIteration as done:
                 out[i] = done.value
+            at += len(asked)
         waiting = following
     return out  # type: ignore[return-value]  # every search has returned

@@ -293,9 +293,10 @@ class LossAtoms:
         change of k' or of the scenario)."""
         return epsilons([(self, delta)])[0]
 
-    def _steps(self, delta: float) -> Steps[float | None]:
-        """``epsilon``'s search, as steps (``atom_batch.run``: it yields each ε at which it needs
-        :meth:`log_finite_part` and is sent the value).
+    def _steps(self, delta: float) -> Steps[tuple[float | None, float | None]]:
+        """``epsilon``'s search, as steps (``atom_batch.run``: it yields the ε at which it needs
+        :meth:`log_finite_part`, a few at a time, and is sent their values), and the value at the ε
+        it returns when one was computed there (else ``None``).
 
         δ(ε) is linear in e^ε between consecutive atoms, so after a bisection over
         atom indices the crossing is solved in closed form and polished by Newton
@@ -304,16 +305,19 @@ class LossAtoms:
         """
         target = delta - self.p_inf
         if target < 0:
-            return None
+            return None, None
         if target == 0 or self.loss.size == 0:
-            return max(0.0, float(self.loss[0])) if self.loss.size else 0.0
-        if self.p_inf + math.exp((yield 0.0)) <= delta:  # δ(0) ≤ delta
-            return 0.0
+            return (max(0.0, float(self.loss[0])) if self.loss.size else 0.0), None
         log_t = math.log(target)
         positive = int(np.searchsorted(self._neg_loss, 0.0, side="left"))  # atoms with L > 0
         # S(L_i) increases with i; find the first i with S(L_i) ≥ target.
         # S(L_0) = 0 < target; S(0) > target
-        lo, hi = yield from self._segment(log_t, positive)
+        guess = self._guess(log_t, positive)
+        ends = [] if guess is None else [i for i in (guess - 1, guess) if 0 < i < positive]
+        first = yield (0.0, *(float(self.loss[i]) for i in ends))  # δ(0), and the guess's two ends
+        if self.p_inf + math.exp(first[0]) <= delta:  # δ(0) ≤ delta
+            return 0.0, first[0]
+        lo, hi = yield from self._segment(log_t, positive, guess, dict(zip(ends, first[1:], strict=True)))
         left = max(float(self.loss[hi]), 0.0) if hi < positive else 0.0
         right = float(self.loss[lo])
         log_a, log_b = self._prefix
@@ -322,7 +326,7 @@ class LossAtoms:
         for _ in range(3):  # Newton in u = e^ε; S is linear in u on the segment
             # u_new / e^ε = 1 + (S − t) / (B e^ε), in log space: e^ε overflows past
             # ε ≈ 709 and B = e^lb underflows for tiny δ at large k.
-            x_s = (yield eps) - lb - eps
+            x_s = (yield (eps,))[0] - lb - eps
             x_t = log_t - lb - eps
             if max(x_s, x_t) > 700.0:
                 break
@@ -335,24 +339,32 @@ class LossAtoms:
             eps = new
         return (yield from self._round_up(eps, delta, right))
 
-    def _segment(self, log_t: float, positive: int) -> Steps[tuple[int, int]]:
+    def _guess(self, log_t: float, positive: int) -> int | None:
+        """The atom hi with S(L_{hi−1}) < t ≤ S(L_hi), located on the prefix sums
+        S(L_i) = A_{i−1} − e^{L_i} B_{i−1} at once, which cancel and are only a guess (``_segment``
+        confirms it); ``None`` with at most two atoms above 0."""
+        if positive <= 2:
+            return None
+        log_a, log_b = self._prefix
+        with np.errstate(invalid="ignore"):
+            y = np.minimum(self.loss[1:positive] + log_b[: positive - 1] - log_a[: positive - 1], 0.0)
+            reached = log_a[: positive - 1] + log1mexp(y) >= log_t  # at atoms 1 … positive − 1
+        return 1 + int(np.argmax(reached)) if reached.any() else positive
+
+    def _segment(self, log_t: float, positive: int, guess: int | None,
+                 known: dict[int, float]) -> Steps[tuple[int, int]]:
         """The atoms lo, hi = lo + 1 with S(L_lo) < t ≤ S(L_hi) (a bisection over 0 … positive,
-        neither end evaluated), located on the prefix sums S(L_i) = A_{i−1} − e^{L_i} B_{i−1} at
-        once, which cancel and are only a guess, then confirmed by the exact (windowed) evaluation
-        at both ends: two evaluations instead of log₂(atoms). Bisection where the guess fails."""
-        if positive > 2:
-            log_a, log_b = self._prefix
-            with np.errstate(invalid="ignore"):
-                y = np.minimum(self.loss[1:positive] + log_b[: positive - 1] - log_a[: positive - 1], 0.0)
-                reached = log_a[: positive - 1] + log1mexp(y) >= log_t  # at atoms 1 … positive − 1
-            hi = 1 + int(np.argmax(reached)) if reached.any() else positive
-            if ((hi == 1 or (yield float(self.loss[hi - 1])) < log_t)
-                    and (hi == positive or not (yield float(self.loss[hi])) < log_t)):
+        neither end evaluated): the guess (``_guess``) where the exact (windowed) evaluations at its
+        two ends (``known``: ln of δ's finite part at atom i's loss) confirm it, two evaluations
+        instead of log₂(atoms); bisection where the guess fails."""
+        if guess is not None:
+            hi = guess
+            if (hi == 1 or known[hi - 1] < log_t) and (hi == positive or not known[hi] < log_t):
                 return hi - 1, hi
         lo, hi = 0, positive  # ``numerics.bisect_int`` with "S(L_i) < t" as the predicate
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            if (yield float(self.loss[mid])) < log_t:
+            if (yield (float(self.loss[mid]),))[0] < log_t:
                 lo = mid
             else:
                 hi = mid
@@ -372,17 +384,18 @@ class LossAtoms:
         in tests/composition: ≤ 2e-13 at 10^6 binomial atoms, where this gives 1e-12)."""
         return 1e-15 * (16.0 + math.sqrt(max(self.loss.size, self.terms)))
 
-    def _round_up(self, eps: float, delta: float, right: float) -> Steps[float]:
+    def _round_up(self, eps: float, delta: float, right: float) -> Steps[tuple[float, float | None]]:
         """Move ε up until δ(ε), inflated by its error bound, is ≤ delta: the returned ε is
         sound even where floating point has rounded δ(ε) down."""
         step = max(abs(eps), 1e-300) * 2.0**-50
         inflate = 1.0 + self.relative_error
         for _ in range(64):
-            if (self.p_inf + math.exp((yield eps))) * inflate <= delta or eps >= right:
-                return min(eps, right)
+            part = (yield (eps,))[0]
+            if (self.p_inf + math.exp(part)) * inflate <= delta or eps >= right:
+                return min(eps, right), part if eps <= right else None
             eps += step
             step *= 2.0
-        return right
+        return right, None
 
     def tradeoff(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Vertices of the lower boundary of the privacy region (KOV §2).
@@ -400,11 +413,14 @@ class LossAtoms:
         return np.clip(p_fa, 0.0, 1.0), np.clip(p_md, 0.0, 1.0)
 
 
-def epsilons(problems: Sequence[tuple[LossAtoms, float]]) -> list[float | None]:
+def epsilons(problems: Sequence[tuple[LossAtoms, float]],
+             parts: list[float | None] | None = None) -> list[float | None]:
     """:meth:`LossAtoms.epsilon` of each (atom set, δ), the searches run side by side
     (``atom_batch.run``: one batched evaluation per round, each search's own path, the same floats)
-    and remembered per atom set as one at a time would be."""
+    and remembered per atom set as one at a time would be. ``parts``: filled with ln of δ's finite
+    part at each answer where the search computed it (``None`` elsewhere, or for a remembered one)."""
     out: list[float | None] = [None] * len(problems)
+    found_parts: list[float | None] = [None] * len(problems)
     searching: list[int] = []
     for i, (atoms, delta) in enumerate(problems):
         if delta in atoms._cache:
@@ -412,9 +428,12 @@ def epsilons(problems: Sequence[tuple[LossAtoms, float]]) -> list[float | None]:
         else:
             searching.append(i)
     found = run([(problems[i][0], problems[i][0]._steps(problems[i][1])) for i in searching])
-    for i, eps in zip(searching, found, strict=True):
+    for i, (eps, part) in zip(searching, found, strict=True):
         atoms, delta = problems[i]
         if len(atoms._cache) >= _REMEMBERED:
             atoms._cache.clear()
         atoms._cache[delta] = out[i] = eps
+        found_parts[i] = part
+    if parts is not None:
+        parts[:] = found_parts
     return out

@@ -134,14 +134,17 @@ def test_run_keeps_each_searchs_answer() -> None:
     """``run`` hands each search its own values: searches of different lengths, one set twice."""
     atoms = LossAtoms.binomial(k=200, eps0=0.1, delta0=0.0)
 
-    def steps(n: int):  # asks for δ at n points, returns the sum of what it was sent
+    def steps(n: int):  # asks for δ at n rounds of i + 1 points, returns the sum of what it was sent
         total = 0.0
         for i in range(n):
-            total += yield 0.1 * i
+            total += sum((yield tuple(0.1 * (i + j) for j in range(i + 1))))
         return total
 
+    def alone(n: int) -> float:
+        return sum(sum(atoms.log_finite_part(0.1 * (i + j)) for j in range(i + 1)) for i in range(n))
+
     got = run([(atoms, steps(n)) for n in (0, 3, 1, 5)])
-    assert got == [sum(atoms.log_finite_part(0.1 * i) for i in range(n)) for n in (0, 3, 1, 5)]
+    assert got == [alone(n) for n in (0, 3, 1, 5)]
 
 
 def test_remembered_answers_are_kept_per_set() -> None:

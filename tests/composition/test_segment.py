@@ -19,15 +19,21 @@ def _bisected(atoms: LossAtoms, log_t: float, positive: int) -> tuple[int, int]:
 
 def _segment(atoms: LossAtoms, log_t: float, positive: int,
              asked: list[float] | None = None) -> tuple[int, int]:
-    """``LossAtoms._segment``'s steps run alone (as ``atom_batch.run`` runs one search): each ε it
-    asks for is answered by ``log_finite_part`` (and noted in ``asked``)."""
-    steps = atoms._segment(log_t, positive)
+    """``LossAtoms``' bracket as its search finds it: the prefix-sum guess (``_guess``), its two ends
+    evaluated, then ``_segment``'s steps run alone (as ``atom_batch.run`` runs one search), each ε
+    it asks for answered by ``log_finite_part`` and noted in ``asked``."""
+    guess = atoms._guess(log_t, positive)
+    ends = [] if guess is None else [i for i in (guess - 1, guess) if 0 < i < positive]
+    known = {i: atoms.log_finite_part(float(atoms.loss[i])) for i in ends}
+    if asked is not None:
+        asked += [float(atoms.loss[i]) for i in ends]
+    steps = atoms._segment(log_t, positive, guess, known)
     try:
-        eps = next(steps)
+        want = next(steps)
         while True:
             if asked is not None:
-                asked.append(eps)
-            eps = steps.send(atoms.log_finite_part(eps))
+                asked += list(want)
+            want = steps.send([atoms.log_finite_part(e) for e in want])
     except StopIteration as done:
         return done.value
 
