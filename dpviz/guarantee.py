@@ -92,7 +92,7 @@ class Guarantee:
     def __post_init__(self) -> None:
         for name in ("epsilon", "delta", "lower", "upper"):
             v = getattr(self, name)
-            if v is not None:
+            if v is not None and type(v) is not float:  # a float is kept as it is (float(v) is v)
                 if isinstance(v, bool) or not isinstance(v, numbers.Real):
                     raise TypeError(f"Guarantee.{name} must be a float or None, got {type(v).__name__}")
                 object.__setattr__(self, name, float(v))
@@ -104,9 +104,9 @@ class Guarantee:
         value = self.epsilon if self.solved == "epsilon" else self.delta
         if value is None:
             return
-        if self.lower is None and self.kind in (Kind.EXACT, Kind.LOWER):
+        if self.lower is None and (self.kind is Kind.EXACT or self.kind is Kind.LOWER):
             object.__setattr__(self, "lower", value)
-        if self.upper is None and self.kind in (Kind.EXACT, Kind.UPPER):
+        if self.upper is None and (self.kind is Kind.EXACT or self.kind is Kind.UPPER):
             object.__setattr__(self, "upper", value)
 
     # ------------------------------------------------------------------ reading
@@ -223,6 +223,19 @@ class DeltaCurve:
                    source=sources[0] if len(sources) == 1 else "; ".join(sources),
                    reason=reasons[0] if reasons else None,
                    impossible=np.array([g.status is Status.IMPOSSIBLE for g in points], dtype=bool))
+
+    @classmethod
+    def bounds(cls, epsilons: NDArray[np.float64], deltas: Sequence[float | None], *, kind: Kind,
+               source: str, reason: str) -> DeltaCurve:
+        """The curve :meth:`pointwise` makes of one δ-solved :class:`Guarantee` per ε, each of ``kind``
+        (``UPPER`` or ``EXACT``) from ``source``, or impossible for ``reason`` where ``deltas`` has
+        ``None``, without making the Guarantees (160 a curve, 10 µs each)."""
+        eps = np.asarray(epsilons, dtype=float)
+        upper = np.array([math.nan if d is None else d for d in deltas], dtype=float)
+        impossible = np.array([d is None for d in deltas], dtype=bool)
+        lower = upper.copy() if kind is Kind.EXACT else np.full(eps.size, math.nan)
+        return cls(epsilon=eps, lower=lower, upper=upper, kind=kind, source=source,
+                   reason=reason if impossible.any() else None, impossible=impossible)
 
     def at(self, i: int) -> Guarantee:
         """The i-th point as a :class:`Guarantee` (δ solved at ε)."""

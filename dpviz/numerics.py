@@ -9,13 +9,14 @@ weights, rounding directions, solving ε(δ)).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["bisect_float", "bisect_int", "log1mexp", "log_binom_pmf", "log_comb", "log_pow2_minus_1",
-           "logsumexp", "logsumexp_rows", "lower_hull", "round_up", "round_up_array", "softplus"]
+__all__ = ["bisect_float", "bisect_int", "log1mexp", "log_binom_pmf", "log_binom_pmf_runs", "log_comb",
+           "log_pow2_minus_1", "logsumexp", "logsumexp_rows", "logsumexp_runs", "lower_hull", "round_up",
+           "round_up_array", "softplus"]
 
 LN2 = float(np.log(2.0))
 
@@ -57,6 +58,36 @@ def logsumexp_rows(a: ArrayLike) -> NDArray[np.float64]:
     """ln Σ e^a along the last axis: one value per row."""
     out = _logsumexp(a, -1)
     return np.asarray(out, dtype=float)
+
+
+def logsumexp_runs(x: NDArray[np.float64], lengths: NDArray[np.int64]) -> NDArray[np.float64]:
+    """:func:`logsumexp` of each run of ``x`` (consecutive runs of the given lengths, each ≥ 1), the
+    same floats as one call per run: the elementwise steps of its common case over all runs at once
+    (numpy's ufuncs give each element the same float wherever it sits in an array), the sums run by
+    run (``sum`` adds pairwise, in an order set by the run's length: ``np.add.reduceat`` adds in
+    another), and a run outside the common case (a largest term +∞ or NaN, a sum that is not
+    finite) by :func:`logsumexp` itself."""
+    x = np.asarray(x, dtype=float)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    if lengths.size == 1:
+        return np.array([logsumexp(x)])
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    x_max = np.maximum.reduceat(x, starts)
+    shift = np.repeat(x_max, lengths)
+    top = x == shift
+    m = np.add.reduceat(top.astype(np.int64), starts).astype(float)
+    # a run of −∞ only (−∞ − (−∞)) or with a NaN (no term equals it: m = 0) warns here; its answer
+    # is set below, as the one call would give it
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.exp(np.where(top, -np.inf, x) - shift)
+        sums = np.array([terms[a:b].sum() for a, b in zip(starts.tolist(), ends.tolist(), strict=True)])
+        s = np.where(sums == 0, sums, sums / m)
+        out = np.log1p(s) + np.log(m) + x_max
+    out[x_max == -np.inf] = -np.inf
+    for i in np.flatnonzero(~np.isfinite(out) & (x_max != -np.inf)).tolist():
+        out[i] = logsumexp(x[starts[i]:ends[i]])  # the general route, as one call would take
+    return out
 
 
 def _logsumexp(a: ArrayLike, axis: int | None) -> NDArray[np.float64] | float:
@@ -196,22 +227,34 @@ def _stirlerr(n: NDArray[np.float64]) -> NDArray[np.float64]:
     return out
 
 
-def _bd0(x: NDArray[np.float64], np_: float) -> NDArray[np.float64]:
-    """x ln(x/np) + np − x, by its series where x ≈ np (Loader's deviance term)."""
-    x = np.asarray(x, dtype=float)
+def _bd0(x: NDArray[np.float64], np_: NDArray[np.float64], run: NDArray[np.int64]) -> NDArray[np.float64]:
+    """x ln(x/np) + np − x, by its series where x ≈ np (Loader's deviance term), for the entries of
+    several runs (``run``: each entry's run): a run's series stops once every term it adds is
+    negligible, as one call per run stops."""
     out = x * np.log(x / np_) + np_ - x
-    near = np.abs(x - np_) < 0.1 * (x + np_)
-    if near.any():
-        xn = x[near]
-        v = (xn - np_) / (xn + np_)  # |v| < 0.1, so each term is ≥ 100× smaller than the last
-        s = (xn - np_) * v
+    near = np.flatnonzero(np.abs(x - np_) < 0.1 * (x + np_))
+    if near.size:
+        xn, npn, runs = x[near], np_[near], run[near]
+        v = (xn - npn) / (xn + npn)  # |v| < 0.1, so each term is ≥ 100× smaller than the last
+        s = (xn - npn) * v
         ej = 2.0 * xn * v
         v2 = v * v
+        going = np.ones(near.size, dtype=bool)
+        size = int(runs.max()) + 1
         for j in range(1, 20):
-            ej = ej * v2
+            if size == 1:  # one run: all its entries go on together
+                ej = ej * v2
+                term = ej / (2 * j + 1)
+                s = s + term
+                if np.all(np.abs(term) <= 1e-17 * np.abs(s)):
+                    break
+                continue
+            ej = np.where(going, ej * v2, ej)
             term = ej / (2 * j + 1)
-            s = s + term
-            if np.all(np.abs(term) <= 1e-17 * np.abs(s)):
+            s = np.where(going, s + term, s)
+            unfinished = going & ~(np.abs(term) <= 1e-17 * np.abs(s))
+            going &= np.bincount(runs[unfinished], minlength=size)[runs] > 0  # while one of its terms counts
+            if not going.any():
                 break
         out[near] = s
     return out
@@ -221,14 +264,26 @@ def log_binom_pmf(n: int, x: ArrayLike, *, log_p: float, log_q: float) -> NDArra
     """ln [C(n, x) p^x q^(n−x)] with p = e^log_p, q = e^log_q, p + q = 1, to ~1e-15 relative
     in the probability (Loader 2000, as in R's dbinom), for n up to 10^7."""
     x = np.asarray(x, dtype=float)
+    return log_binom_pmf_runs([n], x.ravel(), [x.size], log_p=log_p, log_q=log_q).reshape(x.shape)
+
+
+def log_binom_pmf_runs(ns: Sequence[int], x: ArrayLike, lengths: Sequence[int], *, log_p: float,
+                       log_q: float) -> NDArray[np.float64]:
+    """:func:`log_binom_pmf` for several n at once: the entries of ``x`` in consecutive runs of the
+    given lengths, run i at n = ns[i] (each entry the float of its own call: elementwise steps, and
+    each run's series of ``_bd0`` as long as its own)."""
+    x = np.asarray(x, dtype=float)
+    n_run = np.asarray(ns, dtype=float)  # exactly the integers (n ≤ 10^7)
+    n = np.repeat(n_run, lengths)
+    run = np.repeat(np.arange(n_run.size), lengths)
     p, q = np.exp(log_p), np.exp(log_q)
     out = np.empty_like(x)
     lo, hi = x == 0, x == n
-    out[lo] = n * log_q
-    out[hi] = n * log_p
+    out[lo] = n[lo] * log_q
+    out[hi] = n[hi] * log_p
     mid = ~(lo | hi)
-    xm = x[mid]
-    lc = (_stirlerr(np.array([float(n)]))[0] - _stirlerr(xm) - _stirlerr(n - xm)
-          - _bd0(xm, n * p) - _bd0(n - xm, n * q))
-    out[mid] = lc + 0.5 * np.log(n / (2 * np.pi * xm * (n - xm)))
+    xm, nm, rm = x[mid], n[mid], run[mid]
+    lc = (_stirlerr(n_run)[rm] - _stirlerr(xm) - _stirlerr(nm - xm)
+          - _bd0(xm, nm * p, rm) - _bd0(nm - xm, nm * q, rm))
+    out[mid] = lc + 0.5 * np.log(nm / (2 * np.pi * xm * (nm - xm)))
     return out

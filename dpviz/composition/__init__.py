@@ -9,6 +9,7 @@ Formulas: docs/MATH.md §3 (homogeneous), §4 (levels) and §11 (zCDP).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -34,6 +35,15 @@ class Method:
         if self.budgeted:
             return self.module.epsilon_for_delta(levels, delta=delta, budget=budget)
         return self.module.epsilon_for_delta(levels, delta=delta)
+
+    def epsilons_for_delta(self, many: Sequence[Levels], *, delta: float,
+                           budget: Budget | None = None) -> list[Guarantee]:
+        """:meth:`epsilon_for_delta` of each composition of ``many``: solved side by side where the
+        module can (the optimum's searches, ``optimal.epsilons_for_delta``), the same numbers."""
+        together = getattr(self.module, "epsilons_for_delta", None)
+        if together is not None:
+            return list(together(many, delta=delta, budget=budget))
+        return [self.epsilon_for_delta(levels, delta=delta, budget=budget) for levels in many]
 
     def delta_for_epsilon(self, levels: Levels, *, epsilon: float, budget: Budget | None = None) -> Guarantee:
         if self.budgeted:

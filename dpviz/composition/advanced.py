@@ -60,24 +60,36 @@ def epsilon_for_delta(levels: Levels, *, delta: float) -> Guarantee:
 
 def delta_for_epsilon(levels: Levels, *, epsilon: float) -> Guarantee:
     """Invert the theorem for δ'; defined only for ε above the drift term."""
-    excess = epsilon - drift(levels)
-    root = root_sum_epsilon_sq(levels)
+    (delta,) = _deltas(levels, [epsilon])
+    if delta is None:
+        return Guarantee.impossible(source=SOURCE, solved="delta", reason=_no_delta(levels))
+    return Guarantee(epsilon=epsilon, delta=delta, kind=Kind.UPPER, source=SOURCE, solved="delta")
+
+
+def _deltas(levels: Levels, epsilons: list[float]) -> list[float | None]:
+    """δ = Σδ_i + δ' at each ε, δ' = e^{−(ε − drift)²/(2Σε_i²)} rounded up (``None``: ε ≤ the drift)."""
+    t, root, base = drift(levels), root_sum_epsilon_sq(levels), sum_delta(levels)
     if root == 0:  # every ε_i = 0: ε = 0 for any slack δ' > 0, so δ is Σδ_i + δ' for all δ' > 0
-        return Guarantee(epsilon=epsilon, delta=min(sum_delta(levels), 1.0), kind=Kind.UPPER,
-                         source=SOURCE, solved="delta")
-    if excess <= 0:
-        return Guarantee.impossible(
-            source=SOURCE, solved="delta",
-            reason=f"advanced composition gives no δ for ε ≤ Σε_i(e^ε_i − 1) = {drift(levels):.6g}")
-    ratio = excess / root  # ∞ past 1.8e308 (a subnormal √Σε²): a product, where ** would raise
-    z = 0.5 * ratio * ratio  # δ' = e^{−z}, rounded up
-    slack = math.nextafter(math.exp(-z * (1.0 - ROUND_ULPS)), math.inf)
-    return Guarantee(epsilon=epsilon, delta=min(math.nextafter(sum_delta(levels) + slack, math.inf), 1.0),
-                     kind=Kind.UPPER, source=SOURCE, solved="delta")
+        return [min(base, 1.0) for _ in epsilons]
+    out: list[float | None] = []
+    for epsilon in epsilons:
+        excess = epsilon - t
+        if excess <= 0:
+            out.append(None)
+            continue
+        ratio = excess / root  # ∞ past 1.8e308 (a subnormal √Σε²): a product, where ** would raise
+        z = 0.5 * ratio * ratio  # δ' = e^{−z}, rounded up
+        slack = math.nextafter(math.exp(-z * (1.0 - ROUND_ULPS)), math.inf)
+        out.append(min(math.nextafter(base + slack, math.inf), 1.0))
+    return out
+
+
+def _no_delta(levels: Levels) -> str:
+    return f"advanced composition gives no δ for ε ≤ Σε_i(e^ε_i − 1) = {drift(levels):.6g}"
 
 
 def delta_curve(levels: Levels, epsilons: ArrayLike) -> DeltaCurve:
     """δ at each ε of ``epsilons``: the same numbers as :func:`delta_for_epsilon` point by point."""
     eps = np.asarray(epsilons, dtype=float).ravel()
-    return DeltaCurve.pointwise([delta_for_epsilon(levels, epsilon=float(e)) for e in eps], eps,
-                                source=SOURCE)
+    return DeltaCurve.bounds(eps, _deltas(levels, eps.tolist()), kind=Kind.UPPER, source=SOURCE,
+                             reason=_no_delta(levels))

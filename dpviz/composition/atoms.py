@@ -7,9 +7,9 @@ atoms, so KOV Thm 3.3 is the special case ``LossAtoms.binomial``.
 
 Numerics. Sorting atoms by decreasing loss, the sum over atoms with L > ε is
 ``A − e^ε B`` with prefix sums A = Σ p and B = Σ p e^{−L}. That difference cancels
-badly for atoms with L close to ε, so atoms with L − ε ≤ ``_WINDOW`` are summed
+badly for atoms with L close to ε, so atoms with L − ε ≤ ``WINDOW`` (``atom_batch``) are summed
 term by term as p (1 − e^{ε−L}) in log space, and only the remaining prefix, where
-e^{ε−L} ≤ e^{−_WINDOW}, uses the prefix sums. Everything is in log space, so
+e^{ε−L} ≤ e^{−WINDOW}, uses the prefix sums. Everything is in log space, so
 δ down to 1e-300 and k = 10^7 neither underflow nor overflow.
 
 Binomial tails. Atoms whose P-mass is below e^{``TAIL_LOG_MASS``} (≈ 1e−348, below every
@@ -24,17 +24,15 @@ than e^{−780}. Memory and time then grow like √k, not k: ≈ 40√k atoms (1
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 import numpy as np
 from numpy.typing import NDArray
 
-from dpviz.numerics import bisect_int, log1mexp, log_binom_pmf, logsumexp, softplus
-
-_WINDOW = 1.0
-"""Atoms within this distance above ε are summed exactly (see module docstring)."""
+from dpviz.composition.atom_batch import WINDOW, Steps, log_finite_parts, run
+from dpviz.numerics import bisect_int, log1mexp, log_binom_pmf, log_binom_pmf_runs, logsumexp, softplus
 
 _REMEMBERED = 64
 """Targets δ whose ε one atom set remembers (``LossAtoms.epsilon``)."""
@@ -159,24 +157,48 @@ def binomial_atoms(k: int, eps0: float, *, above: float | None = None
     ``above``: only the atoms with loss > ``above`` (all that δ(ε) for ε ≥ ``above`` sums; each
     kept atom is the same number as in the full set).
     """
-    lo, hi = binomial_window(k, eps0)
-    l_idx = np.arange(lo, hi + 1, dtype=float)
-    # floating-point rounding of (k − 2l)ε0 can never make δ too small
-    loss = away_from_zero((k - 2.0 * l_idx) * eps0)
-    whole = True
-    if above is not None:
-        kept = int(np.searchsorted(-loss, -above, side="left"))  # loss decreases with l
-        whole = kept == loss.size
-        l_idx, loss = l_idx[:kept], loss[:kept]
-    log_w = binomial_log_weights(k, eps0, l_idx)
-    if hi < k and whole:
-        below = float(binomial_log_weights(k, eps0, np.array([hi + 1.0]))[0]) + math.log(k - hi)
-        log_w[-1] = np.logaddexp(log_w[-1], below)
-    if lo > 0:
-        above_lump = float(binomial_log_weights(k, eps0, np.array([lo - 1.0]))[0]) + math.log(lo)
-        loss = np.concatenate([away_from_zero(np.array([k * eps0])), loss])
-        log_w = np.concatenate([[above_lump], log_w])
-    return loss, log_w
+    return binomial_atoms_many([k], eps0, above=above)[0]
+
+
+def binomial_atoms_many(ks: Sequence[int], eps0: float, *, above: float | None = None
+                        ) -> list[tuple[NDArray[np.float64], NDArray[np.float64]]]:
+    """:func:`binomial_atoms` for each k at one ε0: the weights of every k, and of its lumped tails'
+    edges, in one ``log_binom_pmf_runs`` call (the floats of one call per k: an ε-against-k curve
+    builds 49 sets, each of them once a few numpy calls on a few hundred atoms)."""
+    log_low = -float(softplus(eps0))
+    log_high = eps0 - float(softplus(eps0))
+    plans, xs = [], []
+    for k in ks:
+        lo, hi = binomial_window(k, eps0)
+        l_idx = np.arange(lo, hi + 1, dtype=float)
+        # floating-point rounding of (k − 2l)ε0 can never make δ too small
+        loss = away_from_zero((k - 2.0 * l_idx) * eps0)
+        whole = True
+        if above is not None:
+            kept = int(np.searchsorted(-loss, -above, side="left"))  # loss decreases with l
+            whole = kept == loss.size
+            l_idx, loss = l_idx[:kept], loss[:kept]
+        below = hi < k and whole
+        edges = [hi + 1.0] if below else []  # the lumped tails' edge weights (module docstring)
+        edges += [lo - 1.0] if lo > 0 else []
+        plans.append((k, lo, hi, loss, l_idx.size, below))
+        xs += [l_idx, np.array(edges)]
+    lengths = [x.size for x in xs]
+    weights = log_binom_pmf_runs([k for k in ks for _ in (0, 1)], np.concatenate(xs), lengths,
+                                 log_p=log_low, log_q=log_high)
+    out = []
+    at = 0
+    for (k, lo, hi, loss, size, below), n_edges in zip(plans, lengths[1::2], strict=True):
+        log_w = weights[at:at + size].copy()
+        edge_w = weights[at + size:at + size + n_edges].tolist()
+        at += size + n_edges
+        if below:
+            log_w[-1] = np.logaddexp(log_w[-1], edge_w.pop(0) + math.log(k - hi))
+        if lo > 0:
+            loss = np.concatenate([away_from_zero(np.array([k * eps0])), loss])
+            log_w = np.concatenate([[edge_w.pop(0) + math.log(lo)], log_w])
+        out.append((loss, log_w))
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -215,10 +237,17 @@ class LossAtoms:
         are lumped soundly (``binomial_atoms``). ``above``: only the atoms with loss > ``above``,
         enough for ``delta(ε)`` at ε ≥ ``above`` (same value, bit for bit), not for the rest.
         """
-        loss, log_w = binomial_atoms(k, eps0, above=above)
-        log_free = k * math.log1p(-delta0)
-        p_inf = -math.expm1(log_free)
-        return cls(loss=loss, log_p=log_w + log_free, p_inf=p_inf, terms=k + 1)
+        return cls.binomials([k], eps0=eps0, delta0=delta0, above=above)[0]
+
+    @classmethod
+    def binomials(cls, ks: Sequence[int], *, eps0: float, delta0: float,
+                  above: float | None = None) -> list[LossAtoms]:
+        """:meth:`binomial` for each k (one weight pass, ``binomial_atoms_many``: the same sets)."""
+        out = []
+        for k, (loss, log_w) in zip(ks, binomial_atoms_many(ks, eps0, above=above), strict=True):
+            log_free = k * math.log1p(-delta0)
+            out.append(cls(loss=loss, log_p=log_w + log_free, p_inf=-math.expm1(log_free), terms=k + 1))
+        return out
 
     @cached_property
     def _prefix(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -236,7 +265,8 @@ class LossAtoms:
         return int(np.searchsorted(self._neg_loss, -eps, side="left"))
 
     def log_finite_part(self, eps: float) -> float:
-        """ln Σ_{L_a > ε} p_a (1 − e^{ε − L_a}) (−inf when empty); remembered (``_values``)."""
+        """ln Σ_{L_a > ε} p_a (1 − e^{ε − L_a}) (−inf when empty); remembered (``_values``). Many pairs
+        at once: ``atom_batch.log_finite_parts``, the same floats (tests/composition/test_atom_batch.py)."""
         value = self._values.get(eps)
         if value is None:
             value = self._log_finite_part(eps)
@@ -250,14 +280,14 @@ class LossAtoms:
         m = self._count_above(eps)
         if m == 0:
             return -math.inf
-        j = int(np.searchsorted(self._neg_loss, -(eps + _WINDOW), side="left"))  # atoms with L > ε + W
+        j = int(np.searchsorted(self._neg_loss, -(eps + WINDOW), side="left"))  # atoms with L > ε + W
         parts = []
         if j < m:
             gaps = self.loss[j:m] - eps
             parts.append(logsumexp(self.log_p[j:m] + log1mexp(-gaps)))
         if j > 0:
             log_a, log_b = self._prefix
-            y = min(eps + log_b[j - 1] - log_a[j - 1], -_WINDOW)  # ≤ −W by construction
+            y = min(eps + log_b[j - 1] - log_a[j - 1], -WINDOW)  # ≤ −W by construction
             parts.append(float(log_a[j - 1] + log1mexp(y)))
         return logsumexp(np.asarray(parts, dtype=float))
 
@@ -265,21 +295,22 @@ class LossAtoms:
         """δ(ε) = P(L=∞) + Σ_{L>ε} p (1 − e^{ε−L}) (Steinke Prop. 7)."""
         return self.p_inf + math.exp(self.log_finite_part(eps))
 
+    def deltas(self, epsilons: NDArray[np.float64]) -> list[float]:
+        """:meth:`delta` at each ε (one batched sum: the same floats)."""
+        parts = log_finite_parts([(self, float(e)) for e in np.asarray(epsilons, dtype=float).ravel()])
+        return [self.p_inf + math.exp(v) for v in parts]
+
     def epsilon(self, delta: float) -> float | None:
         """Smallest ε ≥ 0 with δ(ε) ≤ delta; ``None`` when delta < P(L = ∞). Remembered per atom set
         (``_cache``, up to ``_REMEMBERED`` targets): the cached atom sets are asked the same δ by a
         page's table and its curves (the priors' classic row at each k of its series, again after a
         change of k' or of the scenario)."""
-        if delta in self._cache:
-            return self._cache[delta]
-        eps = self._solve(delta)
-        if len(self._cache) >= _REMEMBERED:
-            self._cache.clear()
-        self._cache[delta] = eps
-        return eps
+        return epsilons([(self, delta)])[0]
 
-    def _solve(self, delta: float) -> float | None:
-        """``epsilon``, computed.
+    def _steps(self, delta: float) -> Steps[tuple[float | None, float | None]]:
+        """``epsilon``'s search, as steps (``atom_batch.run``: it yields the ε at which it needs
+        :meth:`log_finite_part`, a few at a time, and is sent their values), and the value at the ε
+        it returns when one was computed there (else ``None``).
 
         δ(ε) is linear in e^ε between consecutive atoms, so after a bisection over
         atom indices the crossing is solved in closed form and polished by Newton
@@ -288,16 +319,19 @@ class LossAtoms:
         """
         target = delta - self.p_inf
         if target < 0:
-            return None
+            return None, None
         if target == 0 or self.loss.size == 0:
-            return max(0.0, float(self.loss[0])) if self.loss.size else 0.0
-        if self.delta(0.0) <= delta:
-            return 0.0
+            return (max(0.0, float(self.loss[0])) if self.loss.size else 0.0), None
         log_t = math.log(target)
         positive = int(np.searchsorted(self._neg_loss, 0.0, side="left"))  # atoms with L > 0
         # S(L_i) increases with i; find the first i with S(L_i) ≥ target.
         # S(L_0) = 0 < target; S(0) > target
-        lo, hi = self._segment(log_t, positive)
+        guess = self._guess(log_t, positive)
+        ends = [] if guess is None else [i for i in (guess - 1, guess) if 0 < i < positive]
+        first = yield (0.0, *(float(self.loss[i]) for i in ends))  # δ(0), and the guess's two ends
+        if self.p_inf + math.exp(first[0]) <= delta:  # δ(0) ≤ delta
+            return 0.0, first[0]
+        lo, hi = yield from self._segment(log_t, positive, guess, dict(zip(ends, first[1:], strict=True)))
         left = max(float(self.loss[hi]), 0.0) if hi < positive else 0.0
         right = float(self.loss[lo])
         log_a, log_b = self._prefix
@@ -306,7 +340,7 @@ class LossAtoms:
         for _ in range(3):  # Newton in u = e^ε; S is linear in u on the segment
             # u_new / e^ε = 1 + (S − t) / (B e^ε), in log space: e^ε overflows past
             # ε ≈ 709 and B = e^lb underflows for tiny δ at large k.
-            x_s = self.log_finite_part(eps) - lb - eps
+            x_s = (yield (eps,))[0] - lb - eps
             x_t = log_t - lb - eps
             if max(x_s, x_t) > 700.0:
                 break
@@ -317,25 +351,38 @@ class LossAtoms:
             if new == eps:
                 break
             eps = new
-        return self._round_up(eps, delta, right)
+        return (yield from self._round_up(eps, delta, right))
 
-    def _segment(self, log_t: float, positive: int) -> tuple[int, int]:
-        """The atoms lo, hi = lo + 1 with S(L_lo) < t ≤ S(L_hi) (``bisect_int`` over 0 … positive,
-        neither end evaluated), located on the prefix sums S(L_i) = A_{i−1} − e^{L_i} B_{i−1} at
-        once, which cancel and are only a guess, then confirmed by the exact (windowed) evaluation
-        at both ends: two evaluations instead of log₂(atoms). Bisection where the guess fails."""
-        def above(i: int) -> bool:
-            return self.log_finite_part(float(self.loss[i])) < log_t
+    def _guess(self, log_t: float, positive: int) -> int | None:
+        """The atom hi with S(L_{hi−1}) < t ≤ S(L_hi), located on the prefix sums
+        S(L_i) = A_{i−1} − e^{L_i} B_{i−1} at once, which cancel and are only a guess (``_segment``
+        confirms it); ``None`` with at most two atoms above 0."""
+        if positive <= 2:
+            return None
+        log_a, log_b = self._prefix
+        with np.errstate(invalid="ignore"):
+            y = np.minimum(self.loss[1:positive] + log_b[: positive - 1] - log_a[: positive - 1], 0.0)
+            reached = log_a[: positive - 1] + log1mexp(y) >= log_t  # at atoms 1 … positive − 1
+        return 1 + int(np.argmax(reached)) if reached.any() else positive
 
-        if positive > 2:
-            log_a, log_b = self._prefix
-            with np.errstate(invalid="ignore"):
-                y = np.minimum(self.loss[1:positive] + log_b[: positive - 1] - log_a[: positive - 1], 0.0)
-                reached = log_a[: positive - 1] + log1mexp(y) >= log_t  # at atoms 1 … positive − 1
-            hi = 1 + int(np.argmax(reached)) if reached.any() else positive
-            if (hi == 1 or above(hi - 1)) and (hi == positive or not above(hi)):
+    def _segment(self, log_t: float, positive: int, guess: int | None,
+                 known: dict[int, float]) -> Steps[tuple[int, int]]:
+        """The atoms lo, hi = lo + 1 with S(L_lo) < t ≤ S(L_hi) (a bisection over 0 … positive,
+        neither end evaluated): the guess (``_guess``) where the exact (windowed) evaluations at its
+        two ends (``known``: ln of δ's finite part at atom i's loss) confirm it, two evaluations
+        instead of log₂(atoms); bisection where the guess fails."""
+        if guess is not None:
+            hi = guess
+            if (hi == 1 or known[hi - 1] < log_t) and (hi == positive or not known[hi] < log_t):
                 return hi - 1, hi
-        return bisect_int(above, 0, positive)
+        lo, hi = 0, positive  # ``numerics.bisect_int`` with "S(L_i) < t" as the predicate
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if (yield (float(self.loss[mid]),))[0] < log_t:
+                lo = mid
+            else:
+                hi = mid
+        return lo, hi
 
     @staticmethod
     def _solve_segment(la: float, lb: float, log_t: float, left: float, right: float) -> float:
@@ -351,17 +398,18 @@ class LossAtoms:
         in tests/composition: ≤ 2e-13 at 10^6 binomial atoms, where this gives 1e-12)."""
         return 1e-15 * (16.0 + math.sqrt(max(self.loss.size, self.terms)))
 
-    def _round_up(self, eps: float, delta: float, right: float) -> float:
+    def _round_up(self, eps: float, delta: float, right: float) -> Steps[tuple[float, float | None]]:
         """Move ε up until δ(ε), inflated by its error bound, is ≤ delta: the returned ε is
         sound even where floating point has rounded δ(ε) down."""
         step = max(abs(eps), 1e-300) * 2.0**-50
         inflate = 1.0 + self.relative_error
         for _ in range(64):
-            if self.delta(eps) * inflate <= delta or eps >= right:
-                return min(eps, right)
+            part = (yield (eps,))[0]
+            if (self.p_inf + math.exp(part)) * inflate <= delta or eps >= right:
+                return min(eps, right), part if eps <= right else None
             eps += step
             step *= 2.0
-        return right
+        return right, None
 
     def tradeoff(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Vertices of the lower boundary of the privacy region (KOV §2).
@@ -377,3 +425,29 @@ class LossAtoms:
         p_fa = np.concatenate([[0.0, 0.0], np.cumsum(p), [1.0]])
         p_md = np.concatenate([[1.0, 1.0 - q_neg_inf], 1.0 - q_neg_inf - np.cumsum(q), [0.0]])
         return np.clip(p_fa, 0.0, 1.0), np.clip(p_md, 0.0, 1.0)
+
+
+def epsilons(problems: Sequence[tuple[LossAtoms, float]],
+             parts: list[float | None] | None = None) -> list[float | None]:
+    """:meth:`LossAtoms.epsilon` of each (atom set, δ), the searches run side by side
+    (``atom_batch.run``: one batched evaluation per round, each search's own path, the same floats)
+    and remembered per atom set as one at a time would be. ``parts``: filled with ln of δ's finite
+    part at each answer where the search computed it (``None`` elsewhere, or for a remembered one)."""
+    out: list[float | None] = [None] * len(problems)
+    found_parts: list[float | None] = [None] * len(problems)
+    searching: list[int] = []
+    for i, (atoms, delta) in enumerate(problems):
+        if delta in atoms._cache:
+            out[i] = atoms._cache[delta]
+        else:
+            searching.append(i)
+    found = run([(problems[i][0], problems[i][0]._steps(problems[i][1])) for i in searching])
+    for i, (eps, part) in zip(searching, found, strict=True):
+        atoms, delta = problems[i]
+        if len(atoms._cache) >= _REMEMBERED:
+            atoms._cache.clear()
+        atoms._cache[delta] = out[i] = eps
+        found_parts[i] = part
+    if parts is not None:
+        parts[:] = found_parts
+    return out

@@ -23,15 +23,24 @@ def epsilon_for_delta(levels: Levels, *, delta: float) -> Guarantee:
 
 def delta_for_epsilon(levels: Levels, *, epsilon: float) -> Guarantee:
     """Σδ_l when ε ≥ Σε_l; the theorem gives no δ for a smaller ε."""
+    (delta,) = _deltas(levels, [epsilon])
+    if delta is None:
+        return Guarantee.impossible(source=SOURCE, reason=_no_delta(levels), solved="delta")
+    return Guarantee(epsilon=epsilon, delta=delta, kind=Kind.UPPER, source=SOURCE, solved="delta")
+
+
+def _deltas(levels: Levels, epsilons: list[float]) -> list[float | None]:
+    """δ at each ε (``None``: the theorem gives none)."""
     eps, d = sum_epsilon(levels), sum_delta(levels)
-    if epsilon < eps:
-        return Guarantee.impossible(
-            source=SOURCE, reason=f"basic composition gives no δ for ε < Σε_i = {eps:.6g}", solved="delta")
-    return Guarantee(epsilon=epsilon, delta=min(d, 1.0), kind=Kind.UPPER, source=SOURCE, solved="delta")
+    return [None if e < eps else min(d, 1.0) for e in epsilons]
+
+
+def _no_delta(levels: Levels) -> str:
+    return f"basic composition gives no δ for ε < Σε_i = {sum_epsilon(levels):.6g}"
 
 
 def delta_curve(levels: Levels, epsilons: ArrayLike) -> DeltaCurve:
     """δ at each ε of ``epsilons``: the same numbers as :func:`delta_for_epsilon` point by point."""
     eps = np.asarray(epsilons, dtype=float).ravel()
-    return DeltaCurve.pointwise([delta_for_epsilon(levels, epsilon=float(e)) for e in eps], eps,
-                                source=SOURCE)
+    return DeltaCurve.bounds(eps, _deltas(levels, eps.tolist()), kind=Kind.UPPER, source=SOURCE,
+                             reason=_no_delta(levels))

@@ -55,12 +55,10 @@ def epsilon_vs_k(*, eps0: float, delta0: float, delta: float, ks: Iterable[int],
                  methods: Sequence[str] = tuple(METHODS), budget: Budget | None = None) -> Series:
     """ε at total δ for each k (homogeneous (ε0, δ0)); ``budget`` applies to each exact point."""
     ks = np.asarray(list(ks), dtype=np.int64)
-    out = {m: np.empty(ks.size) for m in methods}
-    for i, k in enumerate(ks):
-        levels = homogeneous(k=int(k), eps0=eps0, delta0=delta0)
-        for m in methods:
-            g = METHODS[m].epsilon_for_delta(levels, delta=delta, budget=budget)
-            out[m][i] = _plotted(g, "epsilon", m)
+    many = [homogeneous(k=int(k), eps0=eps0, delta0=delta0) for k in ks]
+    out = {m: np.array([_plotted(g, "epsilon", m)
+                        for g in METHODS[m].epsilons_for_delta(many, delta=delta, budget=budget)])
+           for m in methods}
     return Series(x=ks.astype(float), y=out)
 
 

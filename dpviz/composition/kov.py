@@ -115,27 +115,48 @@ def delta_for_epsilon(levels: Levels, *, epsilon: float) -> Guarantee:
 def delta_for_epsilon_with_drift(levels: Levels, t: float, *, epsilon: float, source: str,
                                  detail: str = "") -> Guarantee:
     """δ at ε of the three-term bound with drift ``t``: the smallest δ~ for which a term is ≤ ε."""
-    if epsilon >= sum_epsilon(levels):
-        return Guarantee(epsilon=epsilon, delta=total_delta(levels, 0.0), kind=Kind.UPPER, source=source,
-                         solved="delta", detail=detail)
-    root = root_sum_epsilon_sq(levels)
-    excess = epsilon - t
-    if excess <= 0 or root == 0:
-        return Guarantee.impossible(
-            source=source, solved="delta", reason=f"the theorem gives no δ for ε ≤ its drift term {t:.6g}")
-    ratio = excess / root  # ∞ past 1.8e308 (a subnormal √Σε²): a product, where ** would raise
-    z = 0.5 * ratio * ratio * (1.0 - ROUND_ULPS)  # rounded down, so δ~ is rounded up
-    candidates = [math.exp(-z)]  # third term: ln(1/δ~) = z
-    if z > 1.0:  # second term: ln(e + √var/δ~) = z ⇔ δ~ = √var / (e^z − e)
-        log_slack = math.log(root) - z - math.log(-math.expm1(1.0 - z))
-        candidates.append(math.exp(log_slack + ROUND_ULPS * abs(log_slack)))
-    slack = min(math.nextafter(min(candidates), math.inf), 1.0)
-    return Guarantee(epsilon=epsilon, delta=total_delta(levels, slack), kind=Kind.UPPER, source=source,
-                     solved="delta", detail=detail)
+    (delta,) = deltas_with_drift(levels, t, [epsilon])
+    if delta is None:
+        return Guarantee.impossible(source=source, solved="delta", reason=no_delta(t))
+    return Guarantee(epsilon=epsilon, delta=delta, kind=Kind.UPPER, source=source, solved="delta",
+                     detail=detail)
+
+
+def deltas_with_drift(levels: Levels, t: float, epsilons: list[float]) -> list[float | None]:
+    """:func:`delta_for_epsilon_with_drift`'s δ at each ε (``None``: ε ≤ the drift, no δ)."""
+    total, root = sum_epsilon(levels), root_sum_epsilon_sq(levels)
+    out: list[float | None] = []
+    for epsilon in epsilons:
+        if epsilon >= total:
+            out.append(total_delta(levels, 0.0))
+            continue
+        excess = epsilon - t
+        if excess <= 0 or root == 0:
+            out.append(None)
+            continue
+        ratio = excess / root  # ∞ past 1.8e308 (a subnormal √Σε²): a product, where ** would raise
+        z = 0.5 * ratio * ratio * (1.0 - ROUND_ULPS)  # rounded down, so δ~ is rounded up
+        candidates = [math.exp(-z)]  # third term: ln(1/δ~) = z
+        if z > 1.0:  # second term: ln(e + √var/δ~) = z ⇔ δ~ = √var / (e^z − e)
+            log_slack = math.log(root) - z - math.log(-math.expm1(1.0 - z))
+            candidates.append(math.exp(log_slack + ROUND_ULPS * abs(log_slack)))
+        slack = min(math.nextafter(min(candidates), math.inf), 1.0)
+        out.append(total_delta(levels, slack))
+    return out
+
+
+def no_delta(t: float) -> str:
+    """Why the three-term bound with drift ``t`` gives no δ at an ε ≤ t."""
+    return f"the theorem gives no δ for ε ≤ its drift term {t:.6g}"
 
 
 def delta_curve(levels: Levels, epsilons: ArrayLike) -> DeltaCurve:
     """δ at each ε of ``epsilons``: the same numbers as :func:`delta_for_epsilon` point by point."""
+    return delta_curve_with_drift(levels, drift(levels), epsilons, source=_source(levels))
+
+
+def delta_curve_with_drift(levels: Levels, t: float, epsilons: ArrayLike, *, source: str) -> DeltaCurve:
+    """:func:`delta_for_epsilon_with_drift` at each ε of ``epsilons`` (without a Guarantee per point)."""
     eps = np.asarray(epsilons, dtype=float).ravel()
-    return DeltaCurve.pointwise([delta_for_epsilon(levels, epsilon=float(e)) for e in eps], eps,
-                                source=_source(levels))
+    return DeltaCurve.bounds(eps, deltas_with_drift(levels, t, eps.tolist()), kind=Kind.UPPER,
+                             source=source, reason=no_delta(t))

@@ -66,6 +66,4 @@ def delta_for_epsilon(levels: Levels, *, epsilon: float) -> Guarantee:
 
 def delta_curve(levels: Levels, epsilons: ArrayLike) -> DeltaCurve:
     """δ at each ε of ``epsilons``: the same numbers as :func:`delta_for_epsilon` point by point."""
-    eps = np.asarray(epsilons, dtype=float).ravel()
-    return DeltaCurve.pointwise([delta_for_epsilon(levels, epsilon=float(e)) for e in eps], eps,
-                                source=_source(levels))
+    return kov.delta_curve_with_drift(levels, drift(levels), epsilons, source=_source(levels))

@@ -18,6 +18,9 @@ above the ``Budget`` the exact sum is not attempted and the row shows the best c
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -26,7 +29,8 @@ from numpy.typing import ArrayLike
 from dpviz import budget as budgets
 from dpviz.budget import Budget, Cost, cost_of
 from dpviz.composition import advanced, basic, kov, zcdp
-from dpviz.composition.atoms import LossAtoms, binomial_atom_count, binomial_atoms
+from dpviz.composition.atom_batch import log_finite_parts
+from dpviz.composition.atoms import LossAtoms, binomial_atom_count, binomial_atoms, epsilons
 from dpviz.composition.levels import Level, Levels, log_no_delta
 from dpviz.guarantee import DeltaCurve, Guarantee, Kind, Solved
 from dpviz.validation import ParameterError
@@ -72,14 +76,50 @@ def cost(levels: Levels) -> Cost:
 
 SMALL_ATOMS = 4_000
 """Homogeneous atom sets of at most this many atoms (k up to about 10⁴) are also kept in a larger
-cache of their own (``_small_binomial``: 128 of them, at most about 20 MB with their prefix sums)."""
+cache of their own (``_small_binomials``: 128 of them, at most about 20 MB with their prefix sums)."""
 
 
-@lru_cache(maxsize=128)
+SMALL_KEPT = 128
+"""How many small homogeneous atom sets ``_small_binomials`` remembers."""
+_small: OrderedDict[tuple[int, float, float], LossAtoms] = OrderedDict()
+_small_lock = threading.Lock()
+
+
+def _small_binomials(keys: Sequence[tuple[int, float, float]]) -> list[LossAtoms]:
+    """``LossAtoms.binomial`` of each (k, ε0, δ0), remembered (the ``SMALL_KEPT`` last asked for): an
+    ε-against-k curve asks for about 50 k at each (ε0, δ0), more than ``loss_atoms`` keeps, so each
+    change of its target δ rebuilt every one. Those not remembered are built together, one weight
+    pass per (ε0, δ0) (``LossAtoms.binomials``: the same sets)."""
+    with _small_lock:
+        missing = [key for key in dict.fromkeys(keys) if key not in _small]
+    built: dict[tuple[int, float, float], LossAtoms] = {}
+    for eps0, delta0 in dict.fromkeys((e, d) for _, e, d in missing):
+        ks = [k for k, e, d in missing if (e, d) == (eps0, delta0)]
+        built.update(zip([(k, eps0, delta0) for k in ks],
+                         LossAtoms.binomials(ks, eps0=eps0, delta0=delta0), strict=True))
+    with _small_lock:
+        out = []
+        for key in keys:
+            k, eps0, delta0 = key  # evicted meanwhile by another session's rerun: built again
+            atoms = _small.get(key) or built.get(key) or LossAtoms.binomial(k=k, eps0=eps0, delta0=delta0)
+            _small[key] = atoms
+            _small.move_to_end(key)
+            out.append(atoms)
+        while len(_small) > SMALL_KEPT:
+            _small.popitem(last=False)
+    return out
+
+
 def _small_binomial(k: int, eps0: float, delta0: float) -> LossAtoms:
-    """``LossAtoms.binomial``, remembered: an ε-against-k curve asks for about 50 k at each (ε0, δ0),
-    more than ``loss_atoms`` keeps, so each change of its target δ rebuilt every one."""
-    return LossAtoms.binomial(k=k, eps0=eps0, delta0=delta0)
+    return _small_binomials([(k, eps0, delta0)])[0]
+
+
+def _build_small(many: Sequence[Levels], budget: Budget | None) -> None:
+    """Build the small homogeneous atom sets among ``many`` that the budget admits, together
+    (``_small_binomials``), before each is asked for one by one."""
+    b = budgets.resolve(budget)
+    _small_binomials([(lv[0].count, lv[0].epsilon, lv[0].delta) for lv in many
+                      if len(lv) == 1 and atom_count(lv) <= SMALL_ATOMS and b.admits(cost(lv))])
 
 
 @lru_cache(maxsize=32)
@@ -168,19 +208,41 @@ def delta_for_epsilon_once(levels: Levels, *, epsilon: float, budget: Budget | N
 def epsilon_for_delta(levels: Levels, *, delta: float, budget: Budget | None = None) -> Guarantee:
     """Smallest ε with δ_opt(ε) ≤ δ (``.delta`` is δ_opt of that ε, ≤ the target); impossible below
     the floor 1 − Π(1 − δ_i)."""
-    atoms = _atoms_or_reason(levels, budget)
-    if isinstance(atoms, Guarantee):
-        return atoms
-    if isinstance(atoms, str):
-        return _fallback(levels, atoms, [m.epsilon_for_delta(levels, delta=delta) for m in CLOSED_FORMS],
-                         "epsilon")
-    eps = atoms.epsilon(delta)
-    if eps is None:
-        return Guarantee.impossible(
-            source=_source(levels),
-            reason=f"no ε reaches δ below 1 − Π(1 − δ_i) = {atoms.p_inf:.6g}")
-    return Guarantee(epsilon=eps, delta=min(atoms.delta(eps), 1.0), kind=Kind.EXACT,
-                     source=_source(levels))
+    return epsilons_for_delta([levels], delta=delta, budget=budget)[0]
+
+
+def epsilons_for_delta(many: Sequence[Levels], *, delta: float,
+                       budget: Budget | None = None) -> list[Guarantee]:
+    """:func:`epsilon_for_delta` for each of ``many`` compositions (an ε-against-k curve): the
+    searches and δ_opt of their answers run side by side (``atoms.epsilons``), the same numbers as
+    one at a time."""
+    out: list[Guarantee | None] = [None] * len(many)
+    solvable: list[tuple[int, LossAtoms]] = []
+    _build_small(many, budget)
+    for i, levels in enumerate(many):
+        atoms = _atoms_or_reason(levels, budget)
+        if isinstance(atoms, Guarantee):
+            out[i] = atoms
+        elif isinstance(atoms, str):
+            out[i] = _fallback(levels, atoms, [m.epsilon_for_delta(levels, delta=delta)
+                                               for m in CLOSED_FORMS], "epsilon")
+        else:
+            solvable.append((i, atoms))
+    known: list[float | None] = []
+    found = epsilons([(atoms, delta) for _, atoms in solvable], known)
+    reached = [(i, atoms, eps, part) for (i, atoms), eps, part in zip(solvable, found, known, strict=True)
+               if eps is not None]
+    missing = iter(log_finite_parts([(atoms, eps) for _, atoms, eps, part in reached if part is None]))
+    at_eps = [next(missing) if part is None else part for *_, part in reached]
+    for (i, atoms, eps, _), part in zip(reached, at_eps, strict=True):  # atoms.delta(eps), the same float
+        out[i] = Guarantee(epsilon=eps, delta=min(atoms.p_inf + math.exp(part), 1.0), kind=Kind.EXACT,
+                           source=_source(many[i]))
+    for (i, atoms), answer in zip(solvable, found, strict=True):
+        if answer is None:
+            out[i] = Guarantee.impossible(
+                source=_source(many[i]),
+                reason=f"no ε reaches δ below 1 − Π(1 − δ_i) = {atoms.p_inf:.6g}")
+    return out  # type: ignore[return-value]  # each entry is set above
 
 
 def delta_curve(levels: Levels, epsilons: ArrayLike, *, budget: Budget | None = None) -> DeltaCurve:
@@ -189,10 +251,9 @@ def delta_curve(levels: Levels, epsilons: ArrayLike, *, budget: Budget | None = 
     eps = np.asarray(epsilons, dtype=float).ravel()
     atoms = _atoms_or_reason(levels, budget)
     if isinstance(atoms, LossAtoms):
-        points = [Guarantee(epsilon=float(e), delta=min(atoms.delta(float(e)), 1.0), kind=Kind.EXACT,
-                            source=_source(levels), solved="delta") for e in eps]
-    else:
-        points = [delta_for_epsilon(levels, epsilon=float(e), budget=budget) for e in eps]
+        return DeltaCurve.bounds(eps, [min(d, 1.0) for d in atoms.deltas(eps)], kind=Kind.EXACT,
+                                 source=_source(levels), reason="")
+    points = [delta_for_epsilon(levels, epsilon=float(e), budget=budget) for e in eps]
     return DeltaCurve.pointwise(points, eps, source=_source(levels))
 
 

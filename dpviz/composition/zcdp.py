@@ -214,17 +214,30 @@ def epsilon_for_delta(levels: Levels, *, delta: float) -> Guarantee:
 def delta_for_epsilon(levels: Levels, *, epsilon: float) -> Guarantee:
     """δ = Σδ_l + δ′(ε) with δ′ from the conversion, at most 1."""
     r = rho(levels)
-    d, conversion = convert_delta(r, epsilon)
-    total = sum_delta(levels) + d
-    if total > 0 and d > 0:
-        total = math.nextafter(total, math.inf)  # the sum of two floats, rounded up
-    return Guarantee(epsilon=epsilon, delta=min(1.0, total), kind=Kind.UPPER,
+    (delta, conversion), = _deltas(levels, [epsilon])
+    return Guarantee(epsilon=epsilon, delta=delta, kind=Kind.UPPER,
                      source=_source(levels, conversion.split(",")[0]), solved="delta",
                      detail=f"ρ = {r:.6g}; {conversion}")
 
 
+def _deltas(levels: Levels, epsilons: list[float]) -> list[tuple[float, str]]:
+    """(δ, the conversion's name) at each ε: Σδ_l + δ′(ε), the sum rounded up, at most 1."""
+    r, base = rho(levels), sum_delta(levels)
+    out = []
+    for epsilon in epsilons:
+        d, conversion = convert_delta(r, epsilon)
+        total = base + d
+        if total > 0 and d > 0:
+            total = math.nextafter(total, math.inf)  # the sum of two floats, rounded up
+        out.append((min(1.0, total), conversion))
+    return out
+
+
 def delta_curve(levels: Levels, epsilons: ArrayLike) -> DeltaCurve:
-    """δ at each ε of ``epsilons``: the same numbers as :func:`delta_for_epsilon` point by point."""
+    """δ at each ε of ``epsilons``: the same numbers as :func:`delta_for_epsilon` point by point
+    (its source names each conversion used, as the points' sources joined)."""
     eps = np.asarray(epsilons, dtype=float).ravel()
-    return DeltaCurve.pointwise([delta_for_epsilon(levels, epsilon=float(e)) for e in eps], eps,
-                                source=_source(levels, PROP14))
+    points = _deltas(levels, eps.tolist())
+    used = dict.fromkeys(_source(levels, conversion.split(",")[0]) for _, conversion in points)
+    return DeltaCurve.bounds(eps, [d for d, _ in points], kind=Kind.UPPER,
+                             source="; ".join(used) or _source(levels, PROP14), reason="")

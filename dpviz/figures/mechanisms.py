@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from dpviz.figures.curves import mark_target
+from dpviz.figures.curves import target_marks
 from dpviz.figures.style import LABEL_WRAP, figure_of, hover, layout_of, log_axis, rgba, style, wrap
 from dpviz.figures.tables import (
     Column,
@@ -134,15 +134,16 @@ def delta_band_figure(eps: np.ndarray, lower: np.ndarray, upper: np.ndarray,
     """δ(ε) of ``of`` (the mechanism's name, in the title) as the certified band [lower, upper]
     plus reference curves (NaN = no value); with ``target_delta``, the target δ line and the
     certified answer ``answer`` = (ε lower, ε upper)."""
-    fig = figure_of(_band_traces(eps, np.maximum(lower, 1e-300), upper, lines, mode="lines",
-                                 hover_x="ε = %{x:.4g}", hover_y="δ", lines_style={}),
-                    layout_of(title=f"δ(ε) of {of or 'the composed mechanism'}, k = {k:,}",
-                              x_title="total ε", y_title="total δ"))
+    marks: tuple[list[dict[str, Any]], dict[str, Any]] = ([], {})
     if target_delta is not None:
         lo, up = answer or (None, None)
-        mark_target(fig, target_delta=target_delta, answers={"pld_lower": lo, "pld": up},
-                    labels={"pld_lower": "PLD: ε ≥", "pld": "PLD: ε ≤"},
-                    answer_name="certified ε at the target δ")
+        marks = target_marks(target_delta=target_delta, answers={"pld_lower": lo, "pld": up},
+                             labels={"pld_lower": "PLD: ε ≥", "pld": "PLD: ε ≤"},
+                             answer_name="certified ε at the target δ")
+    fig = figure_of(_band_traces(eps, np.maximum(lower, 1e-300), upper, lines, mode="lines",
+                                 hover_x="ε = %{x:.4g}", hover_y="δ", lines_style={}) + marks[0],
+                    {**layout_of(title=f"δ(ε) of {of or 'the composed mechanism'}, k = {k:,}",
+                                 x_title="total ε", y_title="total δ"), **marks[1]})
     finite = upper[np.isfinite(upper) & (upper > 0)]
     floor = max(float(finite.min()) if finite.size else 1e-12, 1e-16)  # show down to the band's end
     if target_delta is not None:

@@ -93,7 +93,7 @@ pio.templates.default = TEMPLATE_NAME
 """Every figure starts in the dpviz template: Plotly assigns its default template without validating
 it again, ~0.5 ms per figure instead of ~11 ms for ``update_layout(template=…)`` (three figures
 per rerun on the regions page)."""
-_TEMPLATE_SPEC = pio.templates[TEMPLATE_NAME].to_plotly_json()
+TEMPLATE_SPEC = pio.templates[TEMPLATE_NAME].to_plotly_json()
 """The template as a dictionary, which ``figure_of`` hands to each figure: Plotly builds a figure's
 template from it in 0.5 ms, where assigning the default template deep-copies it (3.5 ms), and
 Streamlit's import makes its own template the default (15 ms a figure, validated, by name)."""
@@ -138,7 +138,7 @@ def figure_of(data: list[dict[str, Any]], layout: dict[str, Any]) -> go.Figure:
     (benchmarks/results/change_cpu.md). The builders set only properties the schema has, which
     tests/figures/test_unvalidated.py checks for every figure of every view: each, rebuilt with
     validation, gives the same JSON."""
-    return go.Figure({"data": data, "layout": {"template": _TEMPLATE_SPEC, **layout}}, _validate=False)
+    return go.Figure({"data": data, "layout": {"template": TEMPLATE_SPEC, **layout}}, _validate=False)
 
 
 def layout_of(*, title: str, x_title: str, y_title: str) -> dict[str, Any]:
