@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dpviz.composition import METHODS, atoms, optimal, parse_levels  # noqa: E402
+from dpviz.composition import METHODS, binomial_atoms, optimal, parse_levels  # noqa: E402
 from dpviz.planner import composition, noise  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "results" / "planner.md"
@@ -45,7 +45,7 @@ def timed(fn: Callable[[], object], repeats: int) -> tuple[object, float]:
     times, out = [], None
     for _ in range(repeats):
         optimal.loss_atoms.cache_clear()
-        atoms.binomial_window.cache_clear()
+        binomial_atoms.binomial_window.cache_clear()
         t0 = time.perf_counter()
         out = fn()
         times.append(1e3 * (time.perf_counter() - t0))

@@ -30,7 +30,8 @@ from dpviz import budget as budgets
 from dpviz.budget import Budget, Cost, cost_of
 from dpviz.composition import advanced, basic, kov, zcdp
 from dpviz.composition.atom_batch import log_finite_parts
-from dpviz.composition.atoms import LossAtoms, binomial_atom_count, binomial_atoms, epsilons
+from dpviz.composition.atoms import LossAtoms, epsilons
+from dpviz.composition.binomial_atoms import binomial_atom_count, binomial_atoms
 from dpviz.composition.levels import Level, Levels, log_no_delta
 from dpviz.guarantee import DeltaCurve, Guarantee, Kind, Solved
 from dpviz.validation import ParameterError

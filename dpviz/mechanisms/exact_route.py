@@ -17,7 +17,8 @@ from scipy.special import gammaln
 
 from dpviz import budget as budgets
 from dpviz.budget import Budget, Cost, cost_of
-from dpviz.composition.atoms import LossAtoms, binomial_atom_count
+from dpviz.composition.atoms import LossAtoms
+from dpviz.composition.binomial_atoms import binomial_atom_count
 from dpviz.guarantee import Guarantee, Kind, Solved
 from dpviz.mechanisms.parts import Part, checked_parts, checked_target
 from dpviz.pld.law import LossLaw

@@ -32,7 +32,8 @@ from scipy.special import log_ndtr
 from dpviz import budget as budgets
 from dpviz.budget import Budget
 from dpviz.composition import homogeneous, optimal
-from dpviz.composition.atoms import LossAtoms, binomial_log_weights
+from dpviz.composition.atoms import LossAtoms
+from dpviz.composition.binomial_atoms import binomial_log_weights
 from dpviz.guarantee import Guarantee, Kind
 from dpviz.numerics import bisect_int, log1mexp, logsumexp
 from dpviz.planner.search import narrow

@@ -202,7 +202,7 @@ def test_atom_sets_built_together_are_each_built_alone(log_ks: list[float], log_
                                                        above: float | None) -> None:
     """``LossAtoms.binomials`` (one weight pass, lumped tails at both ends, ``above`` cuts) against
     each set built by the old weights: the same atoms, masses, P(L = ∞) and term counts."""
-    from dpviz.composition.atoms import away_from_zero, binomial_window
+    from dpviz.composition.binomial_atoms import away_from_zero, binomial_window
     from dpviz.numerics import softplus
     from tests.composition import legacy_binomial
 

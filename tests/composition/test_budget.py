@@ -20,12 +20,8 @@ from dpviz import budget as budgets
 from dpviz.budget import Budget, Cost, OverBudget
 from dpviz.cli import main
 from dpviz.composition import METHODS, advanced, basic, homogeneous, kov, optimal, parse_levels, zcdp
-from dpviz.composition.atoms import (
-    LossAtoms,
-    away_from_zero,
-    binomial_atom_count,
-    binomial_log_weights,
-)
+from dpviz.composition.atoms import LossAtoms
+from dpviz.composition.binomial_atoms import away_from_zero, binomial_atom_count, binomial_log_weights
 from dpviz.composition.levels import Level
 from dpviz.guarantee import Kind
 from dpviz.numerics import logsumexp as fast_logsumexp

@@ -1,4 +1,4 @@
-"""The binomial window (``atoms.binomial_window``) computed with scalar weights is the window the
+"""The binomial window (``binomial_atoms.binomial_window``) computed with scalar weights is the window the
 array weights give (seed 004 KOV Thm 3.3 via eq. 16): the same (lo, hi), so the same atoms and
 the same δ_opt, at a fraction of the cost (the planner's inverse evaluates it at every step)."""
 
@@ -10,7 +10,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpviz.composition import atoms
+from dpviz.composition import binomial_atoms as atoms
 from dpviz.numerics import bisect_int
 
 
