@@ -136,6 +136,7 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
     widths = [h] * len(dirs)
     if spare is not None and lower_at is not None and len(dirs) > 1 and spare[1] > 1.0:
         widths = [h if i == spare[0] else h * spare[1] for i in range(len(dirs))]
+
     def spared(i: int) -> tuple[GridPLD, list[tuple[GridPLD, int]]]:
         """Direction i's upper grid at its width; at h where a coarser one is refused (too many bins:
         a tilt far from this direction's own ε can widen its window)."""
@@ -168,8 +169,9 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
 def _spared(made: Sequence[tuple[GridPLD, object]], widths: Sequence[float], h: float,
             delta: float | None) -> list[int]:
     """The directions composed at a coarser width whose upper grid reads above the largest ε of those
-    at h (or reads nothing): they are composed again at h, so that the interval's upper end is never
-    set by a coarser grid (a coarser upper grid only ever reads higher: it stays sound either way)."""
+    at h (or reads nothing, e.g. a round-off bound that says nothing): they are composed again at h,
+    so that the interval's upper end is never set by a coarser grid. A coarser upper grid is an upper
+    bound all the same: this is about the width, not about soundness."""
     coarse = [i for i, hh in enumerate(widths) if hh != h]
     if not coarse or delta is None:
         return []
