@@ -269,15 +269,19 @@ def _exact_levels(q: Question) -> tuple | None:
 
 def classic_and_exact(q: Question, *, budget: Budget | None = None) -> dict[str, Guarantee]:
     """Only the two headline numbers (cheaper than :func:`bounds`)."""
+    return {"classic": summary.classic(k=q.databases, eps0=q.eps0, delta0=q.delta0, delta=q.delta,
+                                       budget=budget),
+            "exact": exact_answer(q, budget=budget)}
+
+
+def exact_answer(q: Question, *, budget: Budget | None = None) -> Guarantee:
+    """The exact worst case of ``q`` (``classic_and_exact``'s "exact")."""
     common: dict[str, Any] = {"eps0": q.eps0, "delta0": q.delta0, "delta": q.delta, "budget": budget}
-    out = {"classic": summary.classic(k=q.databases, **common)}
     d = q.compositions()
     if d is not None:
-        out["exact"] = constraints.composed_bound("optimal", d=d, **common)
-    else:
-        p0, p1 = q.hypotheses()  # type: ignore[misc]
-        out["exact"] = summary.exact(p0, p1, **common)
-    return out
+        return constraints.composed_bound("optimal", d=d, **common)
+    p0, p1 = q.hypotheses()  # type: ignore[misc]
+    return summary.exact(p0, p1, **common)
 
 
 @lru_cache(maxsize=128)
@@ -368,18 +372,18 @@ def epsilon_series(q: Question, *, points: int = 24,
     xs, questions = series_points(q, points=points)
     b = budgets.resolve(budget)
     spent = 0.0
-    series: dict[str, list[float]] = {"classic": [], "exact": []}
+    # every point's classic answer, searched side by side (the points share δ0 and δ)
+    classic = summary.classics([(qk.databases, qk.eps0) for qk in questions], delta0=q.delta0,
+                               delta=q.delta, budget=budget)
+    series: dict[str, list[float]] = {"classic": [_eps(g, "classic") for g in classic], "exact": []}
     for qk in questions:
         c = exact_cost(qk)
         spent += c.seconds
         if b.allows(spent, c.bytes):
-            res = classic_and_exact(qk, budget=budget)
-        else:  # the exact point is past the budget; the classic one costs little
-            res = {"classic": summary.classic(k=qk.databases, eps0=qk.eps0, delta0=q.delta0, delta=q.delta,
-                                              budget=budget)}
-            res["exact"] = Guarantee.not_computed(source="", reason=b.reason(c))
-        for key in series:
-            series[key].append(_eps(res[key], key))
+            exact = exact_answer(qk, budget=budget)
+        else:  # the exact point is past the budget (the classic one costs little)
+            exact = Guarantee.not_computed(source="", reason=b.reason(c))
+        series["exact"].append(_eps(exact, "exact"))
     return xs, {key: np.asarray(v) for key, v in series.items()}
 
 

@@ -38,10 +38,17 @@ def _inputs(k: object, eps0: object, delta0: object, delta: object) -> tuple[int
 
 def classic(*, k: int, eps0: float, delta0: float, delta: float, budget: Budget | None = None) -> Guarantee:
     """Compose all k mechanisms: the answer without any knowledge about the databases."""
-    g = METHODS["optimal"].epsilon_for_delta(homogeneous(k=k, eps0=eps0, delta0=delta0), delta=delta,
-                                             budget=budget)
-    source = SOURCE_CLASSIC if g.kind is Kind.EXACT or not g.feasible else f"Classic composition: {g.source}"
-    return replace(g, source=source)
+    return classics([(k, eps0)], delta0=delta0, delta=delta, budget=budget)[0]
+
+
+def classics(points: Sequence[tuple[int, float]], *, delta0: float, delta: float,
+             budget: Budget | None = None) -> list[Guarantee]:
+    """:func:`classic` at each (k, ε0) of ``points`` (an ε-against-k series): the optimum's searches
+    side by side (``optimal.epsilons_for_delta``), the same numbers as one at a time."""
+    many = [homogeneous(k=k, eps0=eps0, delta0=delta0) for k, eps0 in points]
+    return [replace(g, source=SOURCE_CLASSIC if g.kind is Kind.EXACT or not g.feasible
+                    else f"Classic composition: {g.source}")
+            for g in METHODS["optimal"].epsilons_for_delta(many, delta=delta, budget=budget)]
 
 
 def exact(p0: Hypothesis, p1: Hypothesis, *, eps0: float, delta0: float, delta: float,

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dpviz.budget import Budget
 from dpviz.composition import METHODS, homogeneous
 from dpviz.gce import constraints as C
 from dpviz.gce import hypotheses as H
@@ -135,3 +136,15 @@ def test_one_method_is_the_same_guarantee_as_all_methods(d: int, eps0: float, de
     assert every == before
     for key in METHODS:
         assert C.composed_bound(key, d=d, eps0=eps0, delta0=delta0, delta=delta, budget=budget) == before[key]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 3000), st.floats(0.0, 2.0)), min_size=1, max_size=8),
+       st.sampled_from([0.0, 1e-9, 1e-6]), st.sampled_from([1e-12, 1e-6, 1e-3]),
+       st.sampled_from([None, Budget(seconds=1e-4, max_bytes=1e12)]))
+def test_the_classic_series_is_the_classic_answer_at_each_point(points, delta0, delta, budget):
+    """``summary.classics`` (an ε-against-k series' classic curve, searched side by side) gives at every
+    (k, ε0) the Guarantee ``summary.classic`` gives alone, field for field, within and over budget."""
+    together = summary.classics(points, delta0=delta0, delta=delta, budget=budget)
+    alone = [summary.classic(k=k, eps0=eps0, delta0=delta0, delta=delta, budget=budget) for k, eps0 in points]
+    assert together == alone
