@@ -79,8 +79,9 @@ def run_with_progress(attack: av.Attack) -> av.AttackResult:
 by_key = {p.key: p for p in av.MECH_PARAMS}
 settings = {p.key: p for p in av.ATTACK_PARAMS}
 SEED = settings["seed"]
+# the two fragments' keys: a change of the lab's seed reruns both (``st.rerun`` from its callback);
+# a comment, not a string: Streamlit's magic would show a bare string on the page
 LAB, ALICE = "attack_lab", "attack_alice"
-"""The two fragments' keys: a change of the lab's seed reruns both (``st.rerun`` from its callback)."""
 
 
 def lab_seed() -> int:
