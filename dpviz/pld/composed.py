@@ -113,7 +113,7 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
     ``lower_at`` = δ: only the direction whose upper grid has the largest ε at δ gets a lower grid
     (``_dominant``). ``spare`` = (lead, c), with ``lower_at``: the directions other than ``lead``
     (the one predicted to read the largest ε) get their upper grid at width c·h, composed again at h
-    only if it reads above the lead's upper end (``_spared``)."""
+    only if it reads above the lead's upper end (``_again_at_h``)."""
     if not parts:
         raise ParameterError("mechanisms", "[]", "a non-empty list")
     for _, k in parts:
@@ -137,7 +137,7 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
     if spare is not None and lower_at is not None and len(dirs) > 1 and spare[1] > 1.0:
         widths = [h if i == spare[0] else h * spare[1] for i in range(len(dirs))]
 
-    def spared(i: int) -> tuple[GridPLD, list[tuple[GridPLD, int]]]:
+    def at_width(i: int) -> tuple[GridPLD, list[tuple[GridPLD, int]]]:
         """Direction i's upper grid at its width; at h where a coarser one is refused (too many bins:
         a tilt far from this direction's own ε can widen its window)."""
         if widths[i] == h:
@@ -150,8 +150,8 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
             widths[i] = h
             return upper(i, h)
 
-    made = [spared(i) for i in range(len(dirs))]
-    for i in _spared(made, widths, h, lower_at):
+    made = [at_width(i) for i in range(len(dirs))]
+    for i in _again_at_h(made, widths, h, lower_at):
         made[i] = upper(i, h)
         widths[i] = h
     ups = tuple(g for g, _ in made)
@@ -166,7 +166,7 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
                     single=first, singles=singles)
 
 
-def _spared(made: Sequence[tuple[GridPLD, object]], widths: Sequence[float], h: float,
+def _again_at_h(made: Sequence[tuple[GridPLD, object]], widths: Sequence[float], h: float,
             delta: float | None) -> list[int]:
     """The directions composed at a coarser width whose upper grid reads above the largest ε of those
     at h (or reads nothing, e.g. a round-off bound that says nothing): they are composed again at h,

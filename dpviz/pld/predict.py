@@ -58,7 +58,7 @@ between atoms decides the width; elsewhere the second measurement would only cos
 SPARE_SHARE = 0.25
 """A direction predicted to read below the leading one by a gap g gets an upper grid whose
 predicted width is at most this share of g (``_spare``): its upper end then stays below the lead's
-(otherwise it is composed again at h, ``composed._spared``)."""
+(otherwise it is composed again at h, ``composed._again_at_h``)."""
 
 SPARE_MAX = 8.0
 """At most this much coarser (64 times less width-squared: past it the saving is in the fixed cost)."""
@@ -164,16 +164,11 @@ def _widths(parts: Sequence[tuple[LossLaw, int]], h: float, theta: float, tail: 
 
 
 def _tilt_gap(up: GridPLD, down: GridPLD, theta: float) -> float:
-    """(Λ_up(θ) − Λ_down(θ))/θ of one step's two grids, Λ the cumulant function of a grid's finite
-    P-masses normalised to 1 (the tails beyond a grid are the tail budget's, not the width's); at
-    θ → 0 it tends to the difference of the means, which the expm1 form keeps without cancellation."""
-    if theta <= 0.0:
-        return _mean(up) - _mean(down)
+    """(Λ_up(θ) − Λ_down(θ))/θ of one step's two grids at the saddlepoint's θ > 0, Λ the cumulant
+    function of a grid's finite P-masses normalised to 1 (the tails beyond a grid are the tail
+    budget's, not the width's); as θ → 0 it tends to the difference of the means, which the expm1
+    form of ``_cumulant`` keeps without cancellation."""
     return (_cumulant(up, theta) - _cumulant(down, theta)) / theta
-
-
-def _mean(g: GridPLD) -> float:
-    return float(np.einsum("i,i->", g.mass, g.losses)) / float(g.mass.sum())
 
 
 def _cumulant(g: GridPLD, theta: float) -> float:

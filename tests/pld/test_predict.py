@@ -150,7 +150,7 @@ def test_the_width_law_sees_the_parity_of_the_cells_between_atoms():
 
 @pytest.mark.parametrize("lead", [0, 1])
 def test_a_spared_direction_never_sets_the_interval(lead):
-    """The directions other than the predicted lead get their upper grid at c·h (``composed._spared``):
+    """The directions other than the predicted lead get their upper grid at c·h (``composed._again_at_h``):
     with the right lead the other direction's grid is coarser and the interval is the one without
     sparing, bit for bit; with the wrong lead (the larger direction spared) its coarse grid reads
     above the lead's and it is composed again at h: the same interval again."""
