@@ -26,7 +26,8 @@ from dpviz.pld import discretize
 from dpviz.pld.cost import DEFAULT_H, Parts, cost, directions, plan_grids, transforms_cost
 from dpviz.pld.grid import DEFAULT_TAIL, GridPLD
 from dpviz.pld.law import LossLaw
-from dpviz.pld.power import compose_power
+from dpviz.pld.power import chernoff_theta, compose_power, merged_part
+from dpviz.pld.staged import Stages, compose_staged
 from dpviz.validation import ParameterError, check_count
 
 T = TypeVar("T")
@@ -104,7 +105,7 @@ def single_step(law: LossLaw, k: int, *, h: float, tail: float, n_parts: int, pe
 def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
             budget: Budget | None = None, total: bool = False, tilt: float | None = None,
             offsets: bool = False, lower_at: float | None = None,
-            spare: tuple[int, float] | None = None) -> Composed:
+            spare: tuple[int, float] | None = None, stages: Stages | None = None) -> Composed:
     """Upper and lower composed grids for every direction (module docstring); raises
     :class:`~dpviz.budget.OverBudget` when the estimated ``cost`` is above ``budget``. ``tail`` bounds
     the mass the composition moves (window edges and truncation, ``compose_power``); with ``total``
@@ -113,7 +114,9 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
     ``lower_at`` = δ: only the direction whose upper grid has the largest ε at δ gets a lower grid
     (``_dominant``). ``spare`` = (lead, c), with ``lower_at``: the directions other than ``lead``
     (the one predicted to read the largest ε) get their upper grid at width c·h, composed again at h
-    only if it reads above the lead's upper end (``_again_at_h``)."""
+    only if it reads above the lead's upper end (``_again_at_h``). ``stages``: a direction of one law
+    composed over enough steps is composed in two stages (``dpviz.pld.staged``), m steps at its width
+    and the m-fold grid at ``stages.ratio`` times it."""
     if not parts:
         raise ParameterError("mechanisms", "[]", "a non-empty list")
     for _, k in parts:
@@ -128,10 +131,19 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
 
     rest = tail / 2 if total else tail
 
+    def composition(grids: list[tuple[GridPLD, int]], law: LossLaw, up: bool, hh: float) -> GridPLD:
+        """The grids composed: in two stages where ``stages`` applies (one law), else by one power."""
+        if stages is None or len(grids) != 1 or not stages.applies(grids[0][1]):
+            plan_grids([grids], hh)
+            return compose_power(grids, tail=rest, tilt_at=tilt)
+        g, k = grids[0]
+        theta = 0.0 if tilt is None else chernoff_theta([merged_part(g, k)], tilt)
+        coarse = single(law, k, up, hh * stages.ratio) if k % stages.m else None
+        return compose_staged(g, coarse, k, stages, theta=theta, tail=rest)
+
     def upper(i: int, hh: float) -> tuple[GridPLD, list[tuple[GridPLD, int]]]:
         grids = [(single(law, k, True, hh), k) for law, k in dirs[i]]
-        plan_grids([grids], hh)
-        return compose_power(grids, tail=rest, tilt_at=tilt), grids
+        return composition(grids, dirs[i][0][0], True, hh), grids
 
     widths = [h] * len(dirs)
     if spare is not None and lower_at is not None and len(dirs) > 1 and spare[1] > 1.0:
@@ -158,12 +170,15 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
     pess = [grids for _, grids in made]
     kept = _dominant(ups, lower_at)
     opt = [[(single(law, k, False), k) for law, k in dirs[i]] for i in kept]
-    lows = tuple(compose_power(grids, tail=rest, tilt_at=tilt) for grids in opt)
+    lows = tuple(composition(grids, dirs[i][0][0], False, h) for i, grids in zip(kept, opt, strict=True))
     singles = tuple(g for grids in (pess, opt) for dgrids in grids for g, _ in dgrids)
     # the first direction's first step at h (the page's histogram), also where that direction was spared
     first = pess[0][0][0] if widths[0] == h else single(*dirs[0][0], True)
+    note = ""
+    if stages is not None and len(dirs[0]) == 1 and stages.applies(dirs[0][0][1]):
+        note = f"two stages: {stages.m:,} steps at h, then at {stages.ratio}·h"
     return Composed(upper=ups, lower=lows, h=h, seconds=time.perf_counter() - t0, tail=tail,
-                    single=first, singles=singles)
+                    single=first, singles=singles, note=note)
 
 
 def _again_at_h(made: Sequence[tuple[GridPLD, object]], widths: Sequence[float], h: float,

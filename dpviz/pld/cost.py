@@ -116,6 +116,12 @@ def _cost(parts: tuple[tuple[LossLaw, int], ...], h: float, tail: float) -> Cost
     return transforms_cost(parts, transforms=len(parts) + 1, h=h, tail=tail)
 
 
+def first_stage_cost(parts: Parts, h: float, tail: float) -> Cost:
+    """The cost of discretising the single steps at h and composing √k of them (the first stage of a
+    two-stage composition, ``dpviz.pld.staged``; its second stage composes far fewer bins)."""
+    return cost([(law, max(2, math.isqrt(int(k)))) for law, k in parts], h=h, tail=tail)
+
+
 def cell_unit(law: LossLaw) -> str:
     """The ``dpviz.budget`` unit of one discretised cell of ``law``."""
     if not law.symmetric:

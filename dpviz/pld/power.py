@@ -220,22 +220,30 @@ def _powered(z: NDArray[np.complex128], k: int) -> NDArray[np.complex128]:
 
 
 def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
-                  tilt_at: float | None = None) -> GridPLD:
+                  tilt_at: float | None = None, theta: float | None = None,
+                  entrywise: bool = False) -> GridPLD:
     """The composition Π_i g_i^{*k_i} of grids of one kind and width, by one forward transform per
     part, a pointwise power and product, and one inverse transform (module docstring).
 
     ``tail`` is the mass all steps together may move (window edges and the final truncation); the
     result is a bound of the same kind as the inputs, with ``err`` its tilted round-off bound. With
     ``tilt_at`` = ε the masses are tilted by the Chernoff θ of the composed law at ε (``chernoff_theta``),
-    so that the tilted measure sits near ε and the round-off is relative to the δ made there."""
+    so that the tilted measure sits near ε and the round-off is relative to the δ made there; ``theta``
+    gives θ itself (a composition in stages tilts every stage alike, ``dpviz.pld.staged``).
+
+    Inputs may carry a round-off bound ``err`` tilted at that θ (a composed grid composed again): each
+    adds k·err·e^{−λ}·(1 + max err·e^{−λ})^{K−1} to the tilted, normalised error (docs/MATH.md §17.10).
+    ``entrywise`` (optimistic grids only): every mass is lowered by the bound on its own error instead,
+    so that the result, with ``err`` = 0, is entry by entry below the exact composition (§17.10)."""
     grids = [(g, k) for g, k in parts]
     g0 = grids[0][0]
     pess, h = g0.pessimistic, g0.h
     for g, k in grids:
         if g.pessimistic != pess or not math.isclose(g.h, h, rel_tol=1e-12):
             raise ValueError("compose_power needs bounds of the same kind on the same grid")
-        if g.err != 0.0:
-            raise ValueError("compose_power needs single-step grids without round-off")
+        if g.err != 0.0 and (theta is None or g.tilt != theta or not math.isfinite(g.err) or not pess):
+            raise ValueError("compose_power needs inputs without round-off, or upper grids with a "
+                             "finite one tilted at the θ given")
         if k < 1:
             raise ValueError("every count must be ≥ 1")
     grids = [(_trimmed(g), k) for g, k in grids]
@@ -256,12 +264,14 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     # exact support in composed bins, and the window from the Chernoff bounds
     s_min = sum(k * g.lo for g, k in grids)
     s_max = sum(k * (g.lo + g.mass.size - 1) for g, k in grids)
-    if s_max - s_min < DIRECT_BINS:
+    carried = any(g.err != 0.0 for g, _ in grids)
+    if s_max - s_min < DIRECT_BINS and not carried:
         mass = _direct(grids, pess)
         return GridPLD(h=h, lo=s_min, mass=mass, p_inf=p_inf, pessimistic=pess, top=top,
                        offset=offset).truncated(tail=tail)
     coarse = [merged_part(g, k) for g, k in grids]
-    theta = 0.0 if tilt_at is None else chernoff_theta(coarse, tilt_at)
+    if theta is None:
+        theta = 0.0 if tilt_at is None else chernoff_theta(coarse, tilt_at)
     # normalisers λ_i, ln Σ_j g_j e^{θL_j} with ln g_j in the exponent: SciPy's ``b=`` weights
     # overflow (to λ = ∞) when the largest θL_j has a subnormal weight and the rest do not
     lam = [logsumexp(theta * p.loss + p.log_m) for p in coarse]
@@ -308,6 +318,7 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     kappa = fft.FFT_C * U * math.log2(max(n_fft, 2))
     spectrum: NDArray[np.complex128] | None = None
     fwd, bound_b, eta = 0.0, 1.0, 0.0
+    inherited, inherited_b = 0.0, 0.0  # Σ k_i·err_i·e^{−λ_i} and max_i ‖ŵ_i‖₁ + err_i·e^{−λ_i}
     table: dict[int, NDArray[np.complex128]] = {}  # twiddles, shared by the parts
     log_m = np.zeros(n_fft // 2 + 1)  # Σ_i k_i·ln m_i(f)
     weights = np.zeros(n_fft // 2 + 1)  # Σ_i k_i·e∞_i/m_i(f)
@@ -317,6 +328,10 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
         w = g.mass * np.exp(expo)
         eta = max(eta, 2.0 * U * (float(np.abs(theta * x).max()) + abs(v) + 3.0))
         w1 = sum_bound(w)  # ≥ ‖w‖₁ (w ≥ 0)
+        if g.err:  # the input's own error, in the tilted, normalised measure (§17.10)
+            e_in = g.err * math.exp(-v) * (1.0 + 1e-12)
+            inherited += k * e_in
+            inherited_b = max(inherited_b, w1 + e_in)
         # |φ̂(f) − φ(f)| ≤ e∞ at every f and ‖φ̂ − φ‖₂ ≤ e_i (Higham Thm 24.2; a few heavy bins
         # summed directly, ``spectrum.transform``), so both are ≤ m(f) = |φ̂(f)| + e∞ (§17.4)
         phi, e_inf, e_i = step_transform(w, n_fft, kappa, table)
@@ -347,7 +362,13 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     small = out <= entry / math.sqrt(n_fft)
     dropped = float(np.maximum(out[small], 0.0).sum())
     nz = np.flatnonzero(~small & (out > 0))  # the entries kept (the others are zero)
-    err_tilted = math.sqrt(n_fft) * entry + dropped + alias
+    if inherited:  # telescoping over the K factors (§17.10)
+        inherited *= math.exp((kk - 1) * math.log(max(inherited_b, 1.0))) * (1.0 + 1e-12)
+    err_tilted = math.sqrt(n_fft) * entry + dropped + alias + inherited
+    if entrywise and not pess:  # every entry lowered by the bound on its own error (§17.10)
+        out -= (entry + alias) * (1.0 + 1e-12)
+        nz = np.flatnonzero(out > 0)
+        err_tilted = 0.0
 
     # untilt: c = ĉ·e^{Σkλ − θS}, capped at the total finite mass (a true composed mass never exceeds it)
     losses = (s_lo + nz) * h + offset  # increasing: |θ·loss| is largest at an end

@@ -28,11 +28,12 @@ import numpy as np
 
 from dpviz import budget as budgets
 from dpviz.budget import Budget, OverBudget
-from dpviz.pld import composed, fft
-from dpviz.pld.cost import COST_CELLS, Parts, coarse_grid, cost, directions
+from dpviz.pld import composed, fft, staged
+from dpviz.pld.cost import COST_CELLS, Parts, coarse_grid, cost, directions, first_stage_cost, planned_bins
 from dpviz.pld.grid import GridPLD, composed_bins
 from dpviz.pld.law import LossLaw
 from dpviz.pld.power import cumulants, merged_part
+from dpviz.pld.staged import Stages
 from dpviz.validation import ParameterError
 
 SECOND_MOMENT = 0.3
@@ -85,6 +86,8 @@ class Prediction:
     """Whether the untilted round-off bound would matter at the target (``round_off``)."""
     spare: tuple[int, float] | None = None
     """(lead, c): the other directions' upper grids at c·h (``_spare``, ``composed.compose``)."""
+    stages: Stages | None = None
+    """Composition in two stages, h the first stage's width (``_stages``, ``dpviz.pld.staged``)."""
 
 
 def smooth(parts: Parts) -> bool:
@@ -244,11 +247,15 @@ def predict(parts: Parts, *, delta: float, accuracy: float, tail: float, budget:
     kk = sum(k for _, k in dom)
     first = math.sqrt(2.0 * AIM * target / (SECOND_MOMENT * kk * (1.0 + theta)))
     h = composed.on_lattice(min(0.05, first), lattice)
+    # in two stages the widths measured are the first stage's, aiming at its share of the width
+    share = STAGE_SHARE if _stageable(dom, h, tail) else 1.0
+    h = composed.on_lattice(min(0.05, first * math.sqrt(share)), lattice)
     unbounded = all(math.isinf(law.max_loss()) for law, _ in parts)
     aim = AIM * target
     for attempt in range(MEASUREMENTS):
         try:  # the single steps at h are discretised: only within the budget the composition has
-            budgets.check(cost(parts, h=h, tail=tail), budget)
+            budgets.check(cost(parts, h=h, tail=tail) if share == 1.0 else first_stage_cost(parts, h, tail),
+                          budget)
         except (OverBudget, ParameterError):
             return None  # the pilot and refinement coarsen within it
         w, unkept = _widths(dom, h, theta, tail, offsets)
@@ -269,13 +276,54 @@ def predict(parts: Parts, *, delta: float, accuracy: float, tail: float, budget:
         plain, tilted = round_off(dom, h, tail, theta, curvature, delta, offsets=offsets)
         tilt = (unbounded and delta < TILT_DELTA) or plain > TILT_SHARE * target
         aim = max(AIM * target - (tilted if tilt else plain), 0.25 * AIM * target)
-        if 0.5 * aim <= w <= 1.15 * aim or attempt == MEASUREMENTS - 1:
+        if 0.5 * share * aim <= w <= 1.15 * share * aim or attempt == MEASUREMENTS - 1:
             break  # h is the width measured last
-        h = composed.on_lattice(min(0.05, h * min(4.0, max(0.25, math.sqrt(aim / w)))), lattice)
+        h = composed.on_lattice(min(0.05, h * min(4.0, max(0.25, math.sqrt(share * aim / w)))), lattice)
+    stages = _stages(dom, h, aim - w, theta) if share < 1.0 else None
+    if share < 1.0 and stages is None:  # no second width fits: one stage, measured again
+        return None
     return Prediction(h=h, epsilon=eps, theta=theta, width=w, tilt=tilt,
-                      spare=_spare(reads, h, w, lattice))
+                      spare=_spare(reads, h, w if stages is None else aim, lattice), stages=stages)
 
 
+STAGE_BINS = 90_000
+"""A composition whose grid at the first stage's width would have more bins than this (as
+``cost.planned_bins`` sizes it from coarse grids: about 2.5 times the window used) is composed in two
+stages (``_stageable``). Below it the transforms are a small part of the time and the second stage's
+fixed cost does not pay: 12–30 ms slower at 42,000–65,000, 10–80 % faster from 92,000 up, on the
+benchmark's subsampled Gaussians (issue 23)."""
+
+STAGE_SHARE = 0.5
+"""Share of the width the first stage may take (the rest is the second stage's)."""
+
+COARSE_STEP = 0.5
+"""(Λ_pess − Λ_opt)/θ of a step at the second width, in units of h₂²(1 + θ)/2, for the remainder's
+single steps (a law narrower than a cell: the chord's error is at most h²/8 per grid and tilt unit)."""
+
+
+def _stageable(parts: Sequence[tuple[LossLaw, int]], h: float, tail: float) -> bool:
+    """True for one law without atoms whose composed grid at h would have more than ``STAGE_BINS``
+    bins (sized from coarse discretisations, ``cost.planned_bins``): worth two stages (§17.10)."""
+    if len(parts) != 1 or any(law.loss.size and np.any(law.p > 0) for law, _ in parts):
+        return False
+    try:
+        return planned_bins(parts, h=h, tail=tail, cells=COST_CELLS) > STAGE_BINS
+    except ParameterError:
+        return False
+
+
+def _stages(parts: Sequence[tuple[LossLaw, int]], h1: float, left: float, theta: float) -> Stages | None:
+    """m ≈ √k steps (``staged.near_divisor``) composed at h₁, then at r·h₁ with r from the width
+    ``left`` to the second stage: ⌊k/m⌋ steps of a smooth law (``SECOND_MOMENT``) and k mod m single
+    steps (``COARSE_STEP``) at h₂ (docs/MATH.md §17.10). None where r < 2."""
+    kk = parts[0][1]
+    m = staged.near_divisor(kk, max(2, round(math.sqrt(kk))))
+    copies, rest = divmod(kk, m)
+    if not left > 0:
+        return None
+    h2 = math.sqrt(2.0 * left / ((copies * SECOND_MOMENT + rest * COARSE_STEP) * (1.0 + theta)))
+    stages = Stages(m, int(h2 / h1))
+    return stages if stages.applies(kk) else None
 def _spare(reads: Sequence[float], h: float, w: float, lattice: float | None) -> tuple[int, float] | None:
     """(lead, c): the directions other than the one predicted to read the largest ε may be composed at
     width c·h where ``SPARE_SHARE`` of the predicted gap to it covers their width there (∝ h²), at

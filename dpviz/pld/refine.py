@@ -24,6 +24,7 @@ from dpviz.pld.cost import Parts, coarse_grid, cost, cost_above
 from dpviz.pld.law import LossLaw
 from dpviz.pld.power import tail_point
 from dpviz.pld.predict import Prediction, predict
+from dpviz.pld.staged import Stages
 from dpviz.validation import ParameterError, check_count, check_positive
 
 DEFAULT_ACCURACY = 2e-4
@@ -57,10 +58,12 @@ class _Target:
     offsets: bool = False
     spare: tuple[int, float] | None = None
     """The predicted lead direction and how much coarser the others' upper grids may be (``predict``)."""
+    stages: Stages | None = None
+    """Two-stage composition (``dpviz.pld.staged``), chosen with the width (``predict``)."""
 
     def run(self, h: float) -> Composed:
         return compose(self.parts, h=h, tail=self.tail, budget=self.budget, total=True, tilt=self.tilt,
-                       offsets=self.offsets, lower_at=self.delta, spare=self.spare)
+                       offsets=self.offsets, lower_at=self.delta, spare=self.spare, stages=self.stages)
 
     def ratio(self, c: Composed) -> float:
         return _width_ratio(c, delta=self.delta, epsilon=self.epsilon, accuracy=self.accuracy)
@@ -174,6 +177,7 @@ def _predicted(req: _Target, guess: Prediction, lattice: float | None) -> Compos
     if guess.tilt:
         req.tilt = guess.epsilon
     req.spare = guess.spare
+    req.stages = guess.stages
     try:
         c = req.run(guess.h)
     except (OverBudget, ParameterError) as exc:
