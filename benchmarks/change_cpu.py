@@ -101,9 +101,23 @@ def shown(at: AppTest) -> list[str]:
     return out
 
 
+def share_script_cache() -> None:
+    """Compile the page once per process, as the server does: its ``Runtime`` keeps one
+    ``ScriptCache`` (the script's bytecode, after Streamlit's "magic" rewrite of its syntax tree) for
+    every session and rerun, while ``AppTest`` makes a new one for each run and so parses, rewrites
+    and compiles the page on every change (about 19 ms of the priors page's 26 ms rerun)."""
+    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+    from streamlit.testing.v1 import local_script_runner
+
+    shared = ScriptCache()
+    local_script_runner.ScriptCache = lambda: shared  # type: ignore[assignment, attr-defined]
+
+
 def walk(page: str, changes: int, seed: int, profile: int = 0,
-         shown_to: Path | None = None) -> dict[str, Any]:
+         shown_to: Path | None = None, server_cache: bool = False) -> dict[str, Any]:
     """Run one page's walk in this process (from the checkout on ``sys.path``)."""
+    if server_cache:
+        share_script_cache()
     try:  # the suite's one-time scan of component manifests (tests/conftest.py), when it has one
         sys.path.insert(0, str(Path.cwd() / "tests"))
         import conftest  # noqa: F401
@@ -156,7 +170,8 @@ def _profile_thread(profiler: cProfile.Profile) -> Any:
 def child(root: Path, page: str, args: argparse.Namespace) -> dict[str, Any]:
     """One page's walk in a fresh process, run from the checkout ``root``."""
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", page, "--changes", str(args.changes),
-           "--seed", str(args.seed), "--profile", str(args.profile)]
+           "--seed", str(args.seed), "--profile", str(args.profile)] \
+        + (["--server-cache"] if args.server_cache else [])
     env = {**os.environ, "PYTHONPATH": str(root)}
     done = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, check=False)
     if done.returncode:
@@ -189,11 +204,14 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="another checkout (a worktree of main), run alternately")
     parser.add_argument("--profile", type=int, default=0, help="cProfile the first N changes and print it")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--server-cache", action="store_true",
+                        help="compile each page once per process, as the server does (share_script_cache)")
     parser.add_argument("--shown", type=Path, help="with --child: what the page shows after each change")
     parser.add_argument("--child", choices=list(PAGES), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(walk(args.child, args.changes, args.seed, args.profile, args.shown)))
+        print(json.dumps(walk(args.child, args.changes, args.seed, args.profile, args.shown,
+                              server_cache=args.server_cache)))
         return
     roots = [("after", ROOT)] + ([("before", args.before.resolve())] if args.before else [])
     rows, notes = [], []
@@ -214,6 +232,8 @@ def main() -> None:
         "",
         f"{platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}, load average "
         f"{os.getloadavg()[0]:.1f} at the end; {args.changes} changes per page, seed {args.seed}"
+        + ("; each page compiled once per process, as the server does (--server-cache)"
+           if args.server_cache else "")
         + (f"; *after* is {commit}, *before* is the checkout given (same run, page by page, before first)"
            if args.before else f"; {commit}") + ".",
         "CPU ms (`time.process_time` of the process over `AppTest.run`): a rerun with nothing changed, "

@@ -16,6 +16,7 @@ best bound that applies.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, replace
@@ -115,11 +116,17 @@ class ExactPair:
 
     def region(self) -> Boundary:
         """Lower boundary of the privacy region of the pair (KOV §2): the convex hull of
-        the trade-off curve of (Mix1, Mix0) and its mirror image (the reverse pair)."""
+        the trade-off curve of (Mix1, Mix0) and its mirror image (the reverse pair). Computed once
+        per pair (a change of the target δ draws the same region)."""
+        return self._region
+
+    @cached_property
+    def _region(self) -> Boundary:
         x, y = _tradeoff(self.table.log_m1, self.table.log_m0, only_q=self.table.only0)
-        xs = np.concatenate([x, y])
-        ys = np.concatenate([y, x])
-        return _lower_hull(xs, ys)
+        x, y = np.round(x, 15), np.round(y, 15)  # rounded once: the mirror image holds the same values
+        hull = _lower_hull(np.concatenate([x, y, [1.0]]), np.concatenate([y, x, [0.0]]))
+        hull.p_fa.flags.writeable = hull.p_md.flags.writeable = False  # shared by every caller
+        return hull
 
 
 def exact_pair(p0: Hypothesis, p1: Hypothesis, *, eps0: float, delta0: float,
@@ -135,43 +142,53 @@ def exact_pair(p0: Hypothesis, p1: Hypothesis, *, eps0: float, delta0: float,
     b = budgets.resolve(budget)
     if not b.admits(c):
         raise TooLargeError(c, b, size)
-    key = _cache_key(p0, p1, eps0, delta0) if size <= CACHE_SIZE_MAX else None
+    key = _cache_key(p0, p1, eps0, delta0)
     with _CACHE_LOCK:
-        if key is not None and key in _CACHE:
+        if key in _CACHE:
             _CACHE.move_to_end(key)
             return _CACHE[key]
     if isinstance(p0, Exchangeable) and isinstance(p1, Exchangeable):
         pair = ExactPair(exchangeable_table(p0, p1, eps0, delta0))
     else:
         pair = ExactPair(explicit_table(to_explicit(p0), to_explicit(p1), eps0, delta0))
-    if key is not None:
+    if _held(pair) <= CACHE_BYTES:
         with _CACHE_LOCK:
             _CACHE[key] = pair
-            while len(_CACHE) > CACHE_ENTRIES:
+            while len(_CACHE) > CACHE_ENTRIES or sum(_held(p) for p in _CACHE.values()) > CACHE_BYTES:
                 _CACHE.popitem(last=False)
     return pair
 
 
 CACHE_ENTRIES = 64
 """Exact pairs kept (least recently used dropped): the priors page asks for the same pair for its
-table, its ε-against-k curve (about 20 k) and its region (issue 10 item 8); small ones only
-(``CACHE_SIZE_MAX``)."""
+table, its ε-against-k curve (about 20 k) and its region (issue 10 item 8), and again for the table
+and the curve when only the target δ changes."""
 
-CACHE_SIZE_MAX = 200_000.0
-"""Only pairs of at most this much counted work (classes + cells + terms) are kept: small ones."""
+CACHE_BYTES = 64e6
+"""The pairs kept hold at most about this much (``_held``): a pair of two composite priors at
+k = 200 and δ0 = 1e-6 lists 287,330 classes (about 9 MB with its loss atoms)."""
 
 _CACHE: OrderedDict[tuple, ExactPair] = OrderedDict()
 _CACHE_LOCK = threading.Lock()
 
 
-def _cache_key(p0: Hypothesis, p1: Hypothesis, eps0: float, delta0: float) -> tuple | None:
-    """A key for two named exchangeable families (their weights follow from k, family and k');
-    ``None`` (not cached) for custom or explicit priors."""
-    if not (isinstance(p0, Exchangeable) and isinstance(p1, Exchangeable)):
-        return None
-    if "custom" in (p0.family, p1.family):
-        return None
-    return (p0.k, p0.family, p0.threshold, p1.family, p1.threshold, eps0, delta0)
+def _held(pair: ExactPair) -> float:
+    """Bytes a pair holds, estimated from above: its two class columns, and as much again for the
+    loss atoms of each direction (sorted copies, at most one atom per class)."""
+    return 2.0 * (pair.table.log_m0.nbytes + pair.table.log_m1.nbytes)
+
+
+def _cache_key(p0: Hypothesis, p1: Hypothesis, eps0: float, delta0: float) -> tuple:
+    """What determines the pair: each prior (an exchangeable one by k, family, k' and a digest of
+    its level weights; an explicit one by its support), ε0 and δ0."""
+    return (_prior_key(p0), _prior_key(p1), eps0, delta0)
+
+
+def _prior_key(p: Hypothesis) -> tuple:
+    if isinstance(p, Exchangeable):
+        digest = hashlib.blake2b(np.ascontiguousarray(p.log_w).tobytes(), digest_size=32).digest()
+        return ("exchangeable", p.k, p.family, p.threshold, digest)
+    return ("explicit", p.k, p.support)
 
 
 def cost(p0: Hypothesis, p1: Hypothesis, *, delta0: float, region: bool = False) -> Cost:
@@ -252,9 +269,26 @@ def _tradeoff(log_p: NDArray[np.float64], log_q: NDArray[np.float64], *,
 
 
 def _lower_hull(x: NDArray[np.float64], y: NDArray[np.float64]) -> Boundary:
-    """Lower convex hull of points in [0,1]², extended to (1, 0); a Boundary from x = 0."""
-    pts = sorted(set(zip(np.round(x, 15).tolist(), np.round(y, 15).tolist(), strict=True)) | {(1.0, 0.0)})
-    px = np.array([p[0] for p in pts])
-    py = np.array([p[1] for p in pts])
+    """Lower convex hull of points in [0,1]² (rounded to 15 decimals by the caller, (1, 0) among
+    them); a Boundary from x = 0. The points are taken once each, in lexicographic order
+    (``_distinct``), then walked by Andrew's monotone chain (``numerics.lower_hull``)."""
+    px, py = _distinct(x, y)
     keep = lower_hull(px, py)
     return Boundary(p_fa=px[keep], p_md=np.minimum.accumulate(py[keep]))
+
+
+def _distinct(x: NDArray[np.float64], y: NDArray[np.float64]
+              ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The distinct points (x_i, y_i), sorted by x then y: ``sorted(set(zip(x, y)))`` without a
+    Python tuple per point. A trade-off curve has hundreds of thousands of classes whose rounded
+    points repeat in runs (its coordinates are monotone), so runs of equal neighbours are dropped
+    first, then the rest sorted (``np.lexsort``) and its repeats dropped."""
+    x, y = x + 0.0, y + 0.0  # −0.0 as 0.0, as a set of floats takes them
+    run = np.ones(x.size, dtype=bool)
+    run[1:] = (x[1:] != x[:-1]) | (y[1:] != y[:-1])
+    x, y = x[run], y[run]
+    order = np.lexsort((y, x))
+    x, y = x[order], y[order]
+    new = np.ones(x.size, dtype=bool)
+    new[1:] = (x[1:] != x[:-1]) | (y[1:] != y[:-1])
+    return x[new], y[new]

@@ -26,11 +26,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 import numpy as np
 
 from dpviz.composition import METHODS, advanced, optimal
-from dpviz.composition.atoms import LossAtoms
+from dpviz.composition.atoms import LossAtoms, epsilons
 from dpviz.composition.levels import Level, Levels, sum_delta, sum_epsilon_sq
 from dpviz.guarantee import Guarantee, Kind
 from dpviz.numerics import LN2, log1mexp, log_comb, log_pow2_minus_1, logsumexp, softplus
@@ -141,6 +142,15 @@ def _term(levels: Levels, method: str, delta: float | None) -> Guarantee:
     return METHODS[method].epsilon_for_delta(levels, delta=delta)
 
 
+def _optimal_terms(atoms: Sequence[LossAtoms], delta: float, *, source: str) -> list[Guarantee]:
+    """Each term's optimal ε at δ̂ = ``delta`` > 0 from its loss atoms (KOV Thm 3.3), the searches
+    run side by side (``atoms.epsilons``: the floats of one search at a time)."""
+    return [Guarantee.impossible(source=optimal.SOURCE_HETEROGENEOUS,
+                                 reason=f"no ε reaches δ = {delta:g} for this term") if eps is None
+            else Guarantee(epsilon=eps, delta=delta, kind=Kind.EXACT, source=source)
+            for eps in epsilons([(a, delta) for a in atoms])]
+
+
 def theorem3_terms(*, k: int, eps0: float, delta0: float, method: str = "optimal",
                    deltas: Sequence[float | None]) -> list[Guarantee]:
     """(ε̂_i, δ̂_i) = CompGuarantee(M_i, S_½(M_{i+1}), …, S_½(M_k)) at δ̂_i = deltas[i−1]."""
@@ -208,10 +218,16 @@ def corollary6(*, k: int, eps0: float, delta0: float, method: str = "optimal", d
     if delta < delta0:
         return Guarantee.impossible(source=source, reason=f"needs δ ≥ δ0 = {delta0:g}")
     n = min(k, TERMS)
+    levels = [_term_levels(k=k, i=i, eps0=eps0, delta0=delta0, with_first=False) for i in range(1, n + 1)]
+    slack = delta - delta0
+    if method == "optimal" and slack > 0:  # every term that composes something, searched side by side
+        searched = iter(_optimal_terms([optimal.loss_atoms.__wrapped__(lv) for lv in levels if lv], slack,
+                                       source=optimal.SOURCE_HETEROGENEOUS))
+        terms = [next(searched) if lv else _term(lv, method, slack) for lv in levels]
+    else:
+        terms = [_term(lv, method, slack) for lv in levels]
     eps = np.empty(n)
-    for idx, i in enumerate(range(1, n + 1)):
-        t = _term(_term_levels(k=k, i=i, eps0=eps0, delta0=delta0, with_first=False), method,
-                  delta - delta0)
+    for idx, t in enumerate(terms):
         if not t.feasible:
             return Guarantee.no_value(t.status, source=source, reason=f"a term has no value: {t.reason}")
         eps[idx] = eps0 + float(t.epsilon)  # type: ignore[arg-type]
@@ -334,7 +350,7 @@ def theorem3_pair(*, k: int, eps0: float, delta0: float, method: str = "optimal"
     source = _source_thm3(method)
     n = min(k, TERMS)
     levels = [_term_levels(k=k, i=i, eps0=eps0, delta0=delta0, with_first=True) for i in range(1, n + 1)]
-    atoms = [optimal.loss_atoms.__wrapped__(lv) for lv in levels] if method == "optimal" else None
+    atoms = list(_theorem3_atoms(k, n, eps0, delta0)) if method == "optimal" else None
     common = _theorem3_common(k=k, n=n, levels=levels, atoms=atoms, method=method, delta=delta)
     best: Guarantee | None
     if method == "basic":
@@ -354,6 +370,15 @@ def theorem3_best(*, k: int, eps0: float, delta0: float, method: str = "optimal"
     return theorem3_pair(k=k, eps0=eps0, delta0=delta0, method=method, delta=delta)[0]
 
 
+@lru_cache(maxsize=2)
+def _theorem3_atoms(k: int, n: int, eps0: float, delta0: float) -> tuple[LossAtoms, ...]:
+    """The loss atoms of Thm 3's first ``n`` terms (each one (ε0, δ0) mechanism and k − i subsampled
+    ones), remembered for the last two (k, ε0, δ0): a change of the target δ asks for the same terms.
+    Kept here, not in ``optimal.loss_atoms``'s shared cache, which 40 one-off terms would evict."""
+    return tuple(optimal.loss_atoms.__wrapped__(_term_levels(k=k, i=i, eps0=eps0, delta0=delta0,
+                                                             with_first=True)) for i in range(1, n + 1))
+
+
 def _theorem3_common(*, k: int, n: int, levels: list[Levels], atoms: list[LossAtoms] | None, method: str,
                      delta: float) -> Guarantee:
     """``theorem3(delta=…)``: one δ̂ = δ for every term, sharing the terms' loss atoms."""
@@ -361,13 +386,7 @@ def _theorem3_common(*, k: int, n: int, levels: list[Levels], atoms: list[LossAt
     if atoms is None or delta == 0:
         terms = [_term(lv, method, delta) for lv in levels]
     else:
-        terms = []
-        for a in atoms:
-            eps = a.epsilon(delta)
-            terms.append(Guarantee.impossible(source=optimal.SOURCE_HETEROGENEOUS,
-                                              reason=f"no ε reaches δ = {delta:g} for this term")
-                         if eps is None else
-                         Guarantee(epsilon=eps, delta=delta, kind=Kind.EXACT, source=source))
+        terms = _optimal_terms(atoms, delta, source=source)
     bad = [t for t in terms if not t.feasible]
     if bad:
         return Guarantee.no_value(bad[0].status, source=source,
