@@ -218,7 +218,9 @@ NOTES = """
 - **time**: CPU time of the call (process_time), each library in its own process, alternating.
   dpviz composes three grids by one transform each (both directions' upper bounds, the dominant
   direction's lower bound) at a width predicted from the single steps, refined only if the interval
-  misses the accuracy; dp-accounting one pessimistic grid per direction with no bound.
+  misses the accuracy (a long composition of one law in two stages, *two stages* in the grid column:
+  m steps at h, then the m-fold grid at r·h, docs/MATH.md §17.10); dp-accounting one pessimistic grid
+  per direction with no bound.
 """
 
 
