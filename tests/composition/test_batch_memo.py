@@ -109,7 +109,8 @@ def test_the_optimum_of_many_k_evaluates_each_answer_once(batched: list[tuple[ob
 
 @settings(max_examples=150, deadline=None)
 @given(log_k=st.floats(0.0, 4.5), log_eps0=st.floats(-4.0, 1.0), delta0=st.sampled_from([0.0, 1e-8, 1e-3]),
-       eps=st.lists(st.one_of(st.floats(-2.0, 30.0), st.sampled_from([0.0, 1e-300])), min_size=2, max_size=40))
+       eps=st.lists(st.one_of(st.floats(-2.0, 30.0), st.sampled_from([0.0, 1e-300])),
+                    min_size=2, max_size=40))
 def test_batched_values_on_fresh_sets_are_computed_ones(log_k: float, log_eps0: float, delta0: float,
                                                         eps: list[float]) -> None:
     """On an atom set that remembers nothing yet, the batch's floats are ``_log_finite_part``'s, and a
