@@ -90,11 +90,17 @@ def interval_bounds(eps: NDArray[np.float64], dlt: NDArray[np.float64],
     where its slope passes the line's: that vertex and its neighbours are evaluated.
     """
     x, y = drawn.p_fa, drawn.p_md
+    out = np.zeros(eps.size - 1)
+    lines = _lines(np.minimum(eps[:-1], eps[1:]), np.minimum(dlt[:-1], dlt[1:]))
+    functions, compiled = walks.LOOPS.pick(out.size)
+    if compiled:  # the steps below, element by element: the same floats (tests/regions/test_walks.py)
+        (a_up, b_up), (a_down, b_down) = lines
+        functions["corner_rises"](x, y, a_up, b_up, a_down, b_down, np.empty(max(x.size - 1, 0)), out)
+        return out
     with np.errstate(divide="ignore", invalid="ignore"):
         slopes = np.diff(y) / np.diff(x)
     slopes = np.maximum.accumulate(np.nan_to_num(slopes, nan=-np.inf))  # convex: non-decreasing
-    out = np.zeros(eps.size - 1)
-    for a, b in _lines(np.minimum(eps[:-1], eps[1:]), np.minimum(dlt[:-1], dlt[1:])):
+    for a, b in lines:
         at = np.searchsorted(slopes, -a)  # vertex where the boundary's slope passes −a
         for shift in (-1, 0, 1):
             v = np.clip(at + shift, 0, x.size - 1)
