@@ -123,6 +123,14 @@ def _split(lo: NDArray[np.float64], hi: NDArray[np.float64],
     return np.where(zero[owner], hi[owner] * 1e-10, points)
 
 
+def _new(points: NDArray[np.float64], s: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``np.setdiff1d(points, s)`` (the sorted distinct points not in s) for s sorted, without NaN:
+    searched in s rather than both sorted together."""
+    u = np.unique(points)
+    at = np.minimum(np.searchsorted(s, u), s.size - 1)
+    return u[s[at] != u]
+
+
 def _drawn(s: NDArray[np.float64], eps: NDArray[np.float64], dlt: NDArray[np.float64]) -> Boundary:
     """The region of the sampled slacks (vacuous ones, δ ≥ 1, left out; the square if none is left)."""
     keep = (dlt < 1.0) & (s > 0.0)
@@ -155,7 +163,7 @@ def slack_region(epsilons: Family, deltas: Family, *, tolerance: float = TOLERAN
             break
         pieces = np.minimum(np.ceil(1.02 * bounds[bad] / budget), MAX_SPLIT).astype(np.int64)
         mid = _split(s[bad], s[bad + 1], np.maximum(pieces, 2))
-        mid = np.setdiff1d(mid, s)[: MAX_SLACKS - s.size]  # float resolution reached: nothing new
+        mid = _new(mid, s)[: MAX_SLACKS - s.size]  # float resolution reached: nothing new
         if mid.size == 0:
             break
         s = np.concatenate([s, mid])
