@@ -93,7 +93,7 @@ def interval_bounds(eps: NDArray[np.float64], dlt: NDArray[np.float64],
     out = np.zeros(eps.size - 1)
     lines = _lines(np.minimum(eps[:-1], eps[1:]), np.minimum(dlt[:-1], dlt[1:]))
     functions, compiled = walks.LOOPS.pick(out.size)
-    if compiled:  # the steps below, element by element: the same floats (tests/regions/test_walks.py)
+    if compiled:  # the steps below, element by element: the same floats (tests/regions/test_corner_rises.py)
         (a_up, b_up), (a_down, b_down) = lines
         functions["corner_rises"](x, y, a_up, b_up, a_down, b_down, np.empty(max(x.size - 1, 0)), out)
         return out

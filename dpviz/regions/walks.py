@@ -4,6 +4,8 @@
   for ``dpviz.regions.boundary.intersection_boundary``.
 - ``thin_walk``: the greedy thinning of a convex lower boundary within a tolerance, for
   ``dpviz.regions.slack.thin``.
+- ``corner_rises``: the refinement's bound on each slack interval (``slack.interval_bounds``), compiled
+  only: the interpreter runs that function's numpy steps, which give the same floats.
 
 Each keeps or drops a line by what the lines before it left: loops that array operations cannot
 express. A change of ε0, δ0 or k on Privacy regions runs both over thousands of lines for each slack
