@@ -43,6 +43,10 @@ class Atoms(Protocol):
     def _neg_loss(self) -> NDArray[np.float64]: ...
     @property
     def _prefix(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+    @property
+    def _values(self) -> dict[float, float]: ...
+    def _remember(self, eps: float, value: float) -> None: ...
+    def _log_finite_part(self, eps: float) -> float: ...
     def log_finite_part(self, eps: float) -> float: ...
 
 
@@ -50,11 +54,26 @@ def log_finite_parts(requests: Sequence[tuple[Atoms, float]]) -> list[float]:
     """ln Σ_{L_a > ε} p_a (1 − e^{ε − L_a}) for each (atoms, ε) (−inf when no atom is above ε): atoms
     within ``WINDOW`` above ε term by term in log space, the rest through the prefix sums, where
     e^{ε−L} ≤ e^{−WINDOW} and their difference cannot cancel (KOV Thm 3.3; Steinke Prop. 7); the two
-    parts added by ``logsumexp`` (:func:`_add_parts`). One pair: ``log_finite_part`` itself (the same
-    float without the batch's setup)."""
-    n = len(requests)
-    if n <= 1:
+    parts added by ``logsumexp`` (:func:`_add_parts`). The values each atom set remembers
+    (``LossAtoms._values``) are read, and those computed here are remembered there: a search's last
+    evaluation is its caller's δ(ε) at the answer (``optimal.epsilons_for_delta``). One pair:
+    ``log_finite_part`` itself (the same float without the batch's setup)."""
+    if len(requests) <= 1:
         return [atoms.log_finite_part(e) for atoms, e in requests]
+    out: list[float | None] = [atoms._values.get(float(e)) for atoms, e in requests]
+    missing = [i for i, v in enumerate(out) if v is None]
+    if missing:
+        asked = [(requests[i][0], float(requests[i][1])) for i in missing]
+        computed = [asked[0][0]._log_finite_part(asked[0][1])] if len(asked) == 1 else _computed(asked)
+        for i, (atoms, e), value in zip(missing, asked, computed, strict=True):
+            atoms._remember(e, value)
+            out[i] = value
+    return out  # type: ignore[return-value]  # every entry is set above
+
+
+def _computed(requests: Sequence[tuple[Atoms, float]]) -> list[float]:
+    """``log_finite_parts`` of two or more pairs, each computed (nothing remembered is read)."""
+    n = len(requests)
     eps_list = [float(e) for _, e in requests]
     m_list, j_list = [0] * n, [0] * n  # atoms with L > ε, with L > ε + W
     la_list, lb_list = [0.0] * n, [0.0] * n

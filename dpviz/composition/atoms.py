@@ -48,9 +48,10 @@ class LossAtoms:
     """ε(δ) already solved on this atom set (``epsilon``); a fresh one for every instance, also for
     a ``dataclasses.replace`` copy (another p_inf is another answer)."""
     _values: dict = field(default_factory=dict, init=False, repr=False, compare=False)
-    """``log_finite_part`` at the ε last evaluated (up to ``_REMEMBERED``): a solve evaluates its
-    answer twice (the last Newton step, then ``_round_up``'s check) and its caller asks δ(ε) there
-    once more (``optimal.epsilon_for_delta``): two of a solve's seven or eight evaluations."""
+    """``log_finite_part`` at the ε last evaluated (up to ``_REMEMBERED``), one at a time or in a
+    batch (``atom_batch.log_finite_parts`` reads and fills it too): a solve evaluates its answer twice
+    (the last Newton step, then ``_round_up``'s check) and its caller asks δ(ε) there once more
+    (``optimal.epsilons_for_delta``): two of a solve's seven or eight evaluations."""
 
     @classmethod
     def from_masses(cls, loss: NDArray[np.float64], log_p: NDArray[np.float64],
@@ -103,10 +104,14 @@ class LossAtoms:
         value = self._values.get(eps)
         if value is None:
             value = self._log_finite_part(eps)
-            if len(self._values) >= _REMEMBERED:
-                self._values.clear()
-            self._values[eps] = value
+            self._remember(eps, value)
         return value
+
+    def _remember(self, eps: float, value: float) -> None:
+        """Keep ``log_finite_part``'s value at ε (``_values``; emptied when ``_REMEMBERED`` are kept)."""
+        if len(self._values) >= _REMEMBERED:
+            self._values.clear()
+        self._values[eps] = value
 
     def _log_finite_part(self, eps: float) -> float:
         """``log_finite_part``, computed."""
@@ -140,10 +145,9 @@ class LossAtoms:
         change of k' or of the scenario)."""
         return epsilons([(self, delta)])[0]
 
-    def _steps(self, delta: float) -> Steps[tuple[float | None, float | None]]:
+    def _steps(self, delta: float) -> Steps[float | None]:
         """``epsilon``'s search, as steps (``atom_batch.run``: it yields the ε at which it needs
-        :meth:`log_finite_part`, a few at a time, and is sent their values), and the value at the ε
-        it returns when one was computed there (else ``None``).
+        :meth:`log_finite_part`, a few at a time, and is sent their values).
 
         δ(ε) is linear in e^ε between consecutive atoms, so after a bisection over
         atom indices the crossing is solved in closed form and polished by Newton
@@ -152,9 +156,9 @@ class LossAtoms:
         """
         target = delta - self.p_inf
         if target < 0:
-            return None, None
+            return None
         if target == 0 or self.loss.size == 0:
-            return (max(0.0, float(self.loss[0])) if self.loss.size else 0.0), None
+            return max(0.0, float(self.loss[0])) if self.loss.size else 0.0
         log_t = math.log(target)
         positive = int(np.searchsorted(self._neg_loss, 0.0, side="left"))  # atoms with L > 0
         # S(L_i) increases with i; find the first i with S(L_i) ≥ target.
@@ -163,7 +167,7 @@ class LossAtoms:
         ends = [] if guess is None else [i for i in (guess - 1, guess) if 0 < i < positive]
         first = yield (0.0, *(float(self.loss[i]) for i in ends))  # δ(0), and the guess's two ends
         if self.p_inf + math.exp(first[0]) <= delta:  # δ(0) ≤ delta
-            return 0.0, first[0]
+            return 0.0
         lo, hi = yield from self._segment(log_t, positive, guess, dict(zip(ends, first[1:], strict=True)))
         left = max(float(self.loss[hi]), 0.0) if hi < positive else 0.0
         right = float(self.loss[lo])
@@ -231,7 +235,7 @@ class LossAtoms:
         in tests/composition: ≤ 2e-13 at 10^6 binomial atoms, where this gives 1e-12)."""
         return 1e-15 * (16.0 + math.sqrt(max(self.loss.size, self.terms)))
 
-    def _round_up(self, eps: float, delta: float, right: float) -> Steps[tuple[float, float | None]]:
+    def _round_up(self, eps: float, delta: float, right: float) -> Steps[float]:
         """Move ε up until δ(ε), inflated by its error bound, is ≤ delta: the returned ε is
         sound even where floating point has rounded δ(ε) down."""
         step = max(abs(eps), 1e-300) * 2.0**-50
@@ -239,10 +243,10 @@ class LossAtoms:
         for _ in range(64):
             part = (yield (eps,))[0]
             if (self.p_inf + math.exp(part)) * inflate <= delta or eps >= right:
-                return min(eps, right), part if eps <= right else None
+                return min(eps, right)
             eps += step
             step *= 2.0
-        return right, None
+        return right
 
     def tradeoff(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Vertices of the lower boundary of the privacy region (KOV §2).
@@ -260,14 +264,12 @@ class LossAtoms:
         return np.clip(p_fa, 0.0, 1.0), np.clip(p_md, 0.0, 1.0)
 
 
-def epsilons(problems: Sequence[tuple[LossAtoms, float]],
-             parts: list[float | None] | None = None) -> list[float | None]:
+def epsilons(problems: Sequence[tuple[LossAtoms, float]]) -> list[float | None]:
     """:meth:`LossAtoms.epsilon` of each (atom set, δ), the searches run side by side
     (``atom_batch.run``: one batched evaluation per round, each search's own path, the same floats)
-    and remembered per atom set as one at a time would be. ``parts``: filled with ln of δ's finite
-    part at each answer where the search computed it (``None`` elsewhere, or for a remembered one)."""
+    and remembered per atom set as one at a time would be; the values the searches computed are
+    remembered too (``LossAtoms._values``)."""
     out: list[float | None] = [None] * len(problems)
-    found_parts: list[float | None] = [None] * len(problems)
     searching: list[int] = []
     for i, (atoms, delta) in enumerate(problems):
         if delta in atoms._cache:
@@ -275,12 +277,9 @@ def epsilons(problems: Sequence[tuple[LossAtoms, float]],
         else:
             searching.append(i)
     found = run([(problems[i][0], problems[i][0]._steps(problems[i][1])) for i in searching])
-    for i, (eps, part) in zip(searching, found, strict=True):
+    for i, eps in zip(searching, found, strict=True):
         atoms, delta = problems[i]
         if len(atoms._cache) >= _REMEMBERED:
             atoms._cache.clear()
         atoms._cache[delta] = out[i] = eps
-        found_parts[i] = part
-    if parts is not None:
-        parts[:] = found_parts
     return out

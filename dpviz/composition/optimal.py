@@ -229,13 +229,10 @@ def epsilons_for_delta(many: Sequence[Levels], *, delta: float,
                                                for m in CLOSED_FORMS], "epsilon")
         else:
             solvable.append((i, atoms))
-    known: list[float | None] = []
-    found = epsilons([(atoms, delta) for _, atoms in solvable], known)
-    reached = [(i, atoms, eps, part) for (i, atoms), eps, part in zip(solvable, found, known, strict=True)
-               if eps is not None]
-    missing = iter(log_finite_parts([(atoms, eps) for _, atoms, eps, part in reached if part is None]))
-    at_eps = [next(missing) if part is None else part for *_, part in reached]
-    for (i, atoms, eps, _), part in zip(reached, at_eps, strict=True):  # atoms.delta(eps), the same float
+    found = epsilons([(atoms, delta) for _, atoms in solvable])
+    reached = [(i, atoms, eps) for (i, atoms), eps in zip(solvable, found, strict=True) if eps is not None]
+    at_eps = log_finite_parts([(atoms, eps) for _, atoms, eps in reached])  # remembered by the searches
+    for (i, atoms, eps), part in zip(reached, at_eps, strict=True):  # atoms.delta(eps), the same float
         out[i] = Guarantee(epsilon=eps, delta=min(atoms.p_inf + math.exp(part), 1.0), kind=Kind.EXACT,
                            source=_source(many[i]))
     for (i, atoms), answer in zip(solvable, found, strict=True):

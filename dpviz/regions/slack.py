@@ -90,11 +90,17 @@ def interval_bounds(eps: NDArray[np.float64], dlt: NDArray[np.float64],
     where its slope passes the line's: that vertex and its neighbours are evaluated.
     """
     x, y = drawn.p_fa, drawn.p_md
+    out = np.zeros(eps.size - 1)
+    lines = _lines(np.minimum(eps[:-1], eps[1:]), np.minimum(dlt[:-1], dlt[1:]))
+    functions, compiled = walks.LOOPS.pick(out.size)
+    if compiled:  # the steps below, element by element: the same floats (tests/regions/test_corner_rises.py)
+        (a_up, b_up), (a_down, b_down) = lines
+        functions["corner_rises"](x, y, a_up, b_up, a_down, b_down, np.empty(max(x.size - 1, 0)), out)
+        return out
     with np.errstate(divide="ignore", invalid="ignore"):
         slopes = np.diff(y) / np.diff(x)
     slopes = np.maximum.accumulate(np.nan_to_num(slopes, nan=-np.inf))  # convex: non-decreasing
-    out = np.zeros(eps.size - 1)
-    for a, b in _lines(np.minimum(eps[:-1], eps[1:]), np.minimum(dlt[:-1], dlt[1:])):
+    for a, b in lines:
         at = np.searchsorted(slopes, -a)  # vertex where the boundary's slope passes −a
         for shift in (-1, 0, 1):
             v = np.clip(at + shift, 0, x.size - 1)
@@ -115,6 +121,14 @@ def _split(lo: NDArray[np.float64], hi: NDArray[np.float64],
     lb = np.log(hi)[owner]
     points = np.exp(la + (lb - la) * j / n[owner])
     return np.where(zero[owner], hi[owner] * 1e-10, points)
+
+
+def _new(points: NDArray[np.float64], s: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``np.setdiff1d(points, s)`` (the sorted distinct points not in s) for s sorted, without NaN:
+    searched in s rather than both sorted together."""
+    u = np.unique(points)
+    at = np.minimum(np.searchsorted(s, u), s.size - 1)
+    return u[s[at] != u]
 
 
 def _drawn(s: NDArray[np.float64], eps: NDArray[np.float64], dlt: NDArray[np.float64]) -> Boundary:
@@ -149,7 +163,7 @@ def slack_region(epsilons: Family, deltas: Family, *, tolerance: float = TOLERAN
             break
         pieces = np.minimum(np.ceil(1.02 * bounds[bad] / budget), MAX_SPLIT).astype(np.int64)
         mid = _split(s[bad], s[bad + 1], np.maximum(pieces, 2))
-        mid = np.setdiff1d(mid, s)[: MAX_SLACKS - s.size]  # float resolution reached: nothing new
+        mid = _new(mid, s)[: MAX_SLACKS - s.size]  # float resolution reached: nothing new
         if mid.size == 0:
             break
         s = np.concatenate([s, mid])

@@ -4,6 +4,8 @@
   for ``dpviz.regions.boundary.intersection_boundary``.
 - ``thin_walk``: the greedy thinning of a convex lower boundary within a tolerance, for
   ``dpviz.regions.slack.thin``.
+- ``corner_rises``: the refinement's bound on each slack interval (``slack.interval_bounds``), compiled
+  only: the interpreter runs that function's numpy steps, which give the same floats.
 
 Each keeps or drops a line by what the lines before it left: loops that array operations cannot
 express. A change of ε0, δ0 or k on Privacy regions runs both over thousands of lines for each slack
@@ -127,6 +129,81 @@ def thin_walk(x: Buffer, y: Buffer, neg_y: Buffer, slope: Buffer, icpt: Buffer, 
     return m + 1, worst
 
 
+def corner_rises(x: Buffer, y: Buffer, a_up: Buffer, b_up: Buffer, a_down: Buffer, b_down: Buffer,
+                 slopes: Buffer, out: Buffer) -> None:
+    """``slack.interval_bounds``' numpy steps element by element, compiled only (the interpreter runs
+    the numpy code): the same operations in the same order, so the same floats. ``slopes`` (len(x) − 1
+    long) is filled with the boundary's slopes made non-decreasing; for each interval, ``out`` gets the
+    largest of 0 and b − a·x_v − y_v over its two corner lines (a, b) and the vertices v around the
+    first with slope ≥ −a (``searchsorted``'s index, found from the previous interval's:
+    ``_gallop_left``), with ``np.maximum``'s order and NaN rule."""
+    last = len(x) - 1
+    big = 1.7976931348623157e308
+    for j in range(last):
+        dy = y[j + 1] - y[j]
+        dx = x[j + 1] - x[j]
+        if dx == 0.0:  # numpy's quotient, without the compiled code's ZeroDivisionError
+            s = math.nan if dy == 0.0 or dy != dy else math.copysign(math.inf, dy) * math.copysign(1.0, dx)
+        else:
+            s = dy / dx
+        if s != s:  # np.nan_to_num(…, nan=−∞): ±∞ become ±the largest float
+            s = -math.inf
+        elif s == math.inf:
+            s = big
+        elif s == -math.inf:
+            s = -big
+        if j > 0 and not (slopes[j - 1] < s):  # np.maximum.accumulate (no NaN is left)
+            s = slopes[j - 1]
+        slopes[j] = s
+    hint_up = 0
+    hint_down = 0
+    for i in range(len(out)):
+        best = 0.0
+        for line in range(2):
+            a = a_up[i] if line == 0 else a_down[i]
+            b = b_up[i] if line == 0 else b_down[i]
+            if line == 0:
+                at = hint_up = _gallop_left(slopes, -a, hint_up)
+            else:
+                at = hint_down = _gallop_left(slopes, -a, hint_down)
+            for shift in range(-1, 2):
+                v = min(max(at + shift, 0), last)
+                rise = b - a * x[v] - y[v]
+                if not (best >= rise or best != best):  # np.maximum(best, rise)
+                    best = rise
+        out[i] = best
+
+
+def _gallop_left(a: Buffer, v: float, hint: int) -> int:
+    """``bisect.bisect_left(a, v)`` (the number of items < v, a sorted without NaN) searched outwards
+    from ``hint``: a few steps where consecutive searches end close together."""
+    n = len(a)
+    step = 1
+    if hint < n and a[hint] < v:  # the answer is above hint
+        lo = hint + 1
+        hi = lo
+        while hi < n and a[hi] < v:
+            lo = hi + 1
+            hi += step
+            step *= 2
+        hi = min(hi, n)
+    else:  # the answer is at most hint
+        hi = hint
+        lo = hint - 1
+        while lo >= 0 and not a[lo] < v:
+            hi = lo
+            lo -= step
+            step *= 2
+        lo = max(lo + 1, 0)
+    while lo < hi:  # a[< lo] < v ≤ a[hi] (or hi = n)
+        mid = (lo + hi) // 2
+        if a[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 _bisect_left = bisect.bisect_left
 _bisect_right = bisect.bisect_right
 
@@ -168,9 +245,12 @@ def _warm(functions: jit.Functions) -> None:
     x, y = np.array([0.0, 0.2, 0.5, 1.0]), np.array([1.0, 0.5, 0.2, 0.0])
     slope = np.diff(y) / np.diff(x)
     functions["thin_walk"](x, y, -y, slope, y[:-1] - slope * x[:-1], 3, 1e-6, np.zeros(4), np.zeros(4))
+    a = np.array([2.0, 0.5])
+    functions["corner_rises"](x, y, a, 1.0 - a / 4, a, a / 4, np.zeros(3), np.zeros(2))
 
 
-LOOPS = jit.Loops(globals(), ("crossing", "fits", "hull_walk", "thin_walk"), threshold=COMPILE_STEPS,
+LOOPS = jit.Loops(globals(), ("crossing", "fits", "hull_walk", "thin_walk", "_gallop_left", "corner_rises"),
+                  threshold=COMPILE_STEPS,
                   what="the region walks", warm=_warm,
                   replaced={"_bisect_left": _compiled_bisect_left, "_bisect_right": _compiled_bisect_right})
 
