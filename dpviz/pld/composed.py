@@ -23,7 +23,7 @@ import numpy as np
 from dpviz import budget as budgets
 from dpviz.budget import Budget, OverBudget
 from dpviz.pld import discretize
-from dpviz.pld.cost import DEFAULT_H, Parts, cost, directions, plan_grids, transforms_cost
+from dpviz.pld.cost import DEFAULT_H, Parts, cost, directions, plan_grids, staged_cost, transforms_cost
 from dpviz.pld.grid import DEFAULT_TAIL, GridPLD
 from dpviz.pld.law import LossLaw
 from dpviz.pld.power import chernoff_theta, compose_power, merged_part
@@ -121,9 +121,14 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
         raise ParameterError("mechanisms", "[]", "a non-empty list")
     for _, k in parts:
         check_count(k, field="k")
-    budgets.check(cost(parts, h=h, tail=tail), budget)
-    t0 = time.perf_counter()
     dirs = directions(parts)
+    plan = stages if stages is not None and len(parts) == 1 and stages.applies(parts[0][1]) else None
+    if plan is None:
+        estimate = cost(parts, h=h, tail=tail)
+    else:
+        estimate = staged_cost(parts, h, plan.m, plan.ratio, tail)
+    budgets.check(estimate, budget)
+    t0 = time.perf_counter()
 
     def single(law: LossLaw, k: int, up: bool, hh: float = h) -> GridPLD:
         return single_step(law, k, h=hh, tail=tail, n_parts=len(parts), pessimistic=up, total=total,
@@ -132,14 +137,15 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
     rest = tail / 2 if total else tail
 
     def composition(grids: list[tuple[GridPLD, int]], law: LossLaw, up: bool, hh: float) -> GridPLD:
-        """The grids composed: in two stages where ``stages`` applies (one law), else by one power."""
-        if stages is None or len(grids) != 1 or not stages.applies(grids[0][1]):
+        """The grids composed: in two stages where ``stages`` applies (``plan``: one law), else by one
+        power."""
+        if plan is None:
             plan_grids([grids], hh)
             return compose_power(grids, tail=rest, tilt_at=tilt)
         g, k = grids[0]
         theta = 0.0 if tilt is None else chernoff_theta([merged_part(g, k)], tilt)
-        coarse = single(law, k, up, hh * stages.ratio) if k % stages.m else None
-        return compose_staged(g, coarse, k, stages, theta=theta, tail=rest)
+        coarse = single(law, k, up, hh * plan.ratio) if k % plan.m else None
+        return compose_staged(g, coarse, k, plan, theta=theta, tail=rest)
 
     def upper(i: int, hh: float) -> tuple[GridPLD, list[tuple[GridPLD, int]]]:
         grids = [(single(law, k, True, hh), k) for law, k in dirs[i]]
@@ -174,9 +180,7 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
     singles = tuple(g for grids in (pess, opt) for dgrids in grids for g, _ in dgrids)
     # the first direction's first step at h (the page's histogram), also where that direction was spared
     first = pess[0][0][0] if widths[0] == h else single(*dirs[0][0], True)
-    note = ""
-    if stages is not None and len(dirs[0]) == 1 and stages.applies(dirs[0][0][1]):
-        note = f"two stages: {stages.m:,} steps at h, then at {stages.ratio}·h"
+    note = "" if plan is None else f"two stages: {plan.m:,} steps at h, then at {plan.ratio}·h"
     return Composed(upper=ups, lower=lows, h=h, seconds=time.perf_counter() - t0, tail=tail,
                     single=first, singles=singles, note=note)
 

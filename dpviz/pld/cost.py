@@ -122,6 +122,12 @@ def first_stage_cost(parts: Parts, h: float, tail: float) -> Cost:
     return cost([(law, max(2, math.isqrt(int(k)))) for law, k in parts], h=h, tail=tail)
 
 
+def staged_cost(parts: Parts, h: float, m: int, ratio: int, tail: float) -> Cost:
+    """The cost of a two-stage composition (``dpviz.pld.staged``): m steps at h, then all of them at
+    ``ratio``·h (the m-fold grid's transforms are sized as the k-fold law's at the coarse width)."""
+    return cost([(law, m) for law, _ in parts], h=h, tail=tail) + cost(parts, h=h * ratio, tail=tail)
+
+
 def cell_unit(law: LossLaw) -> str:
     """The ``dpviz.budget`` unit of one discretised cell of ``law``."""
     if not law.symmetric:

@@ -15,9 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dpviz.budget import Budget, OverBudget
 from dpviz.mechanisms import gaussian
 from dpviz.mechanisms.subsampling import subsample_remove
-from dpviz.pld import discretize, power, refine, staged
+from dpviz.pld import cost, discretize, power, refine, staged
 from dpviz.pld.composed import compose
 from dpviz.pld.grid import GridPLD
 from dpviz.pld.staged import Stages
@@ -132,3 +133,17 @@ def test_near_divisor_leaves_the_smallest_remainder(k: int, m: int) -> None:
     counts = range(max(2, -(-2 * m // 3)), m + 1)
     assert got in counts
     assert k % got == min(k % c for c in counts)
+
+
+def test_a_staged_composition_is_held_to_the_budget_at_its_own_cost() -> None:
+    """The budget check estimates the two stages (m steps at h, all at r·h), not one stage at h: a
+    budget between the two estimates admits the staged composition and refuses the single one."""
+    parts = [(subsample_remove(gaussian.loss_law(sigma=1.561), rate=0.00033), 807_548)]
+    h, tail = 5e-6, 1e-9
+    one, two = cost.cost(parts, h=h, tail=tail), cost.staged_cost(parts, h, 764, 26, tail)
+    assert two.seconds < one.seconds / 2
+    between = Budget(seconds=(one.seconds + two.seconds) / 2, max_bytes=math.inf)
+    c = compose(parts, h=h, tail=tail, budget=between, stages=Stages(764, 26), lower_at=9.5e-5, tilt=0.64)
+    assert "two stages" in c.note
+    with pytest.raises(OverBudget):
+        compose(parts, h=h, tail=tail, budget=between, lower_at=9.5e-5, tilt=0.64)
