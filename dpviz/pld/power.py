@@ -231,8 +231,9 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     so that the tilted measure sits near ε and the round-off is relative to the δ made there; ``theta``
     gives θ itself (a composition in stages tilts every stage alike, ``dpviz.pld.staged``).
 
-    Inputs may carry a round-off bound ``err`` tilted at that θ (a composed grid composed again): each
-    adds k·err·e^{−λ}·(1 + max err·e^{−λ})^{K−1} to the tilted, normalised error (docs/MATH.md §17.10).
+    Upper grids may carry a round-off bound ``err`` tilted at that θ (a composed grid composed again):
+    each adds k·err·e^{−λ}·(1 + max err·e^{−λ})^{K−1} to the tilted, normalised error (docs/MATH.md
+    §17.10); an infinite one makes the result's infinite (it says nothing, ``GridPLD.informative``).
     ``entrywise`` (optimistic grids only): every mass is lowered by the bound on its own error instead,
     so that the result, with ``err`` = 0, is entry by entry below the exact composition (§17.10)."""
     grids = [(g, k) for g, k in parts]
@@ -241,9 +242,9 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     for g, k in grids:
         if g.pessimistic != pess or not math.isclose(g.h, h, rel_tol=1e-12):
             raise ValueError("compose_power needs bounds of the same kind on the same grid")
-        if g.err != 0.0 and (theta is None or g.tilt != theta or not math.isfinite(g.err) or not pess):
-            raise ValueError("compose_power needs inputs without round-off, or upper grids with a "
-                             "finite one tilted at the θ given")
+        if g.err != 0.0 and (theta is None or g.tilt != theta or not pess):
+            raise ValueError("compose_power needs inputs without round-off, or upper grids with one "
+                             "tilted at the θ given")
         if k < 1:
             raise ValueError("every count must be ≥ 1")
     grids = [(_trimmed(g), k) for g, k in grids]

@@ -60,6 +60,15 @@ def test_an_inherited_round_off_bound_is_carried_through_the_power() -> None:
     assert carried.delta(2.0) > clean.delta(2.0)
 
 
+def test_an_infinite_inherited_bound_gives_a_grid_that_says_nothing() -> None:
+    """A first stage whose round-off bound overflowed (review R1) is not an error: the second stage's
+    grid is not informative either, and reads as no information (δ = 1), never as a bound."""
+    g = discretize.pessimistic(gaussian.loss_law(sigma=3.0), h=0.01, tail=1e-14)
+    g = GridPLD(h=g.h, lo=g.lo, mass=g.mass, p_inf=g.p_inf, pessimistic=True, err=math.inf, tilt=1.0)
+    out = power.compose_power([(g, 5)], tail=1e-12, theta=1.0)
+    assert not out.informative and out.delta(3.0) == 1.0
+
+
 @pytest.mark.parametrize("case", ["lower", "other theta", "no theta"])
 def test_an_inherited_bound_is_refused_where_it_cannot_be_carried(case: str) -> None:
     law = gaussian.loss_law(sigma=3.0)
