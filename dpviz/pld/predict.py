@@ -280,8 +280,9 @@ def predict(parts: Parts, *, delta: float, accuracy: float, tail: float, budget:
             break  # h is the width measured last
         h = composed.on_lattice(min(0.05, h * min(4.0, max(0.25, math.sqrt(share * aim / w)))), lattice)
     stages = _stages(dom, h, aim - w, theta) if share < 1.0 else None
-    if share < 1.0 and stages is None:  # no second width fits: one stage, measured again
-        return None
+    if share < 1.0 and stages is None:  # no second width fits: one stage at the width the h² law gives
+        wider = composed.on_lattice(min(0.05, h * min(4.0, math.sqrt(aim / w))), lattice)
+        h, w = wider, w * (wider / h) ** 2
     return Prediction(h=h, epsilon=eps, theta=theta, width=w, tilt=tilt,
                       spare=_spare(reads, h, w if stages is None else aim, lattice), stages=stages)
 
@@ -324,6 +325,8 @@ def _stages(parts: Sequence[tuple[LossLaw, int]], h1: float, left: float, theta:
     h2 = math.sqrt(2.0 * left / ((copies * SECOND_MOMENT + rest * COARSE_STEP) * (1.0 + theta)))
     stages = Stages(m, int(h2 / h1))
     return stages if stages.applies(kk) else None
+
+
 def _spare(reads: Sequence[float], h: float, w: float, lattice: float | None) -> tuple[int, float] | None:
     """(lead, c): the directions other than the one predicted to read the largest ε may be composed at
     width c·h where ``SPARE_SHARE`` of the predicted gap to it covers their width there (∝ h²), at

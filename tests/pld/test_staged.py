@@ -156,3 +156,16 @@ def test_a_staged_composition_is_held_to_the_budget_at_its_own_cost() -> None:
     assert "two stages" in c.note
     with pytest.raises(OverBudget):
         compose(parts, h=h, tail=tail, budget=between, lower_at=9.5e-5, tilt=0.64)
+
+
+def test_without_a_second_width_the_prediction_falls_back_to_one_stage(monkeypatch) -> None:
+    """Where no second width fits (``_stages`` None), one stage at the width the h² law gives from the
+    first stage's measured width, still within the accuracy."""
+    from dpviz.pld import predict
+
+    monkeypatch.setattr(predict, "_stages", lambda *args: None)
+    law = subsample_remove(gaussian.loss_law(sigma=1.691), rate=0.0007)
+    c = refine.composition([(law, 61_858)], delta=3.3e-6)
+    assert "two stages" not in c.note
+    low, up = c.epsilon(3.3e-6)
+    assert (up - low) / up <= refine.DEFAULT_ACCURACY
