@@ -221,7 +221,7 @@ def corollary6(*, k: int, eps0: float, delta0: float, method: str = "optimal", d
     levels = [_term_levels(k=k, i=i, eps0=eps0, delta0=delta0, with_first=False) for i in range(1, n + 1)]
     slack = delta - delta0
     if method == "optimal" and slack > 0:  # every term that composes something, searched side by side
-        searched = iter(_optimal_terms([optimal.loss_atoms.__wrapped__(lv) for lv in levels if lv], slack,
+        searched = iter(_optimal_terms(list(_term_atoms(k, n, eps0, delta0)[1]), slack,
                                        source=optimal.SOURCE_HETEROGENEOUS))
         terms = [next(searched) if lv else _term(lv, method, slack) for lv in levels]
     else:
@@ -350,7 +350,7 @@ def theorem3_pair(*, k: int, eps0: float, delta0: float, method: str = "optimal"
     source = _source_thm3(method)
     n = min(k, TERMS)
     levels = [_term_levels(k=k, i=i, eps0=eps0, delta0=delta0, with_first=True) for i in range(1, n + 1)]
-    atoms = list(_theorem3_atoms(k, n, eps0, delta0)) if method == "optimal" else None
+    atoms = list(_term_atoms(k, n, eps0, delta0)[0]) if method == "optimal" else None
     common = _theorem3_common(k=k, n=n, levels=levels, atoms=atoms, method=method, delta=delta)
     best: Guarantee | None
     if method == "basic":
@@ -371,12 +371,18 @@ def theorem3_best(*, k: int, eps0: float, delta0: float, method: str = "optimal"
 
 
 @lru_cache(maxsize=2)
-def _theorem3_atoms(k: int, n: int, eps0: float, delta0: float) -> tuple[LossAtoms, ...]:
+def _term_atoms(k: int, n: int, eps0: float, delta0: float
+                ) -> tuple[tuple[LossAtoms, ...], tuple[LossAtoms, ...]]:
     """The loss atoms of Thm 3's first ``n`` terms (each one (ε0, δ0) mechanism and k − i subsampled
-    ones), remembered for the last two (k, ε0, δ0): a change of the target δ asks for the same terms.
-    Kept here, not in ``optimal.loss_atoms``'s shared cache, which 40 one-off terms would evict."""
-    return tuple(optimal.loss_atoms.__wrapped__(_term_levels(k=k, i=i, eps0=eps0, delta0=delta0,
-                                                             with_first=True)) for i in range(1, n + 1))
+    ones) and of Cor. 6's that compose something (the k − i subsampled ones), built together
+    (``optimal.loss_atoms_many``: both share the subsampled binomials, one weight pass for all) and
+    remembered for the last two (k, ε0, δ0): a change of the target δ asks for the same terms. Kept
+    here, not in ``optimal.loss_atoms``'s shared cache, which 80 one-off terms would evict."""
+    thm3 = [_term_levels(k=k, i=i, eps0=eps0, delta0=delta0, with_first=True) for i in range(1, n + 1)]
+    cor6 = [lv for i in range(1, n + 1) if (lv := _term_levels(k=k, i=i, eps0=eps0, delta0=delta0,
+                                                                with_first=False))]
+    atoms = optimal.loss_atoms_many(thm3 + cor6)
+    return tuple(atoms[:n]), tuple(atoms[n:])
 
 
 def _theorem3_common(*, k: int, n: int, levels: list[Levels], atoms: list[LossAtoms] | None, method: str,
