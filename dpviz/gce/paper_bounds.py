@@ -302,6 +302,16 @@ def _term_atoms(k: int, n: int, eps0: float, delta0: float
     return tuple(atoms[:n]), tuple(atoms[n:])
 
 
+def search_terms(*, k: int, eps0: float, delta0: float, delta: float) -> None:
+    """Thm 3's optimal terms at δ̂ = δ and Cor. 6's at δ − δ0, searched side by side in one run
+    (``atoms.epsilons``) and remembered by the terms' atom sets (``_term_atoms``), where
+    ``theorem3_pair`` and ``corollary6`` then read them: the floats of their own searches."""
+    k, eps0, delta0 = _check(k, eps0, delta0)
+    delta = check_delta(delta, field="delta")
+    thm3, cor6 = _term_atoms(k, min(k, TERMS), eps0, delta0)
+    epsilons([(a, delta) for a in thm3 if delta > 0] + [(a, delta - delta0) for a in cor6 if delta > delta0])
+
+
 def _theorem3_common(*, k: int, n: int, levels: list[Levels], atoms: list[LossAtoms] | None, method: str,
                      delta: float) -> Guarantee:
     """``theorem3(delta=…)``: one δ̂ = δ for every term, sharing the terms' loss atoms."""

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from dpviz.composition import advanced, optimal
 from dpviz.composition.atoms import LossAtoms
 from dpviz.composition.levels import Level, Levels, sum_delta, sum_epsilon_sq
-from dpviz.gce import delta_split, paper_bounds, questions
+from dpviz.gce import delta_split, paper_bounds, questions, summary
 from dpviz.gce.delta_split import EPS_CAP, SPLIT_SAMPLES, Curve
 
 
@@ -229,3 +229,19 @@ def test_series_with_pairs_searched_together_is_the_series_one_at_a_time(
     assert xs.tobytes() == xs2.tobytes()
     assert together.keys() == alone.keys()
     assert all(together[key].tobytes() == alone[key].tobytes() for key in together)
+
+
+@pytest.mark.parametrize(("k", "eps0", "delta0", "delta"),
+                         [(1, 0.3, 0.0, 1e-5), (45, 0.1, 0.0, 1e-6), (500, 0.1, 0.0, 4e-6),
+                          (300, 0.05, 1e-7, 1e-5), (60, 2.0, 1e-3, 1e-3), (20, 0.5, 1e-4, 1e-4)])
+def test_terms_searched_together_are_the_bounds_searched_one_method_at_a_time(
+        monkeypatch: pytest.MonkeyPatch, k: int, eps0: float, delta0: float, delta: float) -> None:
+    """``summary.uniform_nonzero`` with Thm 3's and Cor. 6's searches run together first
+    (``paper_bounds.search_terms``) against each bound searching its own terms on fresh atom sets."""
+    paper_bounds._term_atoms.cache_clear()
+    together = summary.uniform_nonzero(k=k, eps0=eps0, delta0=delta0, delta=delta)
+    paper_bounds._term_atoms.cache_clear()
+    monkeypatch.setattr(paper_bounds, "search_terms", lambda **kw: None)
+    alone = summary.uniform_nonzero(k=k, eps0=eps0, delta0=delta0, delta=delta)
+    assert together.keys() == alone.keys()
+    assert all(repr(together[key]) == repr(alone[key]) for key in together)
