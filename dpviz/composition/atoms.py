@@ -77,11 +77,16 @@ class LossAtoms:
     def binomials(cls, ks: Sequence[int], *, eps0: float, delta0: float,
                   above: float | None = None) -> list[LossAtoms]:
         """:meth:`binomial` for each k (one weight pass, ``binomial_atoms_many``: the same sets)."""
-        out = []
-        for k, (loss, log_w) in zip(ks, binomial_atoms_many(ks, eps0, above=above), strict=True):
-            log_free = k * math.log1p(-delta0)
-            out.append(cls(loss=loss, log_p=log_w + log_free, p_inf=-math.expm1(log_free), terms=k + 1))
-        return out
+        return [cls.from_binomial(k, delta0, loss, log_w)
+                for k, (loss, log_w) in zip(ks, binomial_atoms_many(ks, eps0, above=above), strict=True)]
+
+    @classmethod
+    def from_binomial(cls, k: int, delta0: float, loss: NDArray[np.float64],
+                      log_w: NDArray[np.float64]) -> LossAtoms:
+        """The k-fold canonical (ε0, δ0) pair from its binomial atoms given no A-outcome
+        (``binomial_atoms``' (loss, ln weight)): masses scaled by (1 − δ0)^k, the rest at L = ∞."""
+        log_free = k * math.log1p(-delta0)
+        return cls(loss=loss, log_p=log_w + log_free, p_inf=-math.expm1(log_free), terms=k + 1)
 
     @cached_property
     def _prefix(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

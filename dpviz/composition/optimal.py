@@ -20,18 +20,18 @@ from __future__ import annotations
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from dpviz import budget as budgets
 from dpviz.budget import Budget, Cost, cost_of
 from dpviz.composition import advanced, basic, kov, zcdp
 from dpviz.composition.atom_batch import log_finite_parts
 from dpviz.composition.atoms import LossAtoms, epsilons
-from dpviz.composition.binomial_atoms import binomial_atom_count, binomial_atoms
+from dpviz.composition.binomial_atoms import binomial_atom_count, binomial_atoms, binomial_atoms_many
 from dpviz.composition.levels import Level, Levels, log_no_delta
 from dpviz.guarantee import DeltaCurve, Guarantee, Kind, Solved
 from dpviz.validation import ParameterError
@@ -132,25 +132,62 @@ def loss_atoms(levels: Levels) -> LossAtoms:
         if atom_count(levels) <= SMALL_ATOMS:
             return _small_binomial(lv.count, lv.epsilon, lv.delta)
         return LossAtoms.binomial(k=lv.count, eps0=lv.epsilon, delta0=lv.delta)
+    _check_size(levels)
+    return _product(levels, {(lv.count, lv.epsilon): binomial_atoms(lv.count, lv.epsilon)
+                             for lv in levels if lv.epsilon != 0})
+
+
+Binomials = Mapping[tuple[int, float], tuple[NDArray[np.float64], NDArray[np.float64]]]
+"""``binomial_atoms(count, ε)`` by (count, ε)."""
+
+
+def _check_size(levels: Levels) -> None:
+    """Refuse a product of more than ``MAX_ATOMS`` atoms (``loss_atoms``)."""
     n = atom_count(levels)
     if n > MAX_ATOMS:
         raise ParameterError(
             "levels", f"{len(levels)} levels with {n:,} loss atoms",
             f"at most {MAX_ATOMS:,} atoms for the exact heterogeneous optimum "
             "(use fewer distinct levels, or the PLD accountant)")
+
+
+def _product(levels: Levels, binomials: Binomials) -> LossAtoms:
+    """The atoms of several levels: every sum of one atom of each level's binomial (levels with
+    ε = 0 add no loss), scaled by Π(1 − δ_l)^count, sorted by decreasing loss."""
     loss = np.zeros(1)
     log_p = np.zeros(1)
     terms = 1
     for lv in levels:
         if lv.epsilon == 0:
             continue
-        loss_l, log_p_l = binomial_atoms(lv.count, lv.epsilon)  # tails lumped soundly
+        loss_l, log_p_l = binomials[(lv.count, lv.epsilon)]  # tails lumped soundly
         loss = np.add.outer(loss, loss_l).ravel()
         log_p = np.add.outer(log_p, log_p_l).ravel()
         terms *= lv.count + 1
     log_free = log_no_delta(levels)
     atoms = LossAtoms.from_masses(loss, log_p + log_free, p_inf=-math.expm1(log_free))
     return LossAtoms(loss=atoms.loss, log_p=atoms.log_p, p_inf=atoms.p_inf, terms=terms)
+
+
+def loss_atoms_many(many: Sequence[Levels]) -> list[LossAtoms]:
+    """``loss_atoms`` of each composition, fresh (neither cache is read or filled: HBW Thm 3's and
+    Cor. 6's 40 one-off terms would evict the shared sets): every binomial the compositions need
+    built together, one ``binomial_atoms_many`` pass per distinct ε (the same floats as one at a
+    time), so Thm 3's 40 terms and Cor. 6's, which share their subsampled levels, cost two passes."""
+    for levels in many:
+        if len(levels) > 1:
+            _check_size(levels)
+    wanted: dict[float, dict[int, None]] = {}
+    for levels in many:
+        for lv in levels:
+            if lv.epsilon != 0 or len(levels) == 1:  # one level: its binomial even at ε = 0
+                wanted.setdefault(lv.epsilon, {})[lv.count] = None
+    binomials: dict[tuple[int, float], tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
+    for eps, counts in wanted.items():
+        binomials.update(zip([(k, eps) for k in counts], binomial_atoms_many(list(counts), eps), strict=True))
+    return [LossAtoms.from_binomial(levels[0].count, levels[0].delta,
+                                    *binomials[(levels[0].count, levels[0].epsilon)])
+            if len(levels) == 1 else _product(levels, binomials) for levels in many]
 
 
 def _source(levels: Levels) -> str:

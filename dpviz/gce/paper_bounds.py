@@ -30,9 +30,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from dpviz.composition import METHODS, advanced, optimal
+from dpviz.composition import METHODS, optimal
+from dpviz.composition.atom_batch import log_finite_parts
 from dpviz.composition.atoms import LossAtoms, epsilons
-from dpviz.composition.levels import Level, Levels, sum_delta, sum_epsilon_sq
+from dpviz.composition.levels import Level, Levels, sum_delta
+from dpviz.gce.delta_split import SPLIT_MARGIN, Curve, advanced_curves, allocate, optimal_curve
 from dpviz.guarantee import Guarantee, Kind
 from dpviz.numerics import LN2, log1mexp, log_comb, log_pow2_minus_1, logsumexp, softplus
 from dpviz.validation import ParameterError, check_count, check_delta, check_epsilon
@@ -123,6 +125,14 @@ def _term_levels(*, k: int, i: int, eps0: float, delta0: float, with_first: bool
     if k - i > 0:
         out.append(Level(epsilon=e_s, delta=d_s, count=k - i))
     return tuple(out)
+
+
+@lru_cache(maxsize=8)
+def _terms_levels(k: int, n: int, eps0: float, delta0: float, with_first: bool) -> tuple[Levels, ...]:
+    """``_term_levels`` of terms 1..n, remembered: Thm 3 with each of its three methods, its atom sets
+    and Cor. 6 ask for the same 40 terms (each ``Level`` validates its numbers when made)."""
+    return tuple(_term_levels(k=k, i=i, eps0=eps0, delta0=delta0, with_first=with_first)
+                 for i in range(1, n + 1))
 
 
 def _term(levels: Levels, method: str, delta: float | None) -> Guarantee:
@@ -218,10 +228,10 @@ def corollary6(*, k: int, eps0: float, delta0: float, method: str = "optimal", d
     if delta < delta0:
         return Guarantee.impossible(source=source, reason=f"needs δ ≥ δ0 = {delta0:g}")
     n = min(k, TERMS)
-    levels = [_term_levels(k=k, i=i, eps0=eps0, delta0=delta0, with_first=False) for i in range(1, n + 1)]
+    levels = list(_terms_levels(k, n, eps0, delta0, False))
     slack = delta - delta0
     if method == "optimal" and slack > 0:  # every term that composes something, searched side by side
-        searched = iter(_optimal_terms([optimal.loss_atoms.__wrapped__(lv) for lv in levels if lv], slack,
+        searched = iter(_optimal_terms(list(_term_atoms(k, n, eps0, delta0)[1]), slack,
                                        source=optimal.SOURCE_HETEROGENEOUS))
         terms = [next(searched) if lv else _term(lv, method, slack) for lv in levels]
     else:
@@ -237,99 +247,7 @@ def corollary6(*, k: int, eps0: float, delta0: float, method: str = "optimal", d
 
 # ---------------------------------------------------------------- Theorem 3 at the best split of δ
 
-SPLIT_MARGIN = 1e-9
-"""The split is planned for a total of δ(1 − SPLIT_MARGIN), so that the terms' δ̂_i, rounded,
-still sum to at most δ (checked with ``math.fsum`` before anything is stated)."""
-
-SPLIT_SAMPLES = 600
-"""Advanced composition: slack values sampled per term (log-spaced over 30 decades, ≈ 0.12 in ln δ')."""
-
-EPS_CAP = 600.0
-"""Largest per-term ε̂ a split considers (e^ε̂ stays finite)."""
-
 SOURCE_SPLIT = "best split of δ over the terms (docs/MATH.md §12)"
-
-Curve = tuple[np.ndarray, np.ndarray]
-"""Vertices (t = e^{ε̂}, δ̂) of one term's curve, t increasing, δ̂ decreasing and convex in t."""
-
-
-def _optimal_curve(atoms: LossAtoms) -> Curve:
-    """δ̂(ε) = p_∞ + Σ_{L>ε} p (1 − e^{ε−L}) at ε = 0 and at every positive atom: linear in
-    t = e^ε between atoms, so these vertices are the whole curve (docs/MATH.md §12)."""
-    loss = atoms.loss  # decreasing
-    eps = np.unique(np.concatenate([[0.0], loss[loss > 0]]))
-    eps = eps[eps <= EPS_CAP]
-    above = np.searchsorted(-loss, -eps, side="left")  # atoms with L > ε
-    p = np.exp(atoms.log_p)
-    q = np.exp(atoms.log_p - loss)
-    a = np.concatenate([[0.0], np.cumsum(p)])
-    b = np.concatenate([[0.0], np.cumsum(q)])
-    t = np.exp(eps)
-    return t, np.maximum(atoms.p_inf + a[above] - t * b[above], atoms.p_inf)
-
-
-def _advanced_curve(levels: Levels, top: float, around: float | None = None) -> Curve | None:
-    """Samples of advanced composition's (e^{ε̂}, Σδ + δ') for δ' up to ``top`` − Σδ (30 decades
-    below it), or within a factor e^{±0.3} of ``around``. With u = ε̂ − drift = √(2V ln(1/δ')),
-    d²δ'/dt² ∝ u² + Vu − V, so the curve is convex in t exactly where u ≥ u* = (√(V² + 4V) − V)/2:
-    slacks above δ'* = e^{−u*²/(2V)} (≈ 0.6: never a useful split) are not offered."""
-    var, shift, floor = sum_epsilon_sq(levels), advanced.drift(levels), sum_delta(levels)
-    convex = math.exp(-(math.sqrt(var * var + 4.0 * var) - var) ** 2 / (8.0 * var)) if var > 0 else 1.0
-    smax = min(1.0, top - floor, convex)
-    if not smax > 0:
-        return None
-    # the sampled range is clamped to positive floats (smax * 1e-30 underflows to 0 for δ ≲ 1e-278):
-    # any slack > 0 gives a valid point, so a shorter range only offers fewer splits
-    tiny = min(smax, float(np.finfo(float).tiny))
-    if around is None:
-        slack = np.geomspace(smax, max(smax * 1e-30, tiny), SPLIT_SAMPLES)
-    else:
-        mid = max(around - floor, smax * 1e-300, tiny)
-        slack = np.geomspace(min(smax, mid * math.exp(0.3)), max(mid * math.exp(-0.3), tiny),
-                             SPLIT_SAMPLES // 2)
-    eps = np.sqrt(2.0 * var * -np.log(slack)) + shift
-    keep = eps <= EPS_CAP
-    t, d = np.exp(eps[keep]), floor + slack[keep]
-    if t.size == 0:
-        return None
-    t, first = np.unique(t, return_index=True)  # increasing t, i.e. decreasing slack
-    return t, d[first]
-
-
-def _allocate(curves: Sequence[Curve], w: np.ndarray, total: float
-              ) -> tuple[np.ndarray, np.ndarray, int] | None:
-    """δ̂_i minimising Σ w_i t_i subject to Σ w_i δ̂_i(t_i) ≤ ``total``, each δ̂_i convex and piecewise
-    linear in t_i (``Curve``): a fractional knapsack. Starting from every term's smallest t, the
-    segments are taken in order of decreasing −dδ̂/dt (the KKT condition: at the optimum every
-    term sits where −dδ̂_i/dt_i is the same), the last one in part. ``None``: even the largest t
-    of every term leaves the total above ``total``. Otherwise (δ̂_i, the vertex each term reached,
-    the one term inside a segment or −1)."""
-    verts, slopes, reds, owner = [], [], [], []
-    for i, (t, d) in enumerate(curves):
-        dt = np.diff(t)
-        slope = np.minimum.accumulate(np.maximum(-np.diff(d), 0.0) / np.where(dt > 0, dt, 1.0))
-        red = slope * dt  # convex by construction: rounding cannot reorder a term's segments
-        verts.append(d[0] - np.concatenate([[0.0], np.cumsum(red)]))
-        slopes.append(slope)
-        reds.append(w[i] * red)
-        owner.append(np.full(red.size, i))
-    start = np.array([v[0] for v in verts])
-    need = math.fsum(w * start) - total
-    if need <= 0:
-        return start, np.zeros(len(curves), dtype=int), -1
-    slope_all, red_all, owner_all = (np.concatenate(x) for x in (slopes, reds, owner))
-    order = np.argsort(-slope_all, kind="stable")
-    cum = np.cumsum(red_all[order])
-    p = int(np.searchsorted(cum, need, side="left"))
-    if p >= cum.size:
-        return None
-    taken = np.bincount(owner_all[order[:p]], minlength=len(curves))
-    out = np.array([v[c] for v, c in zip(verts, taken, strict=True)])
-    i = int(owner_all[order[p]])
-    before = float(cum[p - 1]) if p > 0 else 0.0
-    frac = min(max((need - before) / float(red_all[order[p]]), 0.0), 1.0)
-    out[i] = verts[i][taken[i]] - frac * float(red_all[order[p]]) / w[i]
-    return out, taken, i
 
 
 def theorem3_pair(*, k: int, eps0: float, delta0: float, method: str = "optimal",
@@ -349,8 +267,8 @@ def theorem3_pair(*, k: int, eps0: float, delta0: float, method: str = "optimal"
     delta = check_delta(delta, field="delta")
     source = _source_thm3(method)
     n = min(k, TERMS)
-    levels = [_term_levels(k=k, i=i, eps0=eps0, delta0=delta0, with_first=True) for i in range(1, n + 1)]
-    atoms = list(_theorem3_atoms(k, n, eps0, delta0)) if method == "optimal" else None
+    levels = list(_terms_levels(k, n, eps0, delta0, True))
+    atoms = list(_term_atoms(k, n, eps0, delta0)[0]) if method == "optimal" else None
     common = _theorem3_common(k=k, n=n, levels=levels, atoms=atoms, method=method, delta=delta)
     best: Guarantee | None
     if method == "basic":
@@ -371,12 +289,27 @@ def theorem3_best(*, k: int, eps0: float, delta0: float, method: str = "optimal"
 
 
 @lru_cache(maxsize=2)
-def _theorem3_atoms(k: int, n: int, eps0: float, delta0: float) -> tuple[LossAtoms, ...]:
+def _term_atoms(k: int, n: int, eps0: float, delta0: float
+                ) -> tuple[tuple[LossAtoms, ...], tuple[LossAtoms, ...]]:
     """The loss atoms of Thm 3's first ``n`` terms (each one (ε0, δ0) mechanism and k − i subsampled
-    ones), remembered for the last two (k, ε0, δ0): a change of the target δ asks for the same terms.
-    Kept here, not in ``optimal.loss_atoms``'s shared cache, which 40 one-off terms would evict."""
-    return tuple(optimal.loss_atoms.__wrapped__(_term_levels(k=k, i=i, eps0=eps0, delta0=delta0,
-                                                             with_first=True)) for i in range(1, n + 1))
+    ones) and of Cor. 6's that compose something (the k − i subsampled ones), built together
+    (``optimal.loss_atoms_many``: both share the subsampled binomials, one weight pass for all) and
+    remembered for the last two (k, ε0, δ0): a change of the target δ asks for the same terms. Kept
+    here, not in ``optimal.loss_atoms``'s shared cache, which 80 one-off terms would evict."""
+    thm3 = list(_terms_levels(k, n, eps0, delta0, True))
+    cor6 = [lv for lv in _terms_levels(k, n, eps0, delta0, False) if lv]
+    atoms = optimal.loss_atoms_many(thm3 + cor6)
+    return tuple(atoms[:n]), tuple(atoms[n:])
+
+
+def search_terms(*, k: int, eps0: float, delta0: float, delta: float) -> None:
+    """Thm 3's optimal terms at δ̂ = δ and Cor. 6's at δ − δ0, searched side by side in one run
+    (``atoms.epsilons``) and remembered by the terms' atom sets (``_term_atoms``), where
+    ``theorem3_pair`` and ``corollary6`` then read them: the floats of their own searches."""
+    k, eps0, delta0 = _check(k, eps0, delta0)
+    delta = check_delta(delta, field="delta")
+    thm3, cor6 = _term_atoms(k, min(k, TERMS), eps0, delta0)
+    epsilons([(a, delta) for a in thm3 if delta > 0] + [(a, delta - delta0) for a in cor6 if delta > delta0])
 
 
 def _theorem3_common(*, k: int, n: int, levels: list[Levels], atoms: list[LossAtoms] | None, method: str,
@@ -412,32 +345,29 @@ def _split(*, k: int, n: int, levels: list[Levels], atoms: list[LossAtoms] | Non
     """The best split for advanced or optimal composition; ``None`` when none was found."""
     log_w = _weights(k, n)
     w = np.exp(log_w)
-    curves: list[Curve] = []
-    for i, lv in enumerate(levels):
-        c = _optimal_curve(atoms[i]) if atoms is not None else _advanced_curve(lv, delta / w[i])
-        if c is None:
-            return None
-        curves.append(c)
-    found = _allocate(curves, w, delta * (1.0 - SPLIT_MARGIN))
+    total = delta * (1.0 - SPLIT_MARGIN)
+    tops = [delta / float(wi) for wi in w]
+    many = [optimal_curve(a) for a in atoms] if atoms is not None else advanced_curves(levels, tops)
+    if any(c is None for c in many):
+        return None
+    curves: list[Curve] = many  # type: ignore[assignment]  # none is None
+    found = allocate(curves, w, total)
     if found is None:
         return None
     split, taken, inside = found
     if atoms is None:  # advanced: sampled curves, so resample around the split found (≈ 0.002 in ln δ')
-        fine = [c for i, lv in enumerate(levels)
-                if (c := _advanced_curve(lv, delta / w[i], around=float(split[i]))) is not None]
-        again = _allocate(fine, w, delta * (1.0 - SPLIT_MARGIN)) if len(fine) == n else None
+        fine = advanced_curves(levels, tops, arounds=[float(s) for s in split])
+        again = None if any(c is None for c in fine) else allocate(fine, w, total)  # type: ignore[arg-type]
         split = split if again is None else again[0]
     eps_list: list[float | None]
     if atoms is not None:  # a term at a vertex states that vertex's ε and its own δ(ε), rounded up
         split = np.maximum(split, [a.p_inf for a in atoms])
-        eps_list = []
-        for i, a in enumerate(atoms):
-            if i == inside:
-                eps_list.append(a.epsilon(float(split[i])))
-                continue
-            e = max(0.0, math.log(float(curves[i][0][taken[i]])))
-            split[i] = min(a.delta(e) * (1.0 + a.relative_error), 1.0)
-            eps_list.append(e)
+        at = {i: max(0.0, math.log(float(curves[i][0][taken[i]]))) for i in range(n) if i != inside}
+        # their δ(ε) summed side by side: the floats of a.delta(e) one at a time
+        parts = log_finite_parts([(atoms[i], e) for i, e in at.items()])
+        for i, part in zip(at, parts, strict=True):
+            split[i] = min((atoms[i].p_inf + math.exp(part)) * (1.0 + atoms[i].relative_error), 1.0)
+        eps_list = [at[i] if i != inside else a.epsilon(float(split[i])) for i, a in enumerate(atoms)]
     else:
         split = np.maximum(split, [sum_delta(lv) * (1.0 + 1e-12) + 1e-300 for lv in levels])
         eps_list = [METHODS[method].epsilon_for_delta(lv, delta=float(d)).epsilon

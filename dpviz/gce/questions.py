@@ -21,6 +21,7 @@ import numpy as np
 from dpviz import budget as budgets
 from dpviz.budget import Budget, Cost
 from dpviz.composition import METHODS, homogeneous, optimal
+from dpviz.composition.atoms import epsilons
 from dpviz.gce import constraints, exact, hypotheses, summary
 from dpviz.gce import typed as typed_priors
 from dpviz.gce.exact import TooLargeError, exact_pair
@@ -376,15 +377,35 @@ def epsilon_series(q: Question, *, points: int = 24,
     classic = summary.classics([(qk.databases, qk.eps0) for qk in questions], delta0=q.delta0,
                                delta=q.delta, budget=budget)
     series: dict[str, list[float]] = {"classic": [_eps(g, "classic") for g in classic], "exact": []}
-    for qk in questions:
-        c = exact_cost(qk)
+    costs = [exact_cost(qk) for qk in questions]
+    admitted = []
+    for c in costs:
         spent += c.seconds
-        if b.allows(spent, c.bytes):
-            exact = exact_answer(qk, budget=budget)
-        else:  # the exact point is past the budget (the classic one costs little)
-            exact = Guarantee.not_computed(source="", reason=b.reason(c))
+        admitted.append(b.allows(spent, c.bytes))
+    _search_pairs([qk for qk, ok in zip(questions, admitted, strict=True) if ok], budget=budget)
+    for qk, c, ok in zip(questions, costs, admitted, strict=True):
+        # past the budget, the exact point is not computed (the classic one costs little)
+        exact = exact_answer(qk, budget=budget) if ok else Guarantee.not_computed(source="",
+                                                                                   reason=b.reason(c))
         series["exact"].append(_eps(exact, "exact"))
     return xs, {key: np.asarray(v) for key, v in series.items()}
+
+
+def _search_pairs(questions: list[Question], *, budget: Budget | None) -> None:
+    """Both directions' ε at δ of the priors' exact pairs, every point's searched side by side
+    (``atoms.epsilons``) and remembered by the pairs' atom sets, where ``exact_answer`` then reads
+    them one point at a time: the same floats as one search at a time."""
+    problems = []
+    for qk in questions:
+        if qk.compositions() is not None:
+            continue
+        p0, p1 = qk.hypotheses()  # type: ignore[misc]
+        try:
+            pair = exact_pair(p0, p1, eps0=qk.eps0, delta0=qk.delta0, budget=budget)
+        except TooLargeError:
+            continue
+        problems += [(pair.forward, qk.delta), (pair.reverse, qk.delta)]
+    epsilons(problems)
 
 
 def _eps(b: Guarantee, key: str = "") -> float:

@@ -99,6 +99,7 @@ def uniform_nonzero(*, k: int, eps0: float, delta0: float, delta: float,
     k, eps0, delta0, delta = _inputs(k, eps0, delta0, delta)
     out = {"classic": classic(k=k, eps0=eps0, delta0=delta0, delta=delta, budget=budget)}
     paper = {"cor7": paper_bounds.corollary7(k=k, eps0=eps0, delta0=delta0)}
+    paper_bounds.search_terms(k=k, eps0=eps0, delta0=delta0, delta=delta)  # Thm 3's and Cor. 6's, together
     for method in paper_bounds.THEOREM3_METHODS:  # the best split of δ, and one common δ̂ (docs/MATH.md §12)
         best, common = paper_bounds.theorem3_pair(k=k, eps0=eps0, delta0=delta0, method=method, delta=delta)
         paper[f"theorem3_{method}"], paper[f"theorem3_{method}_common"] = best, common

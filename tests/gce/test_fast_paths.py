@@ -192,7 +192,7 @@ def test_theorem3_and_cor6_side_by_side_are_one_term_at_a_time(k: int, eps0: flo
                                                                delta: float) -> None:
     """Thm 3 with one common δ̂ (``theorem3``, each term's atoms built and searched alone) and Cor. 6
     summed from ``_term`` one at a time: the same floats as the batched searches."""
-    paper_bounds._theorem3_atoms.cache_clear()
+    paper_bounds._term_atoms.cache_clear()
     _, common = paper_bounds.theorem3_pair(k=k, eps0=eps0, delta0=delta0, method="optimal", delta=delta)
     assert repr(common) == repr(paper_bounds.theorem3(k=k, eps0=eps0, delta0=delta0, method="optimal",
                                                       delta=delta))

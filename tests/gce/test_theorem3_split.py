@@ -18,6 +18,7 @@ from dpviz.composition import optimal
 from dpviz.gce import hypotheses as H
 from dpviz.gce import paper_bounds as PB
 from dpviz.gce import summary
+from dpviz.gce.delta_split import SPLIT_MARGIN, allocate, optimal_curve
 from dpviz.gce.exact import exact_pair
 
 SPLIT_METHODS = ("advanced", "optimal")
@@ -143,8 +144,8 @@ def test_optimal_split_equalises_the_tail_probability_under_the_reference(k, eps
     n = min(k, PB.TERMS)
     levels = [PB._term_levels(k=k, i=i, eps0=eps0, delta0=delta0, with_first=True) for i in range(1, n + 1)]
     atoms = [optimal.loss_atoms.__wrapped__(lv) for lv in levels]
-    curves = [PB._optimal_curve(a) for a in atoms]
-    found = PB._allocate(curves, np.exp(PB._weights(k, n)), delta * (1 - PB.SPLIT_MARGIN))
+    curves = [optimal_curve(a) for a in atoms]
+    found = allocate(curves, np.exp(PB._weights(k, n)), delta * (1 - SPLIT_MARGIN))
     assert found is not None
     split, taken, inside = found
     above, at_or_above, chosen = [], [], []
