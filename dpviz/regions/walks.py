@@ -195,23 +195,17 @@ def _gallop_left(a: Buffer, v: float, hint: int) -> int:
             lo -= step
             step *= 2
         lo = max(lo + 1, 0)
-    while lo < hi:  # a[< lo] < v ≤ a[hi] (or hi = n)
-        mid = (lo + hi) // 2
-        if a[mid] < v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+    return _bisect_left(a, v, lo, hi)  # a[< lo] < v ≤ a[hi] (or hi = n)
 
 
 _bisect_left = bisect.bisect_left
 _bisect_right = bisect.bisect_right
 
 
-def _compiled_bisect_left(a: Buffer, v: float) -> int:
-    """``bisect.bisect_left`` written out (CPython's loop), for the compiled walks."""
-    lo = 0
-    hi = len(a)
+def _compiled_bisect_left(a: Buffer, v: float, lo: int = 0, hi: int = -1) -> int:
+    """``bisect.bisect_left`` written out (CPython's loop), for the compiled walks (``hi`` < 0: len(a))."""
+    if hi < 0:
+        hi = len(a)
     while lo < hi:
         mid = (lo + hi) // 2
         if a[mid] < v:
