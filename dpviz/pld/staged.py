@@ -70,10 +70,11 @@ def regridded(g: GridPLD, ratio: int) -> GridPLD:
     law = as_law(g)
     if g.pessimistic:
         out = discretize.pessimistic(law, h=h2, offset=offset)
-        if g.err:
-            grown = g.err * math.exp(g.tilt * h2) * (1.0 + 1e-12)
-            out = replace(out, err=grown, tilt=g.tilt, _cache={})
-        return out
+        # the atoms' largest loss is no bound where masses were zeroed as round-off (their error is in
+        # err): ``g.top`` is, and the split moves mass up by less than h₂
+        top = g.top + h2 if math.isfinite(g.top) else math.inf
+        grown = g.err * math.exp(g.tilt * h2) * (1.0 + 1e-12) if g.err else 0.0
+        return replace(out, err=grown, tilt=g.tilt if g.err else out.tilt, top=max(out.top, top), _cache={})
     if g.err:
         raise ValueError("a lower grid is discretised again only without a round-off bound")
     return discretize.optimistic(law, h=h2, offset=offset)

@@ -169,3 +169,18 @@ def test_without_a_second_width_the_prediction_falls_back_to_one_stage(monkeypat
     assert "two stages" not in c.note
     low, up = c.epsilon(3.3e-6)
     assert (up - low) / up <= refine.DEFAULT_ACCURACY
+
+
+def test_a_grid_discretised_again_keeps_a_bound_on_every_loss() -> None:
+    """``top`` bounds every loss where mass or round-off may sit: an upper grid whose largest losses
+    were zeroed (their error in ``err``) keeps its own top (plus the split's h₂), not its largest atom."""
+    g = discretize.pessimistic(gaussian.loss_law(sigma=3.0), h=0.01, tail=1e-14)
+    mass = g.mass.copy()
+    mass[-50:] = 0.0  # as if zeroed below the round-off
+    bounded = GridPLD(h=g.h, lo=g.lo, mass=mass, p_inf=0.0, pessimistic=True, err=1e-12, tilt=0.5,
+                      top=float(g.losses[-1]))
+    out = staged.regridded(bounded, 4)
+    assert out.top >= float(g.losses[-1]) + 4 * g.h * (1 - 1e-12)
+    assert out.delta(float(g.losses[-1])) > 0.0  # the error above the last atom is still charged
+    unbounded = GridPLD(h=g.h, lo=g.lo, mass=mass, p_inf=0.0, pessimistic=True, err=1e-12, tilt=0.5)
+    assert math.isinf(staged.regridded(unbounded, 4).top)
