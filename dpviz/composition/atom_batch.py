@@ -43,6 +43,7 @@ class Atoms(Protocol):
     def _neg_loss(self) -> NDArray[np.float64]: ...
     @property
     def _prefix(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+    def _prefix_to(self, n: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
     @property
     def _values(self) -> dict[float, float]: ...
     def _remember(self, eps: float, value: float) -> None: ...
@@ -88,7 +89,7 @@ def _computed(requests: Sequence[tuple[Atoms, float]]) -> list[float]:
         for i, mi, ji in zip(members, mm, jj, strict=True):
             m_list[i], j_list[i] = mi, ji
             if ji > 0:  # the prefix sums only where they are read (millions of atoms: seconds)
-                log_a, log_b = atoms._prefix
+                log_a, log_b = atoms._prefix_to(ji)
                 la_list[i], lb_list[i] = float(log_a[ji - 1]), float(log_b[ji - 1])
     eps, m, j = np.array(eps_list), np.array(m_list, dtype=np.int64), np.array(j_list, dtype=np.int64)
     la, lb = np.array(la_list), np.array(lb_list)
