@@ -33,6 +33,9 @@ from dpviz.numerics import log1mexp, log1mexp_float, logsumexp
 _REMEMBERED = 64
 """Targets δ whose ε one atom set remembers (``LossAtoms.epsilon``)."""
 
+_LISTED = 20_000
+"""Atom sets of at most this many atoms keep −loss as a list too (``LossAtoms._neg_loss_list``)."""
+
 
 @dataclass(frozen=True, eq=False)
 class LossAtoms:
@@ -119,6 +122,12 @@ class LossAtoms:
     def _positive(self) -> int:
         """Number of atoms with loss > 0."""
         return self._count_above(0.0)
+
+    @cached_property
+    def _neg_loss_list(self) -> list[float] | None:
+        """−loss as a list, for ``bisect`` (``atom_batch._counts``), where there are at most ``_LISTED``
+        atoms; ``None`` above (a list of millions of floats would cost more than it saves)."""
+        return self._neg_loss.tolist() if self.loss.size <= _LISTED else None
 
     def _count_above(self, eps: float) -> int:
         """Number of atoms with loss > eps (atoms sorted decreasing)."""
