@@ -93,7 +93,7 @@ def _computed(requests: Sequence[tuple[Atoms, float]]) -> list[float]:
     m_list, j_list = [0] * n, [0] * n  # atoms with L > ε, with L > ε + W
     la_list, lb_list = [0.0] * n, [0.0] * n
     for i, (atoms, _) in enumerate(requests):
-        m_list[i], j_list[i] = mi, ji = _counts(atoms, eps_list[i])
+        m_list[i], j_list[i] = _, ji = _counts(atoms, eps_list[i])
         if ji > 0:  # the prefix sums only where they are read (millions of atoms: seconds)
             log_a, log_b = atoms._prefix_to(ji)
             la_list[i], lb_list[i] = float(log_a[ji - 1]), float(log_b[ji - 1])
