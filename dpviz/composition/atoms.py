@@ -100,8 +100,8 @@ class LossAtoms:
     @cached_property
     def _positive_prefix(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """:attr:`_prefix` over the atoms with L > 0 only: the same floats (an accumulation runs in
-        order, so its first entries do not depend on the rest), for about half the cost — the
-        ``logaddexp`` sums were most of a search's time (issue 20)."""
+        order, so its first entries do not depend on the rest), for less: Thm 3's and Cor. 6's 80 term
+        sets at k = 400 in 2.3 ms instead of 3.2 ms (issue 20)."""
         n = self._positive
         log_p, loss = self.log_p[:n], self.loss[:n]
         return np.logaddexp.accumulate(log_p), np.logaddexp.accumulate(log_p - loss)
