@@ -14,6 +14,7 @@ the path it takes alone.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Generator, Sequence
 from typing import Protocol, TypeVar
 
@@ -42,7 +43,10 @@ class Atoms(Protocol):
     @property
     def _neg_loss(self) -> NDArray[np.float64]: ...
     @property
+    def _neg_loss_list(self) -> list[float] | None: ...
+    @property
     def _prefix(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+    def _prefix_to(self, n: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
     @property
     def _values(self) -> dict[float, float]: ...
     def _remember(self, eps: float, value: float) -> None: ...
@@ -71,25 +75,28 @@ def log_finite_parts(requests: Sequence[tuple[Atoms, float]]) -> list[float]:
     return out  # type: ignore[return-value]  # every entry is set above
 
 
+def _counts(atoms: Atoms, eps: float) -> tuple[int, int]:
+    """The numbers of atoms with L > ε and with L > ε + ``WINDOW``: ``searchsorted`` on −loss, or
+    ``bisect`` on its list where the set keeps one (``_neg_loss_list``: the same indices for every ε
+    but NaN, without numpy's setup of two calls, most of a round's time at a few atoms a search)."""
+    listed = atoms._neg_loss_list
+    if listed is not None and eps == eps:
+        return bisect_left(listed, -eps), bisect_left(listed, -(eps + WINDOW))
+    neg = atoms._neg_loss
+    return int(neg.searchsorted(-eps, side="left")), int(neg.searchsorted(-(eps + WINDOW), side="left"))
+
+
 def _computed(requests: Sequence[tuple[Atoms, float]]) -> list[float]:
     """``log_finite_parts`` of two or more pairs, each computed (nothing remembered is read)."""
     n = len(requests)
     eps_list = [float(e) for _, e in requests]
     m_list, j_list = [0] * n, [0] * n  # atoms with L > ε, with L > ε + W
     la_list, lb_list = [0.0] * n, [0.0] * n
-    groups: dict[int, list[int]] = {}
     for i, (atoms, _) in enumerate(requests):
-        groups.setdefault(id(atoms), []).append(i)
-    for members in groups.values():
-        atoms = requests[members[0]][0]
-        e = np.array([eps_list[i] for i in members])
-        mm = atoms._neg_loss.searchsorted(-e, side="left").tolist()
-        jj = atoms._neg_loss.searchsorted(-(e + WINDOW), side="left").tolist()
-        for i, mi, ji in zip(members, mm, jj, strict=True):
-            m_list[i], j_list[i] = mi, ji
-            if ji > 0:  # the prefix sums only where they are read (millions of atoms: seconds)
-                log_a, log_b = atoms._prefix
-                la_list[i], lb_list[i] = float(log_a[ji - 1]), float(log_b[ji - 1])
+        m_list[i], j_list[i] = _, ji = _counts(atoms, eps_list[i])
+        if ji > 0:  # the prefix sums only where they are read (millions of atoms: seconds)
+            log_a, log_b = atoms._prefix_to(ji)
+            la_list[i], lb_list[i] = float(log_a[ji - 1]), float(log_b[ji - 1])
     eps, m, j = np.array(eps_list), np.array(m_list, dtype=np.int64), np.array(j_list, dtype=np.int64)
     la, lb = np.array(la_list), np.array(lb_list)
     windowed = (j < m).nonzero()[0].tolist()

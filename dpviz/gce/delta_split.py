@@ -10,6 +10,7 @@ with the one-term-at-a-time code this replaced).
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Sequence
 
 import numpy as np
@@ -32,9 +33,23 @@ Curve = tuple[np.ndarray, np.ndarray]
 """Vertices (t = e^{ε̂}, δ̂) of one term's curve, t increasing, δ̂ decreasing and convex in t."""
 
 
+_CURVES: weakref.WeakKeyDictionary[LossAtoms, Curve] = weakref.WeakKeyDictionary()
+"""``optimal_curve`` of the atom sets still alive: a term's curve does not depend on δ, and a change of
+δ asks for the same 40 terms' (their atom sets are remembered, ``paper_bounds._term_atoms``)."""
+
+
 def optimal_curve(atoms: LossAtoms) -> Curve:
     """δ̂(ε) = p_∞ + Σ_{L>ε} p (1 − e^{ε−L}) at ε = 0 and at every positive atom: linear in
-    t = e^ε between atoms, so these vertices are the whole curve (docs/MATH.md §12)."""
+    t = e^ε between atoms, so these vertices are the whole curve (docs/MATH.md §12). Remembered per
+    atom set (``_CURVES``; the arrays are read, never written)."""
+    curve = _CURVES.get(atoms)
+    if curve is None:
+        curve = _CURVES[atoms] = _optimal_curve(atoms)
+    return curve
+
+
+def _optimal_curve(atoms: LossAtoms) -> Curve:
+    """``optimal_curve``, computed."""
     loss = atoms.loss  # decreasing
     eps = np.unique(np.concatenate([[0.0], loss[loss > 0]]))
     eps = eps[eps <= EPS_CAP]
