@@ -199,7 +199,7 @@ def log1mexp(x: ArrayLike) -> NDArray[np.float64]:
 
 def log1mexp_float(x: float) -> float:
     """:func:`log1mexp` of one float, computing only the branch it takes (by the same ufuncs: the same
-    float, tests/test_numerics_scalar.py) without the array setup, for the searches' closed-form steps."""
+    float, tests/composition/test_reach.py) without the array setup, for the searches' closed-form steps."""
     if x == 0.0:
         return -math.inf  # ln(−expm1(0)) = ln(−0), without numpy's divide warning
     return float(np.log(-np.expm1(x)) if x > -LN2 else np.log1p(-np.exp(x)))
