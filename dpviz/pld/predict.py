@@ -223,13 +223,14 @@ def round_off(parts: Sequence[tuple[LossLaw, int]], h: float, tail: float, theta
 
 
 def predict(parts: Parts, *, delta: float, accuracy: float, tail: float, budget: Budget | None = None,
-            lattice: float | None = None, offsets: bool = False) -> Prediction | None:
+            lattice: float | None = None, offsets: bool = False, stages: bool = True) -> Prediction | None:
     """h aiming at ``AIM`` of the width ``accuracy``·max(ε, 0.05) where ``smooth`` (None otherwise):
     a first guess from ``SECOND_MOMENT``, corrected by the measured width (``width_at``); the tilt
     where the untilted round-off would take more than ``TILT_SHARE`` of the width (or δ is below
     ``TILT_DELTA``), and the round-off's share taken off the width the discretisation may use.
-    ``lattice``: every h tried divides it (the composition's atoms on grid points, ``refine._anchor``);
-    ``offsets``: the grids shifted as the composition's will be (``composed.single_step``)."""
+    ``lattice``: every h tried divides it (the composition's atoms on grid points, ``lattice.anchor``);
+    ``offsets``: the grids shifted as the composition's will be (``composed.single_step``);
+    ``stages``: two stages may be chosen (``_stageable``)."""
     if not smooth(parts):
         return None
     best: tuple[float, float, float, list[tuple[LossLaw, int]]] | None = None
@@ -246,45 +247,56 @@ def predict(parts: Parts, *, delta: float, accuracy: float, tail: float, budget:
     target = accuracy * max(eps, 0.05)
     kk = sum(k for _, k in dom)
     first = math.sqrt(2.0 * AIM * target / (SECOND_MOMENT * kk * (1.0 + theta)))
-    h = composed.on_lattice(min(0.05, first), lattice)
-    # in two stages the widths measured are the first stage's, aiming at its share of the width
-    share = STAGE_SHARE if _stageable(dom, h, tail) else 1.0
-    h = composed.on_lattice(min(0.05, first * math.sqrt(share)), lattice)
     unbounded = all(math.isinf(law.max_loss()) for law, _ in parts)
-    aim = AIM * target
-    for attempt in range(MEASUREMENTS):
-        try:  # the single steps at h are discretised: only within the budget the composition has
-            budgets.check(cost(parts, h=h, tail=tail) if share == 1.0 else first_stage_cost(parts, h, tail),
-                          budget)
-        except (OverBudget, ParameterError):
-            return None  # the pilot and refinement coarsen within it
-        w, unkept = _widths(dom, h, theta, tail, offsets)
-        if not w > 0:
-            return None  # the steps are not smooth on this grid: the pilot and refinement decide
-        if lattice is not None and unkept > UNKEPT_SHARE * w:
-            # the width is mostly Q-mass the optimistic grid lost beside an atom: whether the
-            # post-processing's last symbol there is balanced depends on the parity of the cells
-            # between atoms (§17.9), so the next finer divisor is measured too, the narrower kept
-            finer = lattice / (round(lattice / h) + 1)
-            try:
-                budgets.check(cost(parts, h=finer, tail=tail), budget)
-                w_finer = width_at(dom, finer, theta, tail, offsets=offsets)
+
+    def measured(share: float) -> tuple[float, float, bool, float] | None:
+        """(h, its measured width, tilt, the width aimed at) for the discretisation's ``share`` of
+        the width (the first stage's in two stages); None where the budget or the steps refuse."""
+        h = composed.on_lattice(min(0.05, first * math.sqrt(share)), lattice)
+        aim = AIM * target
+        for attempt in range(MEASUREMENTS):
+            estimate = cost(parts, h=h, tail=tail) if share == 1.0 else first_stage_cost(parts, h, tail)
+            try:  # the single steps at h are discretised: only within the budget the composition has
+                budgets.check(estimate, budget)
             except (OverBudget, ParameterError):
-                w_finer = math.inf
-            if 0.0 < w_finer < w:
-                h, w = finer, w_finer
-        plain, tilted = round_off(dom, h, tail, theta, curvature, delta, offsets=offsets)
-        tilt = (unbounded and delta < TILT_DELTA) or plain > TILT_SHARE * target
-        aim = max(AIM * target - (tilted if tilt else plain), 0.25 * AIM * target)
-        if 0.5 * share * aim <= w <= 1.15 * share * aim or attempt == MEASUREMENTS - 1:
-            break  # h is the width measured last
-        h = composed.on_lattice(min(0.05, h * min(4.0, max(0.25, math.sqrt(share * aim / w)))), lattice)
-    stages = _stages(dom, h, aim - w, theta) if share < 1.0 else None
-    if share < 1.0 and stages is None:  # no second width fits: one stage at the width the h² law gives
-        wider = composed.on_lattice(min(0.05, h * min(4.0, math.sqrt(aim / w))), lattice)
-        h, w = wider, w * (wider / h) ** 2
+                return None  # the pilot and refinement coarsen within it
+            w, unkept = _widths(dom, h, theta, tail, offsets)
+            if not w > 0:
+                return None  # the steps are not smooth on this grid: the pilot and refinement decide
+            if lattice is not None and unkept > UNKEPT_SHARE * w:
+                # the width is mostly Q-mass the optimistic grid lost beside an atom: whether the
+                # post-processing's last symbol there is balanced depends on the parity of the cells
+                # between atoms (§17.9), so the next finer divisor is measured too, the narrower kept
+                finer = lattice / (round(lattice / h) + 1)
+                try:
+                    budgets.check(cost(parts, h=finer, tail=tail), budget)
+                    w_finer = width_at(dom, finer, theta, tail, offsets=offsets)
+                except (OverBudget, ParameterError):
+                    w_finer = math.inf
+                if 0.0 < w_finer < w:
+                    h, w = finer, w_finer
+            plain, tilted = round_off(dom, h, tail, theta, curvature, delta, offsets=offsets)
+            tilt = (unbounded and delta < TILT_DELTA) or plain > TILT_SHARE * target
+            aim = max(AIM * target - (tilted if tilt else plain), 0.25 * AIM * target)
+            if 0.5 * share * aim <= w <= 1.15 * share * aim or attempt == MEASUREMENTS - 1:
+                break  # h is the width measured last
+            h = composed.on_lattice(min(0.05, h * min(4.0, max(0.25, math.sqrt(share * aim / w)))), lattice)
+        return h, w, tilt, aim
+
+    # in two stages the widths measured are the first stage's, aiming at its share of the width
+    staging = stages and _stageable(dom, composed.on_lattice(min(0.05, first), lattice), tail)
+    found = measured(STAGE_SHARE if staging else 1.0)
+    plan = None
+    if found is not None and staging:
+        h, w, tilt, aim = found
+        plan = _stages(dom, h, aim - w, theta)
+        if plan is None:  # the first stage leaves the second no width (e.g. h at the steps' precision
+            found = measured(1.0)  # floor, where a finer grid is wider): one stage, measured as such
+    if found is None:
+        return None
+    h, w, tilt, aim = found
     return Prediction(h=h, epsilon=eps, theta=theta, width=w, tilt=tilt,
-                      spare=_spare(reads, h, w if stages is None else aim, lattice), stages=stages)
+                      spare=_spare(reads, h, w if plan is None else aim, lattice), stages=plan)
 
 
 STAGE_BINS = 90_000

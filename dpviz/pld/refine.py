@@ -16,11 +16,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-import numpy as np
-
 from dpviz.budget import Budget, OverBudget
 from dpviz.pld.composed import Composed, coarsening, compose, on_lattice
 from dpviz.pld.cost import Parts, coarse_grid, cost, cost_above
+from dpviz.pld.lattice import anchor, common_lattice
 from dpviz.pld.law import LossLaw
 from dpviz.pld.power import tail_point
 from dpviz.pld.predict import Prediction, predict
@@ -122,17 +121,15 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
     req = _Target(parts, delta, epsilon, accuracy, budget, tail)
     if h is not None:
         return req.tilted(req.run(check_positive(h, field="h", maximum=10.0)))
-    lattice = _lattice(parts)
+    lattice = common_lattice(parts)
     if lattice is not None and all(law.continuous is None for law, _ in parts):
         return req.tilted(coarsening(lattice, req.run))
     if lattice is None:
-        lattice = _anchor(parts)
+        lattice = anchor(parts)
         req.offsets = True
-    if delta is not None:
-        guess = predict(parts, delta=delta, accuracy=accuracy, tail=tail, budget=budget, lattice=lattice,
-                        offsets=req.offsets)
-        if guess is not None:
-            return _predicted(req, guess, lattice)
+    predicted = _predicted(req, delta, lattice) if delta is not None else None
+    if predicted is not None:
+        return predicted
     hh = pilot_h(parts)
     if lattice is not None:
         hh = on_lattice(hh, lattice)
@@ -170,10 +167,27 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
     return _refine(req, c, hh, lattice, pending=req.tilt is not None)
 
 
-def _predicted(req: _Target, guess: Prediction, lattice: float | None) -> Composed:
+def _predicted(req: _Target, delta: float, lattice: float | None) -> Composed | None:
+    """The composition at the predicted width (``_at_prediction``), None without a prediction. Two
+    stages that miss the accuracy (a law far from its saddlepoint: q = 1e-4, σ = 0.6, 10⁶ steps) are
+    followed by the one-stage route, as before them, and the narrower kept."""
+    staged: Composed | None = None
+    for stages in (True, False):
+        guess = predict(req.parts, delta=delta, accuracy=req.accuracy, tail=req.tail, budget=req.budget,
+                        lattice=lattice, offsets=req.offsets, stages=stages)
+        if guess is None:
+            return None
+        c = _at_prediction(req, guess, lattice)
+        if req.stages is None or req.ratio(c) <= 1.0:
+            return c if staged is None or req.ratio(c) <= req.ratio(staged) else staged
+        staged, req.stages, req.tilt = c, None, None
+    return staged
+
+
+def _at_prediction(req: _Target, guess: Prediction, lattice: float | None) -> Composed:
     """One composition at the predicted width (``dpviz.pld.predict``), tilted at the predicted ε
     where the untilted round-off would matter; refined by the h² law only if it misses the
-    accuracy (docs/MATH.md §17.9)."""
+    accuracy (docs/MATH.md §17.9), and then not in two stages (``_predicted``)."""
     if guess.tilt:
         req.tilt = guess.epsilon
     req.spare = guess.spare
@@ -187,7 +201,7 @@ def _predicted(req: _Target, guess: Prediction, lattice: float | None) -> Compos
     if req.tilt is not None and not _informative(c):  # review R1: an infinite bound says nothing
         req.tilt = None
         c = req.run(guess.h)
-    if req.ratio(c) <= 1.0:
+    if req.ratio(c) <= 1.0 or req.stages is not None:
         return c
     return _refine(req, c, guess.h, lattice)
 
@@ -405,44 +419,3 @@ def finest_grid_seconds(parts: Parts, *, delta: float | None, epsilon: float | N
         return cost(parts, h=pilot_h(parts) / 8.0, tail=tail).seconds
     except ParameterError:
         return None
-
-
-def _anchor(parts: Parts) -> float | None:
-    """A width the grid should divide: the distance between the two heaviest atoms (by P-mass) of
-    the first part that has two, so that with ``_law_offset`` both sit on grid points (e.g. a
-    subsampled Laplace's atoms at its largest and smallest loss, where δ is decided); None if no
-    part has two atoms."""
-    for law, _ in parts:
-        keep = law.p > 0
-        if np.count_nonzero(keep) >= 2:
-            loss, p = law.loss[keep], law.p[keep]
-            two = np.argsort(p)[-2:]
-            d = abs(float(loss[two[1]] - loss[two[0]]))
-            if d > 0:
-                return d
-    return None
-
-
-def _lattice(parts: Parts) -> float | None:
-    """The coarsest h putting every atom of every law on the grid h·ℤ (None if there is none)."""
-    cands = []
-    for law, _ in parts:
-        loss = law.loss[(law.p > 0) | (law.q > 0)]
-        nz = np.abs(loss[loss != 0])
-        if nz.size == 0:
-            continue
-        cands.append(float(nz.min()))
-    if not cands:
-        return None
-    base = min(cands)
-    for div in range(1, 13):
-        h0 = base / div
-        ok = True
-        for law, _ in parts:
-            t = law.loss[(law.p > 0) | (law.q > 0)] / h0
-            if np.any(np.abs(t - np.round(t)) > 1e-9 * np.maximum(1.0, np.abs(t))):
-                ok = False
-                break
-        if ok:
-            return h0
-    return None

@@ -12,6 +12,8 @@ import pytest
 from dpviz.mechanisms import canonical, gaussian, laplace
 from dpviz.mechanisms.subsampling import subsample_remove
 from dpviz.pld import accountant, composed, predict, refine
+from dpviz.pld.lattice import anchor as lattice_anchor
+from dpviz.pld.lattice import common_lattice as lattice_of
 from dpviz.pld.refine import _bare, target_tail
 
 
@@ -54,11 +56,11 @@ def test_predicted_width_matches_the_composition(q, sigma, k, delta):
 
 def test_laws_with_atoms_on_their_lattice_are_predicted():
     """Laplace's loss law has atoms at ±1/b: on a grid dividing their lattice (the one the refinement
-    uses, ``refine._lattice``: 1/b, the grid not shifted) both grids keep them exactly, and the
+    uses, ``lattice.common_lattice``: 1/b, the grid not shifted) both grids keep them exactly, and the
     second-moment law holds for the continuous part between. Every h tried divides the lattice;
     mass at +∞ (a law without one) is not predicted."""
     law = laplace.loss_law(scale=3.729)  # the benchmark's setting: 96 steps, δ = 5.4e-9
-    lattice = refine._lattice([(law, 96)])
+    lattice = lattice_of([(law, 96)])
     assert lattice == pytest.approx(1.0 / 3.729)
     guess = predict.predict([(law, 96)], delta=5.4e-9, accuracy=2e-4, tail=1e-13, lattice=lattice)
     assert guess is not None
@@ -127,7 +129,7 @@ def test_the_width_law_sees_the_parity_of_the_cells_between_atoms():
     parts = [(subsample_remove(laplace.loss_law(scale=6.196), rate=0.0015), 4404)]
     delta = 6.8e-4
     tail = target_tail(parts, delta=delta, epsilon=None, accuracy=2e-4)
-    anchor = refine._anchor(parts)
+    anchor = lattice_anchor(parts)
     assert anchor is not None
     _eps, theta, _curvature = predict.saddlepoint(parts, delta, tail)
     read = {}

@@ -184,3 +184,19 @@ def test_a_grid_discretised_again_keeps_a_bound_on_every_loss() -> None:
     assert out.delta(float(g.losses[-1])) > 0.0  # the error above the last atom is still charged
     unbounded = GridPLD(h=g.h, lo=g.lo, mass=mass, p_inf=0.0, pessimistic=True, err=1e-12, tilt=0.5)
     assert math.isinf(staged.regridded(unbounded, 4).top)
+
+
+def test_two_stages_that_miss_the_accuracy_give_way_to_one_stage(monkeypatch) -> None:
+    """A second width far too coarse for the width (r = 80): the staged composition misses the
+    accuracy, and the one-stage route as before the stages answers, within it."""
+    from dpviz.pld import predict
+
+    monkeypatch.setattr(predict, "_stages", lambda parts, h1, left, theta: Stages(197, 80))
+    law = subsample_remove(gaussian.loss_law(sigma=1.691), rate=0.0007)
+    c = refine.composition([(law, 61_858)], delta=3.3e-6)
+    assert "two stages" not in c.note
+    low, up = c.epsilon(3.3e-6)
+    assert (up - low) / up <= refine.DEFAULT_ACCURACY
+    staged = compose([(law, 61_858)], h=c.h, tail=c.tail, total=True, lower_at=3.3e-6, stages=Stages(197, 80))
+    s_low, s_up = staged.epsilon(3.3e-6)
+    assert (s_up - s_low) / s_up > refine.DEFAULT_ACCURACY  # the staged one did miss
