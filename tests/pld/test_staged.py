@@ -200,3 +200,15 @@ def test_two_stages_that_miss_the_accuracy_give_way_to_one_stage(monkeypatch) ->
     staged = compose([(law, 61_858)], h=c.h, tail=c.tail, total=True, lower_at=3.3e-6, stages=Stages(197, 80))
     s_low, s_up = staged.epsilon(3.3e-6)
     assert (s_up - s_low) / s_up > refine.DEFAULT_ACCURACY  # the staged one did miss
+
+
+def test_a_law_at_its_precision_floor_is_composed_in_one_stage() -> None:
+    """q = 1e-4, σ = 20, 10⁶ steps: below h ≈ 1e-7 the cells' masses are differences of tails finer
+    than their precision, so a finer grid is wider. The first stage's measured width then leaves the
+    second none: one stage, measured as such, meets the absolute width (1e-5 below ε = 0.05), where a
+    fallback stepping finer from the first stage's width had gone to h = 3.1e-8, 1.8M bins and 1.9e-5."""
+    law = subsample_remove(gaussian.loss_law(sigma=20.0), rate=1e-4)
+    c = refine.composition([(law, 1_000_000)], delta=1e-9)
+    assert "two stages" not in c.note
+    low, up = c.epsilon(1e-9)
+    assert up < 0.05 and up - low <= 1e-5
