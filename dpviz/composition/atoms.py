@@ -170,8 +170,7 @@ class LossAtoms:
 
     def deltas(self, epsilons: NDArray[np.float64]) -> list[float]:
         """:meth:`delta` at each ε (one batched sum: the same floats)."""
-        parts = log_finite_parts([(self, float(e)) for e in np.asarray(epsilons, dtype=float).ravel()])
-        return [self.p_inf + math.exp(v) for v in parts]
+        return deltas_at([(self, float(e)) for e in np.asarray(epsilons, dtype=float).ravel()])
 
     def epsilon(self, delta: float) -> float | None:
         """Smallest ε ≥ 0 with δ(ε) ≤ delta; ``None`` when delta < P(L = ∞). Remembered per atom set
@@ -326,6 +325,13 @@ def epsilons(problems: Sequence[tuple[LossAtoms, float]]) -> list[float | None]:
             atoms._cache.clear()
         atoms._cache[delta] = out[i] = eps
     return out
+
+
+def deltas_at(requests: Sequence[tuple[LossAtoms, float]]) -> list[float]:
+    """:meth:`LossAtoms.delta` of each (atom set, ε), the finite parts summed side by side
+    (``atom_batch.log_finite_parts``: the floats of one at a time)."""
+    parts = log_finite_parts(requests)
+    return [atoms.p_inf + math.exp(v) for (atoms, _), v in zip(requests, parts, strict=True)]
 
 
 def _fill_reaches(sets: Sequence[LossAtoms]) -> None:

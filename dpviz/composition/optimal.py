@@ -29,8 +29,7 @@ from numpy.typing import ArrayLike, NDArray
 from dpviz import budget as budgets
 from dpviz.budget import Budget, Cost, cost_of
 from dpviz.composition import advanced, basic, kov, zcdp
-from dpviz.composition.atom_batch import log_finite_parts
-from dpviz.composition.atoms import LossAtoms, epsilons
+from dpviz.composition.atoms import LossAtoms, deltas_at, epsilons
 from dpviz.composition.binomial_atoms import binomial_atom_count, binomial_atoms, binomial_atoms_many
 from dpviz.composition.levels import Level, Levels, log_no_delta
 from dpviz.guarantee import DeltaCurve, Guarantee, Kind, Solved
@@ -268,10 +267,9 @@ def epsilons_for_delta(many: Sequence[Levels], *, delta: float,
             solvable.append((i, atoms))
     found = epsilons([(atoms, delta) for _, atoms in solvable])
     reached = [(i, atoms, eps) for (i, atoms), eps in zip(solvable, found, strict=True) if eps is not None]
-    at_eps = log_finite_parts([(atoms, eps) for _, atoms, eps in reached])  # remembered by the searches
-    for (i, atoms, eps), part in zip(reached, at_eps, strict=True):  # atoms.delta(eps), the same float
-        out[i] = Guarantee(epsilon=eps, delta=min(atoms.p_inf + math.exp(part), 1.0), kind=Kind.EXACT,
-                           source=_source(many[i]))
+    at_eps = deltas_at([(atoms, eps) for _, atoms, eps in reached])  # remembered by the searches
+    for (i, _atoms, eps), d in zip(reached, at_eps, strict=True):
+        out[i] = Guarantee(epsilon=eps, delta=min(d, 1.0), kind=Kind.EXACT, source=_source(many[i]))
     for (i, atoms), answer in zip(solvable, found, strict=True):
         if answer is None:
             out[i] = Guarantee.impossible(

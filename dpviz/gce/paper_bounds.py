@@ -31,8 +31,7 @@ from functools import lru_cache
 import numpy as np
 
 from dpviz.composition import METHODS, optimal
-from dpviz.composition.atom_batch import log_finite_parts
-from dpviz.composition.atoms import LossAtoms, epsilons
+from dpviz.composition.atoms import LossAtoms, deltas_at, epsilons
 from dpviz.composition.levels import Level, Levels, sum_delta
 from dpviz.gce.delta_split import SPLIT_MARGIN, Curve, advanced_curves, allocate, optimal_curve
 from dpviz.guarantee import Guarantee, Kind
@@ -364,9 +363,8 @@ def _split(*, k: int, n: int, levels: list[Levels], atoms: list[LossAtoms] | Non
         split = np.maximum(split, [a.p_inf for a in atoms])
         at = {i: max(0.0, math.log(float(curves[i][0][taken[i]]))) for i in range(n) if i != inside}
         # their δ(ε) summed side by side: the floats of a.delta(e) one at a time
-        parts = log_finite_parts([(atoms[i], e) for i, e in at.items()])
-        for i, part in zip(at, parts, strict=True):
-            split[i] = min((atoms[i].p_inf + math.exp(part)) * (1.0 + atoms[i].relative_error), 1.0)
+        for i, d in zip(at, deltas_at([(atoms[i], e) for i, e in at.items()]), strict=True):
+            split[i] = min(d * (1.0 + atoms[i].relative_error), 1.0)
         eps_list = [at[i] if i != inside else a.epsilon(float(split[i])) for i, a in enumerate(atoms)]
     else:
         split = np.maximum(split, [sum_delta(lv) * (1.0 + 1e-12) + 1e-300 for lv in levels])
