@@ -236,10 +236,16 @@ def measure(args: argparse.Namespace) -> tuple[dict[str, PageResult], float]:
                     results[name] = run_page(browser, f"{base}/{PAGES[name]}", pids, args,
                                              random.Random(f"{args.seed}-{name}"))
                     print(name, summary_line(name, results[name]), flush=True)
+                    if args.each:  # every change of the walk, in order: which one cost what
+                        for cost, what in results[name].changes:
+                            print(f"  {cost * 1000:4.0f} ms  {what}", flush=True)
                 teacher.context.close()
                 browser.close()
         finally:
-            server.send_signal(signal.SIGINT)  # serve.sh stops its replica and nginx on SIGINT
+            # SIGTERM, not SIGINT: a process started in the background by a non-interactive shell
+            # (`python … &`) ignores SIGINT, so does the serve.sh it starts, which cannot trap a signal
+            # ignored at its start: it was killed after 30 s and its replica and nginx kept running
+            server.send_signal(signal.SIGTERM)  # serve.sh stops its replicas and nginx on SIGTERM
             try:
                 server.wait(timeout=30)
             except subprocess.TimeoutExpired:
@@ -345,6 +351,7 @@ def main() -> None:
     parser.add_argument("--changes", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--each", action="store_true", help="also print every change of the walk and its CPU")
     parser.add_argument("--serve", action="store_true",
                         help="through scripts/serve.sh --replicas 1 (nginx serves Streamlit's scripts and "
                              "styles); the replica's and nginx's CPU are charged")

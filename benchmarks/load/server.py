@@ -80,7 +80,10 @@ class Server:
             self.nginx_pids = [int((self.run_dir / "serve" / "nginx.pid").read_text())]
 
     def stop(self, keep_log: bool = False) -> None:
-        self.process.send_signal(signal.SIGINT)  # serve.sh stops its replicas and nginx on SIGINT
+        # SIGTERM, not SIGINT: a process started in the background by a non-interactive shell
+        # (`python … &`) ignores SIGINT, so does the serve.sh it starts, which cannot trap a signal
+        # ignored at its start: it was killed after 30 s and its replica and nginx kept running
+        self.process.send_signal(signal.SIGTERM)  # serve.sh stops its replicas and nginx on SIGTERM
         try:
             self.process.wait(timeout=30)
         except subprocess.TimeoutExpired:

@@ -106,3 +106,46 @@ def test_two_replicas_serve_every_session_on_one_replica_each(served: tuple[str,
     assert {upstream for _, upstream, _ in streams} == set(replicas.values())
     for name, address in replicas.items():  # every request that named a replica went to it
         assert served_by[name] <= {address}, (name, served_by[name])
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, exited but not yet reaped by its parent, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state != "Z"
+
+
+def test_sigterm_stops_replicas_and_nginx_even_when_sigint_is_ignored(tmp_path: Path) -> None:
+    """A benchmark started in the background by a non-interactive shell (`python … &`) ignores SIGINT,
+    and so does the serve.sh it starts (bash cannot trap a signal ignored at its start): stopped by
+    SIGINT it was killed after 30 s and left its replica and nginx running. SIGTERM, which the
+    benchmarks now send (benchmarks/server_cpu.py, benchmarks/load/server.py), stops them all."""
+    import signal
+
+    port, run_dir = _free_port(), tmp_path / "run"
+    with open(tmp_path / "serve.log", "w") as log:
+        process = subprocess.Popen(
+            ["bash", "scripts/serve.sh", "--replicas", "1", "--port", str(port), "--run-dir", str(run_dir)],
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+        try:
+            end = time.monotonic() + 240
+            while not _healthy(f"http://127.0.0.1:{port}"):
+                if process.poll() is not None or time.monotonic() > end:
+                    pytest.fail(f"serve.sh did not come up: {(tmp_path / 'serve.log').read_text()[-2000:]}")
+                time.sleep(0.5)
+            pids = [int(p) for p in (run_dir / "replicas.pid").read_text().split()]
+            pids.append(int((run_dir / "nginx.pid").read_text()))
+            assert all(_alive(p) for p in pids)
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=60) != 0  # stopped by the signal, not killed
+            end = time.monotonic() + 30
+            while any(_alive(p) for p in pids) and time.monotonic() < end:
+                time.sleep(0.2)
+            assert not [p for p in pids if _alive(p)]
+        finally:
+            if process.poll() is None:
+                subprocess.run(["bash", "scripts/serve.sh", "stop", "--run-dir", str(run_dir)], cwd=ROOT,
+                               timeout=60, check=False)
