@@ -4,12 +4,14 @@ in this repository shown as written."""
 from __future__ import annotations
 
 import functools
+import math
 import re
 import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 from dpviz.figures.tables import NO_VALUE, table_number
@@ -31,6 +33,23 @@ def table_frame(rows: Sequence[Mapping[str, str]]) -> pd.DataFrame:
             continue
         frame[column] = pd.array(numbers, dtype="Float64")
     return frame
+
+
+def table_arrow(rows: Sequence[Mapping[str, str]]) -> pa.Table:
+    """:func:`table_frame`'s columns as an Arrow table (float64 with nulls where the frame holds NA,
+    text as text), which ``st.dataframe`` sends as it is: given a pandas frame it inspects it and
+    converts it to Arrow on every run, and building the frame cost as much again (on the server,
+    about a fifth of a changed page's script run outside its numbers, issue 20)."""
+    names = list(dict.fromkeys(c for r in rows for c in r))
+    columns: dict[str, pa.Array] = {}
+    for c in names:
+        cells = [str(r.get(c, math.nan)) for r in rows]  # a missing cell, as the frame's NaN shows
+        try:
+            numbers = [table_number(v) for v in cells]
+            columns[c] = pa.array([x if x == x else None for x in numbers], type=pa.float64())  # NaN: NA
+        except ValueError:
+            columns[c] = pa.array(cells, type=pa.string())
+    return pa.table(columns) if columns else pa.table({})
 
 
 NAME_WIDTH = 230
@@ -56,7 +75,7 @@ def table(rows: Sequence[Mapping[str, str]], *, key: str | None = None, containe
         key = f"{key}_{zlib.crc32(layout.encode()):08x}"
     box.dataframe(frame, hide_index=True, column_config=config, key=key, width="stretch",
                   placeholder=NO_VALUE)
-    name = frame.columns[0]
+    name = frame.column_names[0]
     for r in rows:  # a row without a value says why in view, not only in the collapsed list
         if r.get("kind") in NO_VALUE_KINDS:
             box.markdown(f"**{plain(str(r[name]))}** — {r['kind']}: "
@@ -71,7 +90,7 @@ GRIDS = 256
 """Tables whose frame and column widths are kept (``_grid``): a few per page and input setting."""
 
 
-def _grid(rows: Sequence[Mapping[str, str]]) -> tuple[pd.DataFrame, dict[str, Any], str]:
+def _grid(rows: Sequence[Mapping[str, str]]) -> tuple[pa.Table, dict[str, Any], str]:
     """The frame, column configuration and layout key of ``rows``, made once per table content:
     a rerun shows the same tables, and building the frame was a quarter of a cached rerun of Plan
     a budget (benchmarks/results/server_cpu.md). Streamlit neither changes the frame nor the
@@ -83,29 +102,29 @@ def _grid(rows: Sequence[Mapping[str, str]]) -> tuple[pd.DataFrame, dict[str, An
 
 
 @functools.lru_cache(maxsize=GRIDS)
-def _grid_of(rows: tuple[tuple[tuple[str, Any], ...], ...]) -> tuple[pd.DataFrame, dict[str, Any], str]:
+def _grid_of(rows: tuple[tuple[tuple[str, Any], ...], ...]) -> tuple[pa.Table, dict[str, Any], str]:
     return _grid_made([dict(r) for r in rows])
 
 
-def _grid_made(rows: Sequence[Mapping[str, str]]) -> tuple[pd.DataFrame, dict[str, Any], str]:
-    frame = table_frame(rows)
+def _grid_made(rows: Sequence[Mapping[str, str]]) -> tuple[pa.Table, dict[str, Any], str]:
+    frame = table_arrow(rows)
     config: dict[str, Any] = {}
-    for c in frame.columns:
+    for c in frame.column_names:
         # every width fixed from this run's longest cell: a grid keeps the widths it first drew, and a
         # width the browser measures depends on whether the web font has loaded yet (a shared link
         # then showed other columns than the sender's screen)
         longest = max([len(str(c)), *(len(str(r.get(c, ""))) for r in rows)])
-        if str(frame[c].dtype) == "Float64":
+        if frame.schema.field(c).type == pa.float64():
             config[c] = st.column_config.NumberColumn(c, format=NUMBER_FORMAT,
                                                       width=min(140, max(64, 8 * longest + 24)))
         else:
-            first = c == frame.columns[0]  # the row's name: kept in view on scrolling, and narrow
+            first = c == frame.column_names[0]  # the row's name: kept in view on scrolling, and narrow
             # enough that a 390 px phone still shows a number beside it (its full text is listed below)
             width: Literal["large"] | int = ("large" if c in NOTE_COLUMNS
                                              else min(NAME_WIDTH if first else 360,
                                                       max(64, 7 * longest + 30)))
             config[c] = st.column_config.TextColumn(c, width=width, pinned=first)
-    layout = repr([(str(c), config[c].get("width")) for c in frame.columns])
+    layout = repr([(str(c), config[c].get("width")) for c in frame.column_names])
     return frame, config, layout
 
 

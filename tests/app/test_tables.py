@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from dpviz.figures.tables import format_number, table_number
 from dpviz.ui import table_frame
+from dpviz.ui.tables import table_arrow
 
 
 @given(st.floats(min_value=1e-300, max_value=1e300), st.sampled_from([3, 4, 6, 8]))
@@ -48,3 +50,21 @@ def test_a_shown_lower_bound_is_never_above_the_value(x, digits):
     shown = float(format_number(x, digits, down=True))
     assert shown <= x + 4 * math.ulp(x)
     assert shown >= x * (1 - 10.0 ** (1 - digits)) - 4 * math.ulp(x)
+
+
+_CELLS = st.one_of(st.floats(allow_nan=False, width=64).map(lambda x: format_number(x, 6)),
+                   st.just("—"), st.sampled_from(["upper", "exact", "KOV Thm 3.4", "a (b) *c*", "3 ms"]))
+
+
+@given(st.lists(st.fixed_dictionaries({"method": st.text(min_size=1, max_size=8), "ε": _CELLS,
+                                       "δ": _CELLS, "kind": _CELLS}), min_size=1, max_size=6))
+def test_the_shown_arrow_table_holds_the_frames_cells(rows):
+    """``st.dataframe`` is given an Arrow table (``table_arrow``, issue 20); its cells are the frame's
+    (``table_frame``, which the CSV tests read), number columns as float64 with nulls for '—'."""
+    frame, table = table_frame(rows), table_arrow(rows)
+    assert table.column_names == list(frame.columns)
+    for c in frame.columns:
+        numbers = str(frame[c].dtype) == "Float64"
+        assert str(table.schema.field(c).type) == ("double" if numbers else "string")
+        want = [None if v is pd.NA else (float(v) if numbers else v) for v in frame[c].tolist()]
+        assert table.column(c).to_pylist() == want
