@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["bisect_float", "bisect_int", "log1mexp", "log_binom_pmf", "log_binom_pmf_runs", "log_comb",
-           "log_pow2_minus_1", "logsumexp", "logsumexp_rows", "logsumexp_runs", "lower_hull", "round_up",
+           "log_pow2_minus_1", "logsumexp", "logsumexp_rows", "lower_hull", "round_up",
            "round_up_array", "softplus"]
 
 LN2 = float(np.log(2.0))
@@ -58,36 +58,6 @@ def logsumexp_rows(a: ArrayLike) -> NDArray[np.float64]:
     """ln Σ e^a along the last axis: one value per row."""
     out = _logsumexp(a, -1)
     return np.asarray(out, dtype=float)
-
-
-def logsumexp_runs(x: NDArray[np.float64], lengths: NDArray[np.int64]) -> NDArray[np.float64]:
-    """:func:`logsumexp` of each run of ``x`` (consecutive runs of the given lengths, each ≥ 1), the
-    same floats as one call per run: the elementwise steps of its common case over all runs at once
-    (numpy's ufuncs give each element the same float wherever it sits in an array), the sums run by
-    run (``sum`` adds pairwise, in an order set by the run's length: ``np.add.reduceat`` adds in
-    another), and a run outside the common case (a largest term +∞ or NaN, a sum that is not
-    finite) by :func:`logsumexp` itself."""
-    x = np.asarray(x, dtype=float)
-    lengths = np.asarray(lengths, dtype=np.int64)
-    if lengths.size == 1:
-        return np.array([logsumexp(x)])
-    ends = np.cumsum(lengths)
-    starts = ends - lengths
-    x_max = np.maximum.reduceat(x, starts)
-    shift = np.repeat(x_max, lengths)
-    top = x == shift
-    m = np.add.reduceat(top.astype(np.int64), starts).astype(float)
-    # a run of −∞ only (−∞ − (−∞)) or with a NaN (no term equals it: m = 0) warns here; its answer
-    # is set below, as the one call would give it
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.exp(np.where(top, -np.inf, x) - shift)
-        sums = np.array([terms[a:b].sum() for a, b in zip(starts.tolist(), ends.tolist(), strict=True)])
-        s = np.where(sums == 0, sums, sums / m)
-        out = np.log1p(s) + np.log(m) + x_max
-    out[x_max == -np.inf] = -np.inf
-    for i in np.flatnonzero(~np.isfinite(out) & (x_max != -np.inf)).tolist():
-        out[i] = logsumexp(x[starts[i]:ends[i]])  # the general route, as one call would take
-    return out
 
 
 def _logsumexp(a: ArrayLike, axis: int | None) -> NDArray[np.float64] | float:
@@ -195,14 +165,6 @@ def log1mexp(x: ArrayLike) -> NDArray[np.float64]:
     x = np.asarray(x, dtype=float)
     with np.errstate(divide="ignore"):
         return np.where(x > -LN2, np.log(-np.expm1(x)), np.log1p(-np.exp(x)))
-
-
-def log1mexp_float(x: float) -> float:
-    """:func:`log1mexp` of one float, computing only the branch it takes (by the same ufuncs: the same
-    float, tests/composition/test_reach.py) without the array setup, for the searches' closed-form steps."""
-    if x == 0.0:
-        return -math.inf  # ln(−expm1(0)) = ln(−0), without numpy's divide warning
-    return float(np.log(-np.expm1(x)) if x > -LN2 else np.log1p(-np.exp(x)))
 
 
 def softplus(x: ArrayLike) -> NDArray[np.float64]:

@@ -69,7 +69,7 @@ def test_a_table_grid_is_made_once_per_content_and_equals_a_fresh_one() -> None:
             {"method": "Optimal (KOV Thm 3.3)", "largest ε0": "—", "kind": "impossible", "note": "why"}]
     frame, config, layout = tables._grid(rows)
     fresh_frame, fresh_config, fresh_layout = tables._grid_made(rows)
-    assert frame.equals(fresh_frame) and list(frame.dtypes) == list(fresh_frame.dtypes)
+    assert frame.equals(fresh_frame) and frame.schema == fresh_frame.schema
     assert config == fresh_config and layout == fresh_layout
     assert tables._grid([dict(r) for r in rows])[0] is frame  # equal rows: the same grid
     assert tables._grid([{**rows[0], "note": "other"}, rows[1]])[0] is not frame
@@ -78,7 +78,7 @@ def test_a_table_grid_is_made_once_per_content_and_equals_a_fresh_one() -> None:
 def test_a_table_with_an_unhashable_cell_is_still_shown() -> None:
     rows = [{"method": "x", "value": ["1", "2"]}]  # type: ignore[dict-item]
     frame, _, _ = tables._grid(rows)  # type: ignore[arg-type]
-    assert list(frame.columns) == ["method", "value"]
+    assert frame.column_names == ["method", "value"]
 
 
 @pytest.mark.parametrize("name", ["eps0", "k", "noise", "gce"])

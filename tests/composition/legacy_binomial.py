@@ -1,6 +1,6 @@
 """Loader's binomial weights as ``dpviz.numerics`` computed them before several n were taken in one
 pass (``log_binom_pmf_runs``, issue 20), kept verbatim: the reference the new pass must equal bit
-for bit (tests/composition/test_atom_batch.py). The Stirling remainder is unchanged and shared."""
+for bit (tests/composition/test_atom_searches.py). The Stirling remainder is unchanged and shared."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""``LossAtoms.epsilon``'s search as it was before the searches became steps run side by side
-(``dpviz.composition.atom_batch``, issue 20), kept verbatim as functions of an atom set: the reference
-the new searches must equal bit for bit (tests/composition/test_atom_batch.py)."""
+"""``LossAtoms.epsilon``'s search as it was before issue 20 (then generators run side by side, now
+loops, ``atom_kernel``), kept as functions of an atom set: the reference the searches must equal bit
+for bit, given the same evaluations (tests/composition/test_atom_searches.py)."""
 
 from __future__ import annotations
 
@@ -21,11 +21,11 @@ def solve(atoms: Any, delta: float) -> float | None:
     if atoms.delta(0.0) <= delta:
         return 0.0
     log_t = math.log(target)
-    positive = int(np.searchsorted(atoms._neg_loss, 0.0, side="left"))
+    positive = int(np.searchsorted(-atoms.loss, 0.0, side="left"))
     lo, hi = segment(atoms, log_t, positive)
     left = max(float(atoms.loss[hi]), 0.0) if hi < positive else 0.0
     right = float(atoms.loss[lo])
-    log_a, log_b = atoms._prefix
+    log_a, log_b = prefix(atoms)
     la, lb = float(log_a[hi - 1]), float(log_b[hi - 1])
     eps = solve_segment(la, lb, log_t, left, right)
     for _ in range(3):
@@ -48,7 +48,7 @@ def segment(atoms: Any, log_t: float, positive: int) -> tuple[int, int]:
         return atoms.log_finite_part(float(atoms.loss[i])) < log_t
 
     if positive > 2:
-        log_a, log_b = atoms._prefix
+        log_a, log_b = prefix(atoms)
         with np.errstate(invalid="ignore"):
             y = np.minimum(atoms.loss[1:positive] + log_b[: positive - 1] - log_a[: positive - 1], 0.0)
             reached = log_a[: positive - 1] + log1mexp(y) >= log_t
@@ -56,6 +56,11 @@ def segment(atoms: Any, log_t: float, positive: int) -> tuple[int, int]:
         if (hi == 1 or above(hi - 1)) and (hi == positive or not above(hi)):
             return hi - 1, hi
     return bisect_int(above, 0, positive)
+
+
+def prefix(atoms: Any) -> tuple[np.ndarray, np.ndarray]:
+    """ln Σ_{b≤a} p_b and ln Σ_{b≤a} p_b e^{−L_b}, as the atom sets once kept them."""
+    return np.logaddexp.accumulate(atoms.log_p), np.logaddexp.accumulate(atoms.log_p - atoms.loss)
 
 
 def solve_segment(la: float, lb: float, log_t: float, left: float, right: float) -> float:

@@ -1,6 +1,6 @@
-"""δ(ε)'s windowed sums at many pairs at once, and ε(δ) searches run side by side
-(``dpviz.composition.atom_batch``, issue 20): the same floats, bit for bit, as one pair and one search
-at a time, and as the search before it was written as steps (``legacy_solve``)."""
+"""ε(δ) searches of many atom sets (``atoms.epsilons``): the same floats, bit for bit, as one search at
+a time and as the search before it was written as loops (``legacy_solve``, which reads the same
+evaluations); the optimum's guarantees of many k, and the atom sets of many k built together."""
 
 from __future__ import annotations
 
@@ -13,10 +13,8 @@ from hypothesis import strategies as st
 
 from dpviz import budget as budgets
 from dpviz.composition import METHODS, homogeneous, optimal
-from dpviz.composition.atom_batch import WINDOW, log_finite_parts, run
 from dpviz.composition.atoms import LossAtoms, epsilons
 from dpviz.composition.levels import Level
-from dpviz.numerics import logsumexp, logsumexp_runs
 from tests.composition import legacy_solve
 
 
@@ -25,34 +23,6 @@ def same(a: float | None, b: float | None) -> bool:
     if a is None or b is None:
         return a is b
     return a == b or (math.isnan(a) and math.isnan(b))
-
-
-# ------------------------------------------------------------------ logsumexp of runs
-special = st.sampled_from([-math.inf, math.inf, math.nan, 0.0, -745.0, 709.0, -1e-300])
-term = st.one_of(st.floats(-800.0, 800.0), special)
-
-
-@settings(max_examples=300)
-@given(runs=st.lists(st.lists(term, min_size=1, max_size=40), min_size=1, max_size=12))
-def test_runs_are_one_logsumexp_each(runs: list[list[float]]) -> None:
-    x = np.array([v for r in runs for v in r], dtype=float)
-    got = logsumexp_runs(x, np.array([len(r) for r in runs]))
-    for r, g in zip(runs, got, strict=True):
-        assert same(float(g), logsumexp(np.array(r)))
-
-
-def test_long_runs_sum_pairwise_as_one_call() -> None:
-    """Runs longer than numpy's blocks (8, 128): ``np.add.reduceat`` would add in another order and
-    differ in the last bits; the runs must not."""
-    rng = np.random.default_rng(7)
-    lengths = rng.integers(1, 3000, 60)
-    x = rng.normal(0.0, 30.0, int(lengths.sum()))
-    ends = np.cumsum(lengths)
-    want = [logsumexp(x[e - n:e]) for e, n in zip(ends, lengths, strict=True)]
-    assert logsumexp_runs(x, lengths).tolist() == want
-    terms = rng.random(x.size)  # runs of these lengths are long enough for the order to show:
-    by_run = [terms[e - n:e].sum() for e, n in zip(ends, lengths, strict=True)]
-    assert np.add.reduceat(terms, ends - lengths).tolist() != by_run  # reduceat's order is another
 
 
 # ------------------------------------------------------------------ the windowed sums
@@ -70,27 +40,6 @@ def atom_sets() -> list[LossAtoms]:
 
 
 SETS = atom_sets()
-
-
-@settings(max_examples=200)
-@given(picks=st.lists(st.tuples(st.integers(0, len(SETS) - 1),
-                                st.one_of(st.floats(-5.0, 1.2), st.sampled_from([0.0, -1.0, 1e-300])),
-                                st.sampled_from(["scale", "atom", "atom+W", "atom-"])),
-                      min_size=2, max_size=30))
-def test_batched_sums_are_the_scalar_ones(picks: list[tuple[int, float, str]]) -> None:
-    """ε anywhere: below every atom, between, exactly at an atom's loss or at loss − W (the window's
-    edges), above the largest; many pairs on one set and pairs on many sets in one call."""
-    requests = []
-    for which, u, how in picks:
-        atoms = SETS[which]
-        top = float(atoms.loss[0])
-        i = int(abs(u) * 1e6) % atoms.loss.size
-        at = float(atoms.loss[i])
-        eps = {"scale": u * max(abs(top), 1.0), "atom": at, "atom+W": at - WINDOW,
-               "atom-": float(np.nextafter(at, -np.inf))}[how]
-        requests.append((atoms, eps))
-    got = log_finite_parts(requests)
-    assert [a.log_finite_part(e) for a, e in requests] == got
 
 
 def test_a_dense_curve_on_one_set() -> None:
@@ -128,23 +77,6 @@ def test_searches_that_end_at_once_or_never_reach() -> None:
         want = [legacy_solve.solve(a, delta) for a in sets]
         assert epsilons([(a, delta) for a in sets]) == want
     assert want[0] is None  # 1 − 0.99^50 > 1e-12: below the floor
-
-
-def test_run_keeps_each_searchs_answer() -> None:
-    """``run`` hands each search its own values: searches of different lengths, one set twice."""
-    atoms = LossAtoms.binomial(k=200, eps0=0.1, delta0=0.0)
-
-    def steps(n: int):  # asks for δ at n rounds of i + 1 points, returns the sum of what it was sent
-        total = 0.0
-        for i in range(n):
-            total += sum((yield tuple(0.1 * (i + j) for j in range(i + 1))))
-        return total
-
-    def alone(n: int) -> float:
-        return sum(sum(atoms.log_finite_part(0.1 * (i + j)) for j in range(i + 1)) for i in range(n))
-
-    got = run([(atoms, steps(n)) for n in (0, 3, 1, 5)])
-    assert got == [alone(n) for n in (0, 3, 1, 5)]
 
 
 def test_remembered_answers_are_kept_per_set() -> None:
