@@ -13,8 +13,8 @@ g obeys ``g(n_B+1, n_C, r) = g(n_B, n_C, r) + e^{ε0} g(n_B, n_C, r+1)`` (likewi
 n_C with e^{−ε0}), starting from g(0, 0, r) = v_r. Everything is in log space;
 the recursion (``class_loops.layer_walk``, interpreted or compiled) costs ~k³/6 cells, ~(k' + 1)k²/2
 for U{|b| ≥ k'} (its columns r ≥ k' hold one float per row), the closed forms for 0⃗ and U(B∖{0⃗})
-cost nothing, and for U{|b| ≥ k'} and U{|b| < k'} at δ0 = 0 the sums over j of all classes follow from two positive
-recurrences in n_B (``dpviz.gce.threshold``, docs/MATH.md §5.6): O(k) in all.
+cost nothing, and for U{|b| ≥ k'} and U{|b| < k'} at δ0 = 0 the sums over j of all classes follow
+from two positive recurrences in n_B (``dpviz.gce.threshold``, docs/MATH.md §5.6): O(k) in all.
 
 Which classes are needed. δ0 = 0: only n_A = n_D = 0 (k + 1 classes). δ0 > 0 with
 p0 = 0⃗: only n_A = 0 (Q~ has no A), the prior's mass on n_A > 0 goes to the

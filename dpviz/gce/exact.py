@@ -258,12 +258,21 @@ def _tradeoff(log_p: NDArray[np.float64], log_q: NDArray[np.float64], *,
         loss = np.where(np.isfinite(log_p), log_p - np.where(np.isfinite(log_q), log_q, -np.inf), -np.inf)
     loss = np.where(np.isfinite(log_q) | np.isfinite(log_p), loss, np.nan)
     keep = ~np.isnan(loss)
-    order = np.argsort(loss[keep], kind="stable")
+    order = _stable_order(loss[keep])
     p = np.exp(log_p[keep][order])
     q = np.exp(log_q[keep][order])
     p_fa = np.concatenate([[0.0, 0.0], np.cumsum(p)])
     p_md = np.concatenate([[1.0, 1.0 - only_q], 1.0 - only_q - np.cumsum(q)])
     return np.clip(p_fa, 0.0, 1.0), np.clip(p_md, 0.0, 1.0)
+
+
+def _stable_order(loss: NDArray[np.float64]) -> NDArray[np.intp]:
+    """``np.argsort(loss, kind="stable")`` of losses without NaN: the −∞ first and the +∞ last, each
+    in their order, and only the finite ones sorted (a stable sort keeps equal keys in their order),
+    the same permutation; most classes of a threshold pair are +∞ (U{|b| < k'} cannot have them)."""
+    low, high = np.flatnonzero(loss == -np.inf), np.flatnonzero(loss == np.inf)
+    finite = np.flatnonzero(np.isfinite(loss))
+    return np.concatenate([low, finite[np.argsort(loss[finite], kind="stable")], high])
 
 
 def _lower_hull(x: NDArray[np.float64], y: NDArray[np.float64]) -> Boundary:

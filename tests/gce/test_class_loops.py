@@ -45,7 +45,8 @@ def level_logs(draw: st.DrawFn) -> NDArray[np.float64]:
     elif kind == "tail":
         start = draw(st.integers(0, k))
         v[start:] = v[k]
-        v[:start][np.array(draw(st.lists(st.booleans(), min_size=start, max_size=start)), dtype=bool)] = -np.inf
+        holes = draw(st.lists(st.booleans(), min_size=start, max_size=start))
+        v[:start][np.array(holes, dtype=bool)] = -np.inf
     elif kind == "band":
         lo = draw(st.integers(0, k))
         hi = draw(st.integers(lo, k))
@@ -64,8 +65,9 @@ def levels(draw: st.DrawFn, k: int) -> tuple[int, int]:
 @settings(max_examples=150)
 @given(data=st.data(), log_v=level_logs(), eps0=st.sampled_from([0.0, 1e-3, 0.1, 0.7, 3.0, 40.0]),
        all_r=st.booleans())
-def test_walk_interpreted_and_compiled_give_the_full_recursion(data: st.DataObject, log_v: NDArray[np.float64],
-                                                               eps0: float, all_r: bool) -> None:
+def test_walk_interpreted_and_compiled_give_the_full_recursion(data: st.DataObject,
+                                                               log_v: NDArray[np.float64], eps0: float,
+                                                               all_r: bool) -> None:
     k = log_v.size - 1
     m_lo, m_hi = data.draw(levels(k))
     layers = list(_full_recursion(log_v, eps0))[m_lo:m_hi + 1]
@@ -138,8 +140,8 @@ def test_split_matches_the_masks(pairs: list[tuple[float, float]]) -> None:
 
 
 def test_logaddexp_is_numpys() -> None:
-    values = [-np.inf, np.inf, np.nan, 0.0, -0.0, 1.0, 1.0 + 2**-52, -745.0, 37.0, 40.0, -1e300, 1e300, 5e-324,
-              -0.5, 0.7, -36.7]
+    values = [-np.inf, np.inf, np.nan, 0.0, -0.0, 1.0, 1.0 + 2**-52, -745.0, 37.0, 40.0, -1e300, 1e300,
+              5e-324, -0.5, 0.7, -36.7]
     x, y = (np.array(v) for v in zip(*[(a, b) for a in values for b in values], strict=True))
     with np.errstate(invalid="ignore"):  # NaN in, NaN out
         want = np.logaddexp(x, y)

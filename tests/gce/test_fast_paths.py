@@ -111,6 +111,13 @@ def test_anchored_and_top_modes_match_the_full_recursion(p: H.Exchangeable, eps0
     assert _same(top, last[:, 0])
 
 
+@given(st.lists(st.sampled_from([-np.inf, np.inf, 0.0, -0.0, 1.5, -2.0, 1e-300, 7.25]), max_size=60))
+def test_stable_order_is_the_stable_argsort(values: list[float]) -> None:
+    """The region's order of classes by loss: ±∞ set apart, the finite ones sorted, as one stable sort."""
+    loss = np.array(values, dtype=float)
+    assert np.array_equal(exact._stable_order(loss), np.argsort(loss, kind="stable"))
+
+
 def _old_hull(x: NDArray[np.float64], y: NDArray[np.float64]
               ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The region's hull as dpviz computed it before issue 20: a Python set of rounded points."""
