@@ -11,9 +11,10 @@ exchangeable π with v_j = π(b) at |b| = j this sums to that prefactor times
 ``g(n_B, n_C, n_A) = Σ_j v_{j+n_A} [x^j] (1 + e^{ε0}x)^{n_B} (1 + e^{−ε0}x)^{n_C}``, and
 g obeys ``g(n_B+1, n_C, r) = g(n_B, n_C, r) + e^{ε0} g(n_B, n_C, r+1)`` (likewise for
 n_C with e^{−ε0}), starting from g(0, 0, r) = v_r. Everything is in log space;
-the recursion costs ~k³/6 cells, the closed forms for 0⃗ and U(B∖{0⃗}) cost nothing, and
-for U{|b| ≥ k'} and U{|b| < k'} at δ0 = 0 the sums over j of all classes follow from two positive
-recurrences in n_B (``dpviz.gce.threshold``, docs/MATH.md §5.6): O(k) in all.
+the recursion (``class_loops.layer_walk``, interpreted or compiled) costs ~k³/6 cells, ~(k' + 1)k²/2
+for U{|b| ≥ k'} (its columns r ≥ k' hold one float per row), the closed forms for 0⃗ and U(B∖{0⃗})
+cost nothing, and for U{|b| ≥ k'} and U{|b| < k'} at δ0 = 0 the sums over j of all classes follow
+from two positive recurrences in n_B (``dpviz.gce.threshold``, docs/MATH.md §5.6): O(k) in all.
 
 Which classes are needed. δ0 = 0: only n_A = n_D = 0 (k + 1 classes). δ0 > 0 with
 p0 = 0⃗: only n_A = 0 (Q~ has no A), the prior's mass on n_A > 0 goes to the
@@ -24,7 +25,6 @@ infinite-loss atom in closed form: Σ_j w_j (1 − (1 − δ0)^j). Otherwise all
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import gammaln
 
+from dpviz.gce import class_loops
 from dpviz.gce.hypotheses import Exchangeable
 from dpviz.gce.threshold import threshold_sums
 from dpviz.numerics import log1mexp, log_pow2_minus_1, logsumexp, softplus
@@ -111,26 +112,20 @@ def class_count(k: int, delta0: float, *, anchored: bool) -> float:
 
 def exchangeable_table(p0: Exchangeable, p1: Exchangeable, eps0: float, delta0: float) -> ClassTable:
     k = p0.k
-    if delta0 == 0:
-        n_b = np.arange(k + 1, dtype=float)
-        n_c = k - n_b
-        n_a = np.zeros_like(n_b)
-        logs = [_log_g(p, eps0, n_b, n_c, n_a, mode="top") for p in (p0, p1)]
-        return assemble(k, eps0, delta0, n_a, n_b, n_c, logs)
+    if delta0 == 0:  # the classes (n_B, k − n_B): layer k of the recursion, r = 0
+        logs = [_log_g_top(p, eps0) for p in (p0, p1)]
+        return _assembled(k, eps0, delta0, (k, k), False, logs)
     lo, hi, dropped = delta_window(k, delta0, WINDOW_TAIL)
     levels = (k - hi, k - lo)  # m = n_B + n_C = k − (n_A + n_D)
     if p0.is_zero or p1.is_zero:
-        n_b, n_c = _pairs(k, levels)
-        n_a = np.zeros_like(n_b)
-        logs = [_log_g(p, eps0, n_b, n_c, n_a, mode="r0", levels=levels) for p in (p0, p1)]
+        logs = [_log_g_levels(p, eps0, levels, all_r=False) for p in (p0, p1)]
         only = [_mass_with_a(p, delta0) for p in (p0, p1)]
-        table = assemble(k, eps0, delta0, n_a, n_b, n_c, logs)
+        table = _assembled(k, eps0, delta0, levels, False, logs)
         # Each side's A-mass is "only" that side's if the other side is 0⃗ (no A under Q~).
         return ClassTable(table.log_m0, table.log_m1, only0=only[0] if p1.is_zero else 0.0,
                           only1=only[1] if p0.is_zero else 0.0, dropped=dropped)
-    n_a, n_b, n_c = _triples(k, levels)
-    logs = [_log_g(p, eps0, n_b, n_c, n_a, mode="all", levels=levels) for p in (p0, p1)]
-    table = assemble(k, eps0, delta0, n_a, n_b, n_c, logs)
+    logs = [_log_g_levels(p, eps0, levels, all_r=True) for p in (p0, p1)]
+    table = _assembled(k, eps0, delta0, levels, True, logs)
     return ClassTable(table.log_m0, table.log_m1, dropped=dropped)
 
 
@@ -161,70 +156,44 @@ def _triples(k: int, levels: tuple[int, int] | None = None
     return n_a, n_b, level - n_b
 
 
-Band = tuple[int, NDArray[np.float64]]
-"""One layer of the recursion as (a, ln g[n_B, a:a + w]): the columns r that can be positive."""
-
-
-def _recursion(p: Exchangeable, eps0: float) -> Iterator[Band]:
-    """Yield ln g(n_B, m − n_B, r) for m = 0..k, each layer as its band (``Band``; ``_columns``
-    reads any columns of it).
-
-    g(·, ·, r) at layer m sums v_r … v_{r+m} only, so where none of them is positive (outside the
-    band r ∈ [lo − m, hi], lo and hi the first and last |b| of positive weight) it is 0: those
-    columns are −inf and not computed, which is what the full recursion gives them
-    (logaddexp(−inf, −inf) = −inf, and logaddexp(x, −inf) = x at the band's edge, the same float).
-    A prior over a few sizes |b| (a typed ``1:0.5, 2:0.3, 3:0.2``, or U{|b| < k'}) costs ~k² cells
-    instead of ~k³/6."""
+def _log_g_levels(p: Exchangeable, eps0: float, levels: tuple[int, int], *,
+                  all_r: bool) -> NDArray[np.float64]:
+    """ln g(n_B, n_C, n_A) of the classes of layers m = n_B + n_C in ``levels``, in the tables' order
+    (m, then n_B, then r = n_A; r = 0 only unless ``all_r``): the closed forms for 0⃗ and U(B∖{0⃗}),
+    else the layer recursion (``class_loops.layer_walk``, on the band of columns that can be positive)."""
     k = p.k
-    finite = np.flatnonzero(np.isfinite(p.log_v))
-    lo, hi = (int(finite[0]), int(finite[-1])) if finite.size else (k + 1, -1)
-    band: Band = (lo, p.log_v[np.newaxis, lo:hi + 1]) if finite.size else (0, np.empty((1, 0)))
-    yield band
-    for m in range(1, k + 1):
-        a, b = max(0, lo - m), max(max(0, lo - m), min(hi, k - m) + 1)  # the band of layer m: a..b − 1
-        g = _columns(band, a, b + 1)  # columns a..b of layer m − 1 (−inf outside its band)
-        new = np.empty((m + 1, b - a))
-        new[1:] = np.logaddexp(g[:, :-1], eps0 + g[:, 1:])  # add a B outcome
-        new[0] = np.logaddexp(g[0, :-1], -eps0 + g[0, 1:])  # n_B = 0: add a C outcome
-        band = (a, new)
-        yield band
+    if p.is_zero or p.family == "uniform-nonzero":
+        if all_r:
+            n_a, n_b, n_c = _triples(k, levels)
+        else:
+            n_b, n_c = _pairs(k, levels)
+            n_a = np.zeros_like(n_b)
+        return _closed_form(p, eps0, n_b, n_c, n_a)
+    return class_loops.log_g_layers(p.log_v, k, eps0, levels, all_r=all_r)
 
 
-def _columns(band: Band, c0: int, c1: int) -> NDArray[np.float64]:
-    """Columns c0..c1 − 1 of a layer given by its band (−inf outside it); the band's floats copied."""
-    a, g = band
-    out = np.full((g.shape[0], c1 - c0), -np.inf)
-    lo, hi = max(c0, a), min(c1, a + g.shape[1])
-    if lo < hi:
-        out[:, lo - c0:hi - c0] = g[:, lo - a:hi - a]
-    return out
-
-
-def _log_g(p: Exchangeable, eps0: float, n_b: NDArray[np.float64], n_c: NDArray[np.float64],
-           n_a: NDArray[np.float64], *, mode: str, levels: tuple[int, int] | None = None
-           ) -> NDArray[np.float64]:
-    """ln g(n_B, n_C, n_A) for the given classes (see module docstring); the recursion keeps
-    only the layers m = n_B + n_C in ``levels`` (default all), the classes listed."""
+def _log_g_top(p: Exchangeable, eps0: float) -> NDArray[np.float64]:
+    """ln g(n_B, k − n_B, 0) for n_B = 0 … k (the classes at δ0 = 0): closed forms, the threshold
+    walks (``_threshold_top``), or the recursion's layer k."""
     k = p.k
-    if p.is_zero:  # v_0 = 1 only: g = [r = 0]
-        return np.where(n_a == 0, 0.0, -np.inf)
-    if p.family == "uniform-nonzero":  # v_j = 1/(2^k − 1) for j ≥ 1
-        a = n_b * float(softplus(eps0)) + n_c * float(softplus(-eps0))
-        log_norm = log_pow2_minus_1(k)
-        with np.errstate(divide="ignore"):
-            tail = np.where(n_a == 0, a + log1mexp(-a), a)  # subtract h_0 = 1 when r = 0
-        return tail - log_norm
-    if mode == "top" and p.family in ("at-least", "below"):
+    if p.is_zero or p.family == "uniform-nonzero":
+        n_b = np.arange(k + 1, dtype=float)
+        return _closed_form(p, eps0, n_b, k - n_b, np.zeros_like(n_b))
+    if p.family in ("at-least", "below"):
         return _threshold_top(p, eps0)
-    if mode == "top":
-        *_, last = _recursion(p, eps0)
-        return _columns(last, 0, 1)[:, 0]
-    m_lo, m_hi = levels if levels is not None else (0, k)
-    parts = []
-    for m, band in enumerate(_recursion(p, eps0)):
-        if m_lo <= m <= m_hi:  # a copy (``_columns``): a view keeps the layer alive
-            parts.append(_columns(band, 0, 1)[:, 0] if mode == "r0" else _columns(band, 0, k - m + 1).ravel())
-    return np.concatenate(parts)
+    return class_loops.log_g_layers(p.log_v, k, eps0, (k, k), all_r=False)
+
+
+def _closed_form(p: Exchangeable, eps0: float, n_b: NDArray[np.float64], n_c: NDArray[np.float64],
+                 n_a: NDArray[np.float64]) -> NDArray[np.float64]:
+    """ln g for 0⃗ (v_0 = 1 only: g = [r = 0]) and U(B∖{0⃗}) (v_j = 1/(2^k − 1) for j ≥ 1)."""
+    if p.is_zero:
+        return np.where(n_a == 0, 0.0, -np.inf)
+    a = n_b * float(softplus(eps0)) + n_c * float(softplus(-eps0))
+    log_norm = log_pow2_minus_1(p.k)
+    with np.errstate(divide="ignore"):
+        tail = np.where(n_a == 0, a + log1mexp(-a), a)  # subtract h_0 = 1 when r = 0
+    return tail - log_norm
 
 
 def _threshold_top(p: Exchangeable, eps0: float) -> NDArray[np.float64]:
@@ -244,15 +213,13 @@ def _mass_with_a(p: Exchangeable, delta0: float) -> float:
     return float(np.exp(logsumexp(terms))) if j.size else 0.0
 
 
-def assemble(k: int, eps0: float, delta0: float, n_a: NDArray[np.float64], n_b: NDArray[np.float64],
-              n_c: NDArray[np.float64], log_g: list[NDArray[np.float64]]) -> ClassTable:
-    """Class masses: multinomial × per-outcome prefactor × g (module docstring)."""
-    n_d = k - n_a - n_b - n_c
-    log_fact = gammaln(np.arange(k + 1) + 1.0)  # ln n! looked up: the floats gammaln gives each class
-    log_mult = (gammaln(k + 1.0) - log_fact[n_a.astype(np.intp)] - log_fact[n_b.astype(np.intp)]
-                - log_fact[n_c.astype(np.intp)] - log_fact[n_d.astype(np.intp)])
-    base = log_mult + (n_b + n_c) * (math.log1p(-delta0) - float(softplus(eps0))) + n_c * eps0
-    if delta0 > 0:
-        base = base + (n_a + n_d) * math.log(delta0)
-    return ClassTable(log_m0=base + log_g[0], log_m1=base + log_g[1])
-
+def _assembled(k: int, eps0: float, delta0: float, levels: tuple[int, int], all_r: bool,
+               log_g: list[NDArray[np.float64]]) -> ClassTable:
+    """Class masses: multinomial × per-outcome prefactor × g (module docstring), added to each side's
+    ln g in place (``class_loops.assemble_walk``); ln n! looked up from one table of ``gammaln``."""
+    log_fact = gammaln(np.arange(k + 1) + 1.0)
+    per_bc = math.log1p(-delta0) - float(softplus(eps0))
+    log_delta0 = math.log(delta0) if delta0 > 0 else -math.inf
+    m0, m1 = class_loops.assemble_in_place(k, levels, all_r, float(gammaln(k + 1.0)), log_fact, per_bc,
+                                           eps0, log_delta0, log_g)
+    return ClassTable(log_m0=m0, log_m1=m1)

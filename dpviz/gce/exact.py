@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 from dpviz import budget as budgets
 from dpviz.budget import Budget, Cost, OverBudget, cost_of
 from dpviz.composition.atoms import LossAtoms
+from dpviz.gce.class_loops import split_finite
 from dpviz.gce.classes import ClassTable, class_count, exchangeable_table
 from dpviz.gce.explicit_classes import explicit_table, group_count, patterns
 from dpviz.gce.hypotheses import Exchangeable, Hypothesis, to_explicit
@@ -242,12 +243,9 @@ def _exchangeable_cost(k: int, families: tuple[str, str], *, delta0: float,
 
 def _atoms(log_p: NDArray[np.float64], log_q: NDArray[np.float64], only_p: float) -> LossAtoms:
     """Loss atoms of P against Q; P-mass where Q = 0 goes to the infinite-loss atom."""
-    has_p = np.isfinite(log_p)
-    finite = has_p & np.isfinite(log_q)
-    p_only = has_p & ~finite
-    p_inf = only_p + (float(np.exp(logsumexp(log_p[p_only]))) if p_only.any() else 0.0)
-    loss = log_p[finite] - log_q[finite]
-    return LossAtoms.from_masses(loss, log_p[finite], p_inf=min(p_inf, 1.0))
+    loss, log_pf, log_only = split_finite(log_p, log_q)  # one pass over the classes (``class_loops``)
+    p_inf = only_p + (float(np.exp(logsumexp(log_only))) if log_only.size else 0.0)
+    return LossAtoms.from_masses(loss, log_pf, p_inf=min(p_inf, 1.0))
 
 
 def _tradeoff(log_p: NDArray[np.float64], log_q: NDArray[np.float64], *,
@@ -260,12 +258,21 @@ def _tradeoff(log_p: NDArray[np.float64], log_q: NDArray[np.float64], *,
         loss = np.where(np.isfinite(log_p), log_p - np.where(np.isfinite(log_q), log_q, -np.inf), -np.inf)
     loss = np.where(np.isfinite(log_q) | np.isfinite(log_p), loss, np.nan)
     keep = ~np.isnan(loss)
-    order = np.argsort(loss[keep], kind="stable")
+    order = _stable_order(loss[keep])
     p = np.exp(log_p[keep][order])
     q = np.exp(log_q[keep][order])
     p_fa = np.concatenate([[0.0, 0.0], np.cumsum(p)])
     p_md = np.concatenate([[1.0, 1.0 - only_q], 1.0 - only_q - np.cumsum(q)])
     return np.clip(p_fa, 0.0, 1.0), np.clip(p_md, 0.0, 1.0)
+
+
+def _stable_order(loss: NDArray[np.float64]) -> NDArray[np.intp]:
+    """``np.argsort(loss, kind="stable")`` of losses without NaN: the −∞ first and the +∞ last, each
+    in their order, and only the finite ones sorted (a stable sort keeps equal keys in their order),
+    the same permutation; most classes of a threshold pair are +∞ (U{|b| < k'} cannot have them)."""
+    low, high = np.flatnonzero(loss == -np.inf), np.flatnonzero(loss == np.inf)
+    finite = np.flatnonzero(np.isfinite(loss))
+    return np.concatenate([low, finite[np.argsort(loss[finite], kind="stable")], high])
 
 
 def _lower_hull(x: NDArray[np.float64], y: NDArray[np.float64]) -> Boundary:

@@ -1,6 +1,6 @@
 """The priors page's fast paths (issue 20) against the routes they replaced, bit for bit.
 
-- the class recursion computed on its band of possibly positive columns (``classes._recursion``)
+- the class recursion computed on its band of possibly positive columns (``class_loops.layer_walk``)
   against the full recursion over every column (the code it replaced, kept here as the oracle);
 - the multinomials' ln n! looked up in one table against ``gammaln`` per class;
 - the exact region's points deduplicated with numpy (``exact._distinct``) against
@@ -27,7 +27,7 @@ from scipy.special import gammaln
 
 from dpviz.composition import optimal
 from dpviz.composition.atoms import LossAtoms
-from dpviz.gce import classes, exact, paper_bounds
+from dpviz.gce import class_loops, classes, exact, paper_bounds
 from dpviz.gce import hypotheses as H
 from dpviz.numerics import lower_hull
 
@@ -71,8 +71,9 @@ def priors(draw: st.DrawFn) -> H.Exchangeable:
 
 @given(priors(), st.sampled_from([0.0, 1e-3, 0.1, 0.7, 3.0, 40.0]))
 def test_band_recursion_gives_every_layer_of_the_full_recursion(p: H.Exchangeable, eps0: float) -> None:
-    for m, (band, full) in enumerate(zip(classes._recursion(p, eps0), _full_recursion(p, eps0), strict=True)):
-        assert _same(classes._columns(band, 0, p.k - m + 1), full), m
+    """The layer walk on its band (and one column for U{|b| ≥ k'}'s r ≥ k') against every column."""
+    got = class_loops.log_g_layers(p.log_v, p.k, eps0, (0, p.k), all_r=True)
+    assert _same(got, np.concatenate([g.ravel() for g in _full_recursion(p, eps0)]))
 
 
 @given(priors(), st.sampled_from([0.05, 0.5, 2.0]), st.sampled_from([1e-9, 1e-3, 0.05]))
@@ -100,16 +101,21 @@ def test_table_classes_match_the_full_recursion_and_gammaln(p: H.Exchangeable, e
 def test_anchored_and_top_modes_match_the_full_recursion(p: H.Exchangeable, eps0: float) -> None:
     """p0 = 0⃗: the n_A = 0 column of each layer (δ0 > 0) and the top layer (δ0 = 0)."""
     k = p.k
-    n_b, n_c = classes._pairs(k)
-    got = classes._log_g(p, eps0, n_b, n_c, np.zeros_like(n_b), mode="r0", levels=(0, k))
+    got = classes._log_g_levels(p, eps0, (0, k), all_r=False)
     want = np.concatenate([g[:, 0] for g in _full_recursion(p, eps0)])
     if p.family not in ("custom",):
         return  # the named families have closed forms of their own (tests/gce/test_exact_precision.py)
     assert _same(got, want)
-    n_b = np.arange(k + 1, dtype=float)
-    top = classes._log_g(p, eps0, n_b, k - n_b, np.zeros_like(n_b), mode="top")
+    top = classes._log_g_top(p, eps0)
     *_, last = _full_recursion(p, eps0)
     assert _same(top, last[:, 0])
+
+
+@given(st.lists(st.sampled_from([-np.inf, np.inf, 0.0, -0.0, 1.5, -2.0, 1e-300, 7.25]), max_size=60))
+def test_stable_order_is_the_stable_argsort(values: list[float]) -> None:
+    """The region's order of classes by loss: ±∞ set apart, the finite ones sorted, as one stable sort."""
+    loss = np.array(values, dtype=float)
+    assert np.array_equal(exact._stable_order(loss), np.argsort(loss, kind="stable"))
 
 
 def _old_hull(x: NDArray[np.float64], y: NDArray[np.float64]
