@@ -19,11 +19,11 @@ def test_importing_dpviz_ui_freezes_the_imported_objects():
 
 
 def test_a_server_start_loads_every_group_of_compiled_loops():
-    """``dpviz.ui``'s import (a server's start) loads the loss atoms' loops, the PLD scans, the region
-    walks and the threshold priors' walks compiled
+    """``dpviz.ui``'s import (a server's start) loads the priors' class-table loops, the loss atoms'
+    loops, the PLD scans, the region walks and the threshold priors' walks compiled
     (``dpviz.jit.compile_all``): no student's first click pays Numba's load or compile."""
     code = ("import dpviz.ui, dpviz.jit as j\n"
             "print('|'.join(sorted(g.what for g in j._GROUPS if g._compiled is not None and not g._failed)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip().splitlines()[-1] == ("the loss atoms' sums and searches|the lower grid's scans|"
-                                             "the region walks|the threshold walks")
+    assert out.strip().splitlines()[-1] == ("the class-table loops|the loss atoms' sums and searches|"
+                                             "the lower grid's scans|the region walks|the threshold walks")
