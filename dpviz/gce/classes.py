@@ -134,7 +134,8 @@ def _pairs(k: int, levels: tuple[int, int] | None = None) -> tuple[NDArray[np.fl
     m_lo, m_hi = levels if levels is not None else (0, k)
     ms = np.arange(m_lo, m_hi + 1)
     m = np.repeat(ms, ms + 1)
-    n_b = np.concatenate([np.arange(mm + 1) for mm in ms])
+    starts = np.cumsum(ms + 1) - (ms + 1)  # each level's first index: n_B counts from 0 there
+    n_b = np.arange(m.size) - np.repeat(starts, ms + 1)
     return n_b.astype(float), (m - n_b).astype(float)
 
 

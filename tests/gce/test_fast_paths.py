@@ -224,3 +224,15 @@ def test_theorem3_and_cor6_side_by_side_are_one_term_at_a_time(k: int, eps0: flo
                                   note="common δ̂ for every term")
     assert (got.epsilon, got.delta, got.directions) == (want.epsilon, want.delta, want.directions)
 
+
+
+@given(k=st.integers(0, 400), lo=st.floats(0.0, 1.0), width=st.floats(0.0, 1.0))
+def test_pairs_are_every_split_of_each_level_in_order(k: int, lo: float, width: float) -> None:
+    """``classes._pairs`` (by index arithmetic, issue 20) lists the pairs a loop over the levels lists."""
+    from dpviz.gce.classes import _pairs
+
+    m_lo = int(lo * k)
+    m_hi = min(k, m_lo + int(width * (k - m_lo)))
+    want = [(b, m - b) for m in range(m_lo, m_hi + 1) for b in range(m + 1)]
+    n_b, n_c = _pairs(k, (m_lo, m_hi))
+    assert list(zip(n_b.tolist(), n_c.tolist(), strict=True)) == want
