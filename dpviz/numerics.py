@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["bisect_float", "bisect_int", "log1mexp", "log_binom_pmf", "log_binom_pmf_runs", "log_comb",
-           "log_pow2_minus_1", "logsumexp", "logsumexp_rows", "lower_hull", "round_up",
+           "log_pow2_minus_1", "logaddexp_float", "logsumexp", "logsumexp_rows", "lower_hull", "round_up",
            "round_up_array", "softplus"]
 
 LN2 = float(np.log(2.0))
@@ -165,6 +165,20 @@ def log1mexp(x: ArrayLike) -> NDArray[np.float64]:
     x = np.asarray(x, dtype=float)
     with np.errstate(divide="ignore"):
         return np.where(x > -LN2, np.log(-np.expm1(x)), np.log1p(-np.exp(x)))
+
+
+def logaddexp_float(x: float, y: float) -> float:
+    """ln(e^x + e^y) of two floats, step for step numpy's ``npy_logaddexp`` (libm's exp and log1p;
+    equal arguments, ±∞ and NaN alike), so an accumulation gives ``np.logaddexp.accumulate``'s floats.
+    For the loops of ``dpviz.jit``, which compile it in their own module: its only global is ``math``."""
+    if x == y:
+        return x + 0.6931471805599453  # NPY_LOGE2: ln 2 rounded
+    tmp = x - y
+    if tmp > 0:
+        return x + math.log1p(math.exp(-tmp))
+    if tmp <= 0:
+        return y + math.log1p(math.exp(tmp))
+    return tmp  # NaN
 
 
 def softplus(x: ArrayLike) -> NDArray[np.float64]:

@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpviz import jit
+from dpviz.numerics import logaddexp_float
 
 WINDOW = 1.0
 """Atoms within this distance above ε are summed term by term (module docstring)."""
@@ -46,18 +47,6 @@ def _log1mexp(x: float) -> float:
     if x > -_LN2:
         return math.log(-math.expm1(x))
     return math.log1p(-math.exp(x))
-
-
-def _logaddexp(a: float, b: float) -> float:
-    """ln(e^a + e^b), step for step numpy's ``logaddexp`` (so an accumulation is its floats)."""
-    if a == b:
-        return a + _LN2
-    d = a - b
-    if d > 0:
-        return a + math.log1p(math.exp(-d))
-    if d <= 0:
-        return b + math.log1p(math.exp(d))
-    return d  # NaN
 
 
 def _above(loss: Arr, x: float) -> int:
@@ -83,8 +72,8 @@ def _fill(loss: Arr, log_p: Arr, la: Arr, lb: Arr, filled: int, upto: int) -> in
         lb[0] = log_p[0] - loss[0]
         i = 1
     while i < upto:
-        la[i] = _logaddexp(la[i - 1], log_p[i])
-        lb[i] = _logaddexp(lb[i - 1], log_p[i] - loss[i])
+        la[i] = logaddexp_float(la[i - 1], log_p[i])
+        lb[i] = logaddexp_float(lb[i - 1], log_p[i] - loss[i])
         i += 1
     return i
 
@@ -123,7 +112,7 @@ def log_part(loss: Arr, log_p: Arr, la: Arr, lb: Arr, filled: int, eps: float) -
     log_a, log_b = la[j - 1], lb[j - 1]
     prefix = log_a + _log1mexp(min(eps + log_b - log_a, -WINDOW))  # ≤ −WINDOW by construction
     if j < m:
-        return _logaddexp(window, prefix), filled
+        return logaddexp_float(window, prefix), filled
     return prefix, filled
 
 
@@ -215,5 +204,5 @@ def _warm(functions: jit.Functions) -> None:
     functions["solve"](loss, log_p, 0.0, 1e-3, 1.0 + 1e-14, 2, la, lb, 0)
 
 
-LOOPS = jit.Loops(globals(), ("_log1mexp", "_logaddexp", "_above", "_fill", "log_part", "solve"),
+LOOPS = jit.Loops(globals(), ("_log1mexp", "logaddexp_float", "_above", "_fill", "log_part", "solve"),
                   threshold=COMPILE_STEPS, what="the loss atoms' sums and searches", warm=_warm)

@@ -22,25 +22,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpviz import jit
+from dpviz.numerics import logaddexp_float
 
 Buffer = Any
 """Python lists in the interpreter, NumPy arrays compiled (the callers make them)."""
-
-LOGE2 = 0.6931471805599453
-"""numpy's ``NPY_LOGE2`` as a double: ln 2 rounded."""
-
-
-def _logaddexp(x: float, y: float) -> float:
-    """ln(e^x + e^y) step for step as numpy's ``npy_logaddexp`` (equal arguments, ±∞ and NaN alike)."""
-    if x == y:
-        return x + LOGE2
-    tmp = x - y
-    if tmp > 0:
-        return x + math.log1p(math.exp(-tmp))
-    if tmp <= 0:
-        return y + math.log1p(math.exp(tmp))
-    return tmp
-
 
 def _emit(layer: Buffer, a: int, b: int, tail: int, m: int, k: int, all_r: bool, out: Buffer,
           pos: int) -> int:
@@ -89,7 +74,7 @@ def layer_walk(log_v: Buffer, lo: int, hi: int, tail: int, k: int, eps0: float, 
             for c in range(a, end):
                 x = prev[src + min(c, tail)] if a_prev <= c < b_prev else -math.inf
                 y = prev[src + min(c + 1, tail)] if a_prev <= c + 1 < b_prev else -math.inf
-                cur[row + c] = _logaddexp(x, step + y)
+                cur[row + c] = logaddexp_float(x, step + y)
         prev, cur = cur, prev
         a_prev, b_prev = a, b
         if m >= m_lo:
@@ -153,7 +138,7 @@ def _warm(functions: jit.Functions) -> None:
     functions["split_walk"](out0, out1, np.zeros(7), np.zeros(7), np.zeros(7))
 
 
-LOOPS = jit.Loops(globals(), ("_logaddexp", "_emit", "layer_walk", "assemble_walk", "split_walk"),
+LOOPS = jit.Loops(globals(), ("logaddexp_float", "_emit", "layer_walk", "assemble_walk", "split_walk"),
                   threshold=COMPILE_STEPS, what="the class-table loops", warm=_warm)
 
 
