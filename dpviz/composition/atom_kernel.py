@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpviz import jit
-from dpviz.numerics import logaddexp_float
+from dpviz.numerics import log1mexp, logaddexp_float
 
 WINDOW = 1.0
 """Atoms within this distance above ε are summed term by term (module docstring)."""
@@ -117,10 +117,12 @@ def log_part(loss: Arr, log_p: Arr, la: Arr, lb: Arr, filled: int, eps: float) -
 
 
 def solve(loss: Arr, log_p: Arr, p_inf: float, delta: float, inflate: float, positive: int,
-          la: Arr, lb: Arr, filled: int) -> tuple[float, float, int]:
+          la: Arr, lb: Arr, filled: int, guess: int) -> tuple[float, float, int]:
     """(smallest ε ≥ 0 with δ(ε) inflated by ``inflate`` ≤ delta, the finite part's log at that ε
     (NaN when not evaluated there), prefix entries filled), for delta − p_inf > 0 and at least one
-    atom (module docstring; ``positive`` atoms have loss > 0)."""
+    atom (module docstring; ``positive`` atoms have loss > 0). ``guess``: the bracket's guessed
+    upper atom (``numpy_guess``), or −2 to locate it here; either way it is only confirmed or
+    replaced by bisection, so the answer does not depend on it."""
     log_t = math.log(delta - p_inf)
     first, filled = log_part(loss, log_p, la, lb, filled, 0.0)
     if p_inf + math.exp(first) <= delta:
@@ -128,7 +130,7 @@ def solve(loss: Arr, log_p: Arr, p_inf: float, delta: float, inflate: float, pos
     # the atom hi with S(L_{hi−1}) < t ≤ S(L_hi), S(L_i) = A_{i−1} − e^{L_i} B_{i−1}: a guess
     # from the prefix sums (which cancel), confirmed by exact evaluations at its two ends
     lo, hi = -1, -1
-    if positive > 2:
+    if positive > 2 and guess == -2:
         guess = positive
         for i in range(1, positive):
             filled = _fill(loss, log_p, la, lb, filled, i)
@@ -136,6 +138,7 @@ def solve(loss: Arr, log_p: Arr, p_inf: float, delta: float, inflate: float, pos
             if la[i - 1] + _log1mexp(y) >= log_t:
                 guess = i
                 break
+    if positive > 2 and guess > 0:
         ok = True
         if guess != 1:
             v, filled = log_part(loss, log_p, la, lb, filled, loss[guess - 1])
@@ -192,6 +195,37 @@ def solve(loss: Arr, log_p: Arr, p_inf: float, delta: float, inflate: float, pos
     return right, math.nan, filled
 
 
+# --- The interpreter's shortcuts: numpy where a loop would be slow in Python, the same floats ---
+
+def prefill(loss: Arr, log_p: Arr, la: Arr, lb: Arr, filled: int, upto: int) -> int:
+    """``_fill`` by ``np.logaddexp.accumulate`` (the same floats: numpy's loop is the same
+    sequence of ``npy_logaddexp`` steps, tests/composition/test_atom_kernel.py), continued from the
+    last entry filled; for the interpreted loops, which would take a Python step per atom."""
+    if filled >= upto:
+        return filled
+    if filled == 0:
+        la[:upto] = np.logaddexp.accumulate(log_p[:upto])
+        lb[:upto] = np.logaddexp.accumulate(log_p[:upto] - loss[:upto])
+        return upto
+    la[filled:upto] = np.logaddexp.accumulate(np.concatenate(([la[filled - 1]], log_p[filled:upto])))[1:]
+    lb[filled:upto] = np.logaddexp.accumulate(
+        np.concatenate(([lb[filled - 1]], log_p[filled:upto] - loss[filled:upto])))[1:]
+    return upto
+
+
+def numpy_guess(loss: Arr, la: Arr, lb: Arr, positive: int, log_t: float) -> int:
+    """``solve``'s guess of the bracket from the prefix sums (filled up to ``positive`` − 1), by
+    numpy over all atoms at once (−1 with at most two atoms above 0): numpy's vectorised log may
+    differ from the C library's in the last bit, and so the guess at an edge, which ``solve``
+    only confirms or replaces by bisection: the answer is the same float."""
+    if positive <= 2:
+        return -1
+    with np.errstate(invalid="ignore"):
+        y = np.minimum(loss[1:positive] + lb[: positive - 1] - la[: positive - 1], 0.0)
+        reached = la[: positive - 1] + log1mexp(y) >= log_t
+    return 1 + int(np.argmax(reached)) if reached.any() else positive
+
+
 COMPILE_STEPS = 200_000
 """Atom visits a process makes in the interpreter (about 0.2 s) before it loads the compiled loops."""
 
@@ -201,7 +235,7 @@ def _warm(functions: jit.Functions) -> None:
     loss, log_p = np.array([2.0, 0.5, -1.0]), np.log(np.array([0.2, 0.5, 0.3]))
     la, lb = np.empty(3), np.empty(3)
     functions["log_part"](loss, log_p, la, lb, 0, 0.25)
-    functions["solve"](loss, log_p, 0.0, 1e-3, 1.0 + 1e-14, 2, la, lb, 0)
+    functions["solve"](loss, log_p, 0.0, 1e-3, 1.0 + 1e-14, 2, la, lb, 0, -2)
 
 
 LOOPS = jit.Loops(globals(), ("_log1mexp", "logaddexp_float", "_above", "_fill", "log_part", "solve"),

@@ -103,8 +103,11 @@ class LossAtoms:
         eps = float(eps)
         value = self._values.get(eps)
         if value is None:
-            functions, _ = atom_kernel.LOOPS.pick(self.loss.size)
+            functions, compiled = atom_kernel.LOOPS.pick(self.loss.size)
             scan = self._scan
+            if not compiled:  # the prefix this evaluation reads, by numpy (the same floats)
+                j = int(np.searchsorted(-self.loss, -(eps + atom_kernel.WINDOW), side="left"))
+                scan[2] = atom_kernel.prefill(self.loss, self.log_p, scan[0], scan[1], scan[2], j)
             value, scan[2] = functions["log_part"](self.loss, self.log_p, scan[0], scan[1], scan[2], eps)
             value = float(value)
             self._remember(eps, value)
@@ -139,11 +142,14 @@ class LossAtoms:
             return None
         if target == 0 or self.loss.size == 0:
             return max(0.0, float(self.loss[0])) if self.loss.size else 0.0
-        functions, _ = atom_kernel.LOOPS.pick(self.loss.size)
-        scan = self._scan
+        functions, compiled = atom_kernel.LOOPS.pick(self.loss.size)
+        scan, positive, guess = self._scan, self._positive, -2
+        if not compiled:  # the prefix over the atoms above 0 and the guess by numpy: the same answer
+            scan[2] = atom_kernel.prefill(self.loss, self.log_p, scan[0], scan[1], scan[2], positive)
+            guess = atom_kernel.numpy_guess(self.loss, scan[0], scan[1], positive, math.log(target))
         eps, part, scan[2] = functions["solve"](self.loss, self.log_p, self.p_inf, float(delta),
-                                                1.0 + self.relative_error, self._positive, scan[0], scan[1],
-                                                scan[2])
+                                                1.0 + self.relative_error, positive, scan[0], scan[1],
+                                                scan[2], guess)
         eps = float(eps)
         if part == part:
             self._remember(eps, float(part))

@@ -66,8 +66,14 @@ def prefix(atoms: Any) -> tuple[np.ndarray, np.ndarray]:
 def solve_segment(la: float, lb: float, log_t: float, left: float, right: float) -> float:
     if log_t >= la:
         return left
-    eps = la + float(log1mexp(log_t - la)) - lb
+    eps = la + _log1mexp(log_t - la) - lb  # the C library's log, as the loops (numpy's may differ by an ulp)
     return min(max(eps, left), right)
+
+
+def _log1mexp(x: float) -> float:
+    if x == 0.0:
+        return -math.inf
+    return math.log(-math.expm1(x)) if x > -math.log(2.0) else math.log1p(-math.exp(x))
 
 
 def round_up(atoms: Any, eps: float, delta: float, right: float) -> float:

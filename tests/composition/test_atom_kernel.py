@@ -11,7 +11,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from dpviz.composition import atom_kernel
@@ -179,3 +179,41 @@ def test_remembered_optimal_curves_are_computed_ones() -> None:
         assert again[0] is t and again[1] is d
         t2, d2 = delta_split._optimal_curve(fresh(a))
         assert t.tobytes() == t2.tobytes() and d.tobytes() == d2.tobytes()
+
+
+@settings(max_examples=100, deadline=None)
+@given(which=st.integers(0, len(ALL) - 1), first=st.floats(0.0, 1.0), upto=st.floats(0.0, 1.0))
+def test_the_interpreters_numpy_prefix_is_the_loops(which: int, first: float, upto: float) -> None:
+    """``prefill`` (numpy, for the interpreter), from scratch or continued from any entry, writes the
+    floats ``_fill`` writes."""
+    atoms = ALL[which]
+    n = atoms.loss.size
+    a, b = int(first * n), int(upto * n)
+    loops = [np.full(n, np.nan), np.full(n, np.nan)]
+    by_numpy = [np.full(n, np.nan), np.full(n, np.nan)]
+    fill = atom_kernel.LOOPS.interpreted()["_fill"]
+    fill(atoms.loss, atoms.log_p, *loops, fill(atoms.loss, atoms.log_p, *loops, 0, a), max(a, b))
+    atom_kernel.prefill(atoms.loss, atoms.log_p, *by_numpy,
+                        atom_kernel.prefill(atoms.loss, atoms.log_p, *by_numpy, 0, a), max(a, b))
+    assert loops[0].tobytes() == by_numpy[0].tobytes() and loops[1].tobytes() == by_numpy[1].tobytes()
+
+
+@settings(max_examples=100, deadline=None)
+@given(which=st.integers(0, len(ALL) - 1), log_delta=st.floats(-60.0, -0.05))
+def test_a_guess_changes_no_answer(which: int, log_delta: float) -> None:
+    """``solve`` with the loops' guess, numpy's (``numpy_guess``), a wrong one and none (bisection):
+    the same ε and the same value at it."""
+    atoms = ALL[which]
+    delta = math.exp(log_delta) + atoms.p_inf
+    assume(delta - atoms.p_inf > 0)  # solve's precondition (the caller answers the rest)
+    n, positive = atoms.loss.size, int((atoms.loss > 0).sum())
+    solve = atom_kernel.LOOPS.interpreted()["solve"]
+    la, lb = np.empty(n), np.empty(n)
+    atom_kernel.prefill(atoms.loss, atoms.log_p, la, lb, 0, n)
+    guesses = [-2, atom_kernel.numpy_guess(atoms.loss, la, lb, positive, math.log(delta - atoms.p_inf)), -1]
+    if positive > 2:
+        guesses.append(1 + (positive - 2) // 3)
+    got = {g: solve(atoms.loss, atoms.log_p, atoms.p_inf, delta, 1.0 + atoms.relative_error, positive,
+                    la, lb, n, g)[:2] for g in guesses}
+    first = got[-2]
+    assert all(same(v[0], first[0]) and same(v[1], first[1]) for v in got.values())
