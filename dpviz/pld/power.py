@@ -41,7 +41,7 @@ from scipy import fft as sfft
 from dpviz.numerics import logsumexp
 from dpviz.pld import fft
 from dpviz.pld.grid import MAX_BINS, GridPLD
-from dpviz.pld.spectrum import sum_bound
+from dpviz.pld.spectrum import banded_product, sum_bound
 from dpviz.pld.spectrum import transform as step_transform
 from dpviz.validation import ParameterError
 
@@ -201,24 +201,6 @@ def _tail_bound(parts: Sequence[_Part], theta: float, norm: float, x: float, t: 
     return math.exp(best) if best < 700 else math.inf
 
 
-def _powered(z: NDArray[np.complex128], k: int) -> NDArray[np.complex128]:
-    """z^k by squaring and multiplying (k − 1 multiplications' worth of rounding, module docstring)."""
-    result: NDArray[np.complex128] | None = None
-    base = z.copy()
-    while True:
-        if k & 1:
-            if result is None:
-                result = base.copy()
-            else:
-                np.multiply(result, base, out=result)
-        k >>= 1
-        if not k:
-            break
-        np.multiply(base, base, out=base)
-    assert result is not None
-    return result
-
-
 def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
                   tilt_at: float | None = None, theta: float | None = None,
                   entrywise: bool = False) -> GridPLD:
@@ -317,7 +299,7 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
 
     # one forward transform per part, the power and product, one inverse transform
     kappa = fft.FFT_C * U * math.log2(max(n_fft, 2))
-    spectrum: NDArray[np.complex128] | None = None
+    phis: list[tuple[NDArray[np.complex128], int]] = []
     fwd, bound_b, eta = 0.0, 1.0, 0.0
     inherited, inherited_b = 0.0, 0.0  # Σ k_i·err_i·e^{−λ_i} and max_i ‖ŵ_i‖₁ + err_i·e^{−λ_i}
     table: dict[int, NDArray[np.complex128]] = {}  # twiddles, shared by the parts
@@ -343,15 +325,16 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
         lm = np.log(mag)
         log_m += k * lm
         weights += k * e_inf * np.exp(-lm)
-        part = _powered(phi, k)
-        spectrum = part if spectrum is None else spectrum * part
-    assert spectrum is not None
+        phis.append((phi, k))
     fwd *= math.exp((kk - 1) * math.log(bound_b)) * (1.0 + 1e-12)
     # the same error frequency by frequency: |Π φ̂_i^{k_i} − Π φ_i^{k_i}| ≤ Σ_i k_i e∞_i·Π_j m_j^{k_j}/m_i
     # (telescoping); its ℓ2 norm over the full spectrum (≤ √2 times the half rfft returns) is far
     # below the uniform bound wherever |φ|^K is small away from f = 0 (many steps)
     per_frequency = math.sqrt(2.0) * fft.norm(np.exp(log_m) * weights) * (1.0 + 1e-9)
-    fwd = min(fwd, per_frequency)
+    # the power and product only where Π m_i^{k_i} is not negligible; the exact product of the φ̂_i
+    # where it is set to 0 instead is charged (§17.4, band)
+    spectrum, cut = banded_product(phis, log_m)
+    fwd = min(fwd, per_frequency) + cut
     rho = math.expm1((kk - 1) * math.log1p(3.0 * U) + 1e-15)
     psi_norm = math.sqrt(2.0) * fft.norm_c(spectrum)  # ℓ2 of the full (Hermitian) spectrum
     rounding = rho / max(1.0 - rho, 1e-300) * psi_norm
