@@ -267,11 +267,7 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     # beyond each edge at most ``share``
     specs = [(0.0, 0.0, 1.0), (0.0, 0.0, -1.0)]
     if theta > 0:  # untilted, the normalised measure is c/e^{norm}: the same edges will do
-        # the tilted edges at share·e^{θΛ′(θ) − Λ(θ)}/ALIAS_SHRINK of tilted mass: an aliased copy of
-        # tilted mass A adds at most A·e^{Λ(θ) − θε} to δ(ε), ≤ share/ALIAS_SHRINK at the tilted mean
-        _lam, mean, _var = cumulants(coarse, theta)
-        slack = max(0.0, theta * mean - norm - math.log(ALIAS_SHRINK))
-        specs += [(theta, norm + slack, 1.0), (theta, norm + slack, -1.0)]
+        specs += [(theta, norm, 1.0), (theta, norm, -1.0)]
     found = _edges(coarse, specs, log_tau, scale)
     edges = {(False, 1.0): found[0], (False, -1.0): found[1]}
     edges[True, 1.0], edges[True, -1.0] = (found[2], found[3]) if theta > 0 else (found[0], found[1])
@@ -381,8 +377,6 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
                      tilt=theta, offset=offset)
     return result.truncated(tail=tail / 2.0)
 
-
-ALIAS_SHRINK = 16.0
 
 DIRECT_BINS = 2048
 """A composition whose whole support has fewer bins is summed directly (no transform): exact up to a
