@@ -134,13 +134,14 @@ def powered(z: NDArray[np.complex128], k: int) -> NDArray[np.complex128]:
 def banded_product(phis: list[tuple[NDArray[np.complex128], int]],
                    log_m: NDArray[np.float64]) -> tuple[NDArray[np.complex128], float]:
     """(ψ̂, cut): ψ̂ = Π_i φ̂_i^{k_i} (``powered``, then the product in the order given) at the
-    frequencies f of the half spectrum where ``log_m`` = Σ_i k_i·ln m_i(f) ≥ ``NEGLIGIBLE_LOG``, 0
-    elsewhere; cut ≥ the ℓ2 norm, over the full (Hermitian) spectrum, of the exact product of the φ̂_i
-    at the frequencies set to 0 (each ≤ Π_i m_i^{k_i} < e^{NEGLIGIBLE_LOG + 10}, the 10 covering the
-    rounding of ``log_m``). Many steps make |φ|^K negligible away from f = 0 (about 100 of 14,000
-    frequencies remain at q = 9.8e-4, σ = 8.65, 6,263 steps): the K − 1 products are taken there only.
-    Each kept entry is computed by the same elementwise operations as over the whole spectrum."""
-    keep = np.flatnonzero(log_m >= NEGLIGIBLE_LOG)
+    frequencies f of the half spectrum where ``log_m`` = Σ_i k_i·ln m_i(f) is not below
+    ``NEGLIGIBLE_LOG``, 0 elsewhere; cut ≥ the ℓ2 norm, over the full (Hermitian) spectrum, of the
+    exact product of the φ̂_i at the frequencies set to 0 (each ≤ Π_i m_i^{k_i}, below
+    e^{NEGLIGIBLE_LOG + 10}: the 10 covers the rounding of ``log_m``). Many steps make |φ|^K
+    negligible away from f = 0 (about 100 of 14,000 frequencies remain at q = 9.8e-4, σ = 8.65,
+    6,263 steps): the K − 1 products are taken there only. Each kept entry is computed by the same
+    elementwise operations as over the whole spectrum."""
+    keep = np.flatnonzero(~(log_m < NEGLIGIBLE_LOG))  # a NaN is kept: it propagates as before
     whole = keep.size == log_m.size
     spectrum: NDArray[np.complex128] | None = None
     for phi, k in phis:

@@ -152,3 +152,12 @@ def test_banded_product_charges_what_it_drops(monkeypatch: pytest.MonkeyPatch, t
     got = power.compose_power(_binomial_grids(), tail=1e-300)
     assert cuts and cuts[-1] > 0.0
     assert _binomial_error(got) <= got.err
+
+
+def test_banded_product_keeps_a_nan() -> None:
+    """A frequency whose bound is not a number is powered as before (its NaN reaches the round-off
+    bound, which then says nothing), never dropped as negligible."""
+    phi = np.array([1.0 + 0j, 0.5 + 0j, np.nan + 0j, 1e-300 + 0j])
+    log_m = 1000 * np.log(np.abs(phi) + 1e-16)
+    got, cut = spectrum.banded_product([(phi, 1000)], log_m)
+    assert np.isnan(got[2]) and got[3] == 0 and cut > 0.0
