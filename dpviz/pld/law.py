@@ -55,10 +55,18 @@ class ContinuousPart:
                     side: str) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """``mass_and_tail(edges[:-1], edges[1:])`` with each tail evaluated once per edge (the
         cells share their edges: half the tail evaluations, the same values)."""
+        return self.cell_masses_ends(edges, side=side)[:2]
+
+    def cell_masses_ends(self, edges: NDArray[np.float64], *, side: str) -> tuple[
+            NDArray[np.float64], NDArray[np.float64], float, float]:
+        """``cell_masses`` and the tails it read at the ends, (cdf at the first edge, sf at the last):
+        the mass below and above the grid, without asking the tails again (the same floats: the
+        tails are elementwise)."""
         sf, cdf = (self.sf_p, self.cdf_p) if side == "p" else (self.sf_q, self.cdf_q)
         x = np.asarray(edges, dtype=np.float64)
         sf_e, cdf_e = sf(x), cdf(x)
-        return _from_tails(sf_e[:-1], cdf_e[:-1], sf_e[1:], cdf_e[1:])
+        mass, tail = _from_tails(sf_e[:-1], cdf_e[:-1], sf_e[1:], cdf_e[1:])
+        return mass, tail, float(cdf_e[0]), float(sf_e[-1])
 
 
 def _from_tails(sf_a: NDArray[np.float64], cdf_a: NDArray[np.float64], sf_b: NDArray[np.float64],

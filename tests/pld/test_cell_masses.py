@@ -47,3 +47,19 @@ def test_reversed_tails_invert_once_and_give_the_same_values(law, monkeypatch):
     if "Poisson" in law.name:
         # 2 passes: one inversion each for the reversed tails, four (fresh −x each) for the references
         assert len(calls) == 2 * (1 + 4)
+
+
+@pytest.mark.parametrize("law", LAWS + [law.reversed() for law in LAWS])
+@pytest.mark.parametrize("side", ["p", "q"])
+def test_cell_masses_ends_are_the_tails_at_the_ends(law, side):
+    """The mass below and above a grid (``discretize``, ``postprocess``) is read off the tails already
+    evaluated for its cells: the same floats as asking each tail at the one point."""
+    c = law.continuous
+    lo, hi = law.support(1e-18)
+    edges = np.linspace(lo - 0.01, hi + 0.01, 2001)
+    mass, tail, cdf_first, sf_last = c.cell_masses_ends(edges, side=side)
+    ref_mass, ref_tail = c.cell_masses(edges, side=side)
+    sf, cdf = (c.sf_p, c.cdf_p) if side == "p" else (c.sf_q, c.cdf_q)
+    assert np.array_equal(mass, ref_mass) and np.array_equal(tail, ref_tail)
+    assert cdf_first == float(cdf(np.array([edges[0]]))[0])
+    assert sf_last == float(sf(np.array([edges[-1]]))[0])
