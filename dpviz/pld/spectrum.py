@@ -113,6 +113,10 @@ NEGLIGIBLE_LOG = -700.0
 there the exact product of the computed transforms is below e^{−690} (docs/MATH.md §17.4, band)."""
 
 
+BAND_MIN_BINS = 2048
+"""Shorter half spectra are powered whole: there the band's gather and scatter cost what it saves."""
+
+
 def powered(z: NDArray[np.complex128], k: int) -> NDArray[np.complex128]:
     """z^k by squaring and multiplying (k − 1 multiplications' worth of rounding, docs/MATH.md §17.4)."""
     result: NDArray[np.complex128] | None = None
@@ -142,7 +146,7 @@ def banded_product(phis: list[tuple[NDArray[np.complex128], int]],
     6,263 steps): the K − 1 products are taken there only. Each kept entry is computed by the same
     elementwise operations as over the whole spectrum."""
     keep = np.flatnonzero(~(log_m < NEGLIGIBLE_LOG))  # a NaN is kept: it propagates as before
-    whole = keep.size == log_m.size
+    whole = keep.size == log_m.size or log_m.size < BAND_MIN_BINS
     spectrum: NDArray[np.complex128] | None = None
     for phi, k in phis:
         part = powered(phi if whole else phi[keep], k)

@@ -157,7 +157,8 @@ def test_banded_product_charges_what_it_drops(monkeypatch: pytest.MonkeyPatch, t
 def test_banded_product_keeps_a_nan() -> None:
     """A frequency whose bound is not a number is powered as before (its NaN reaches the round-off
     bound, which then says nothing), never dropped as negligible."""
-    phi = np.array([1.0 + 0j, 0.5 + 0j, np.nan + 0j, 1e-300 + 0j])
+    phi = np.full(spectrum.BAND_MIN_BINS, 1e-300 + 0j)
+    phi[:3] = [1.0, 0.5, np.nan]
     log_m = 1000 * np.log(np.abs(phi) + 1e-16)
     got, cut = spectrum.banded_product([(phi, 1000)], log_m)
     assert np.isnan(got[2]) and got[3] == 0 and cut > 0.0
