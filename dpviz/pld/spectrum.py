@@ -145,8 +145,9 @@ def banded_product(phis: list[tuple[NDArray[np.complex128], int]],
     negligible away from f = 0 (about 100 of 14,000 frequencies remain at q = 9.8e-4, σ = 8.65,
     6,263 steps): the K − 1 products are taken there only. Each kept entry is computed by the same
     elementwise operations as over the whole spectrum."""
-    keep = np.flatnonzero(~(log_m < NEGLIGIBLE_LOG))  # a NaN is kept: it propagates as before
-    whole = keep.size == log_m.size or log_m.size < BAND_MIN_BINS
+    negligible = log_m < NEGLIGIBLE_LOG  # a NaN is kept: it propagates as before
+    whole = log_m.size < BAND_MIN_BINS or not negligible.any()
+    keep = np.flatnonzero(~negligible) if not whole else np.zeros(0, dtype=np.intp)
     spectrum: NDArray[np.complex128] | None = None
     for phi, k in phis:
         part = powered(phi if whole else phi[keep], k)
