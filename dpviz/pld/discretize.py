@@ -78,7 +78,7 @@ def _cells(law: LossLaw, h: float, i_lo: int, i_hi: int, margin: float, offset: 
     below = above = 0.0
     c = law.continuous
     if c is not None:
-        pc_c, tail_p = c.cell_masses(eps, side="p")
+        pc_c, tail_p, cdf_first, sf_last = c.cell_masses_ends(eps, side="p")
         qc_c, tail_q = c.cell_masses(eps, side="q")
         pc += pc_c
         qc += qc_c
@@ -95,8 +95,8 @@ def _cells(law: LossLaw, h: float, i_lo: int, i_hi: int, margin: float, offset: 
         exact_b = np.clip(num / -math.expm1(-h) + np.copysign(np.where(fine, m, 0.0), margin) * pc, 0.0, pc)
         first_order = pc if margin > 0 else np.zeros_like(pc)
         split_b += np.where((reliable | (pc == 0)) & fine, exact_b, first_order)
-        below += float(c.cdf_p(np.array([eps[0]]))[0])
-        above += float(c.sf_p(np.array([eps[-1]]))[0])
+        below += cdf_first  # c.cdf_p at eps[0] and c.sf_p at eps[-1], as read for the cells
+        above += sf_last
     t = (law.loss - offset) / h
     # Atoms within _ON_GRID of a grid point count as on it only when that moves them the
     # sound way: up for the pessimistic grid (margin > 0), down for the optimistic one;

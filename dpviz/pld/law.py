@@ -55,10 +55,18 @@ class ContinuousPart:
                     side: str) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """``mass_and_tail(edges[:-1], edges[1:])`` with each tail evaluated once per edge (the
         cells share their edges: half the tail evaluations, the same values)."""
+        return self.cell_masses_ends(edges, side=side)[:2]
+
+    def cell_masses_ends(self, edges: NDArray[np.float64], *, side: str) -> tuple[
+            NDArray[np.float64], NDArray[np.float64], float, float]:
+        """``cell_masses`` and the tails it read at the ends, (cdf at the first edge, sf at the last):
+        the mass below and above the grid, without asking the tails again (the same floats: the
+        tails are elementwise)."""
         sf, cdf = (self.sf_p, self.cdf_p) if side == "p" else (self.sf_q, self.cdf_q)
         x = np.asarray(edges, dtype=np.float64)
         sf_e, cdf_e = sf(x), cdf(x)
-        return _from_tails(sf_e[:-1], cdf_e[:-1], sf_e[1:], cdf_e[1:])
+        mass, tail = _from_tails(sf_e[:-1], cdf_e[:-1], sf_e[1:], cdf_e[1:])
+        return mass, tail, float(cdf_e[0]), float(sf_e[-1])
 
 
 def _from_tails(sf_a: NDArray[np.float64], cdf_a: NDArray[np.float64], sf_b: NDArray[np.float64],
@@ -159,15 +167,37 @@ class LossLaw:
         c = self.continuous
         rc = None
         if c is not None:
+            neg = _Negated()
             rc = ContinuousPart(lo=-c.hi, hi=-c.lo,
-                                sf_p=lambda x: c.cdf_q(-x), cdf_p=lambda x: c.sf_q(-x),
-                                sf_q=lambda x: c.cdf_p(-x), cdf_q=lambda x: c.sf_p(-x))
+                                sf_p=lambda x: c.cdf_q(neg(x)), cdf_p=lambda x: c.sf_q(neg(x)),
+                                sf_q=lambda x: c.cdf_p(neg(x)), cdf_q=lambda x: c.sf_p(neg(x)))
         return LossLaw(name=f"{self.name} (reversed)", loss=-self.loss[::-1], p=self.q[::-1],
                        q=self.p[::-1], p_inf=self.q_neg_inf, q_neg_inf=self.p_inf, continuous=rc)
 
     def both_directions(self) -> tuple[LossLaw, ...]:
         """(P, Q) and (Q, P): one law when symmetric. ε of a mechanism is the max over both."""
         return (self,) if self.symmetric else (self, self.reversed())
+
+
+class _Negated:
+    """−x for the tails of a reversed law, the same array while x is the same array with the same
+    values. The four tails are asked at the same points (a grid's cell edges, a support probe), and a
+    law computed through an inverse keeps the inverse of the last array asked (a subsampled law:
+    ``subsampling.subsample_remove``), which a fresh −x per tail defeated (four inversions instead of
+    one; the values are the same either way). One (x, copy of x, −x) triple, written at once (threads
+    sharing the law never pair one array with another's negation); an x changed in place is negated
+    again."""
+
+    def __init__(self) -> None:
+        self.last: tuple[object, NDArray[np.float64], NDArray[np.float64]] | None = None
+
+    def __call__(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        seen = self.last
+        if seen is not None and seen[0] is x and np.array_equal(seen[1], x):
+            return seen[2]
+        out = -x
+        self.last = (x, np.array(x, copy=True), out)
+        return out
 
 
 @lru_cache(maxsize=256)

@@ -91,12 +91,14 @@ def half_cell_terms(law: LossLaw, h: float, i_lo: int, i_hi: int, offset: float 
     if c is not None:
         pcc = np.zeros(n)
         qcc = np.zeros(n)
-        pcc[:-1], tp[:-1] = c.cell_masses(eps, side="p")
-        qcc[:-1], tq[:-1] = c.cell_masses(eps, side="q")
+        pcc[:-1], tp[:-1], _cdf, sf_p_top = c.cell_masses_ends(eps, side="p")
+        qcc[:-1], tq[:-1], _cdf, sf_q_top = c.cell_masses_ends(eps, side="q")
         if eps[-1] < c.hi:
-            top = np.array([max(eps[-1], c.lo)])
-            pcc[-1] = tp[-1] = float(c.sf_p(top)[0])
-            qcc[-1] = tq[-1] = float(c.sf_q(top)[0])
+            if eps[-1] < c.lo:  # the whole continuous part is above the grid
+                top = np.array([c.lo])
+                sf_p_top, sf_q_top = float(c.sf_p(top)[0]), float(c.sf_q(top)[0])
+            pcc[-1] = tp[-1] = sf_p_top  # the tails at eps[-1] as read for the cells
+            qcc[-1] = tq[-1] = sf_q_top
         reliable = (qcc >= _Q_RELIABLE) | (pcc == 0.0)
         log_q = np.log(qcc, out=np.full_like(qcc, -np.inf), where=qcc > 0)
         pc += pcc
