@@ -108,7 +108,7 @@ def parse_prior(text: object, *, k: int, field: str = "prior") -> Hypothesis:
     if isinstance(named, Exchangeable | Explicit):
         return named
     spans: list[tuple[int, int, float]] = []
-    vectors: dict[tuple[int, ...], float] = {}
+    vectors: list[tuple[tuple[int, ...], float]] = []  # a vector typed twice is merged after scaling
     for key, w, entry in _form(raw, field=field):
         if set(key) <= {"0", "1"} and len(key) >= 2 and (len(key) == k or key.startswith("0")):
             if len(key) != k:  # "0110" is a vector, never the size 110
@@ -117,8 +117,7 @@ def parse_prior(text: object, *, k: int, field: str = "prior") -> Hypothesis:
             if k > EXPLICIT_K_MAX:
                 raise ParameterError(field, entry, f"weights over b only for k ≤ {EXPLICIT_K_MAX}; "
                                      "for more databases type weights over |b|")
-            bits = tuple(int(c) for c in key)
-            vectors[bits] = vectors.get(bits, 0.0) + w
+            vectors.append((tuple(int(c) for c in key), w))
             continue
         lo_text, _, hi_text = key.partition("-")
         # digits 0/1 passed ``_form`` as a vector, unchecked as a size: one longer than ``_SIZES``
@@ -131,7 +130,8 @@ def parse_prior(text: object, *, k: int, field: str = "prior") -> Hypothesis:
     if spans and vectors:
         raise ParameterError(field, raw, "weights over |b| or over b, not both in one prior")
     if vectors:
-        return hypotheses.explicit(_scaled(list(vectors.items()), field=field), label=f"typed: {raw}")
+        # scaled before ``explicit`` adds a vector's weights: 1.8e308 + 1e308 for one vector overflowed
+        return hypotheses.explicit(_scaled(vectors, field=field), label=f"typed: {raw}")
     covered = sum(hi - lo + 1 for lo, hi, _ in spans)
     if covered > SIZES_COVERED_MAX:
         raise ParameterError(field, f"ranges covering {covered:,} sizes",

@@ -44,6 +44,18 @@ def test_weights_over_vectors_and_names() -> None:
     assert tp.parse_prior("zero", k=7, field="prior").is_zero
 
 
+
+def test_a_vector_typed_twice_adds_its_weights_without_overflow() -> None:
+    """1.8e308 + 1e308 for one vector overflowed to a NaN weight and an error naming 'weight', a field
+    nobody typed (found by scripts/fuzz_cli.py): the weights are scaled first, then added."""
+    p = tp.parse_prior("000011:1.7976931348623157e308, 000011:1e308, 110000:2.7976931348623157e307",
+                       k=6, field="prior")
+    assert isinstance(p, hypotheses.Explicit)
+    # the third weight is a tenth of the first vector's two together
+    assert dict(p.support) == pytest.approx({(0, 0, 0, 0, 1, 1): 1.0 / 1.1, (1, 1, 0, 0, 0, 0): 0.1 / 1.1})
+    again = tp.parse_prior("0110:3, 0110:1, 1001:1", k=4, field="prior")
+    assert dict(again.support) == pytest.approx({(0, 1, 1, 0): 0.8, (1, 0, 0, 1): 0.2})
+
 @pytest.mark.parametrize(("text", "k", "words"), [
     ("", 5, "zero, one, uniform-nonzero"),
     ("everyone", 5, "weights over |b|"),
