@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import TypeVar
 
@@ -108,7 +109,7 @@ def parse_prior(text: object, *, k: int, field: str = "prior") -> Hypothesis:
     if isinstance(named, Exchangeable | Explicit):
         return named
     spans: list[tuple[int, int, float]] = []
-    vectors: list[tuple[tuple[int, ...], float]] = []  # a vector typed twice is merged after scaling
+    vectors: list[tuple[Sequence[int], float]] = []  # a vector typed twice is merged after scaling
     for key, w, entry in _form(raw, field=field):
         if set(key) <= {"0", "1"} and len(key) >= 2 and (len(key) == k or key.startswith("0")):
             if len(key) != k:  # "0110" is a vector, never the size 110
