@@ -49,8 +49,8 @@ def _log1mexp(x: float) -> float:
     return math.log1p(-math.exp(x))
 
 
-def _above(loss: Arr, x: float) -> int:
-    """The number of atoms with loss > x (loss sorted decreasing)."""
+def count_above(loss: Arr, x: float) -> int:
+    """The number of atoms with loss > x (loss sorted decreasing; 0 for a NaN)."""
     lo, hi = 0, loss.shape[0]
     while lo < hi:
         mid = (lo + hi) // 2
@@ -82,10 +82,10 @@ def log_part(loss: Arr, log_p: Arr, la: Arr, lb: Arr, filled: int, eps: float) -
     """(ln Σ_{L_a > ε} p_a (1 − e^{ε − L_a}) (−inf when no atom is above ε), prefix entries filled)."""
     if eps != eps:
         return math.nan, filled
-    m = _above(loss, eps)
+    m = count_above(loss, eps)
     if m == 0:
         return -math.inf, filled
-    j = _above(loss, eps + WINDOW)
+    j = count_above(loss, eps + WINDOW)
     window = -math.inf
     if j < m:
         terms = np.empty(m - j)
@@ -238,5 +238,6 @@ def _warm(functions: jit.Functions) -> None:
     functions["solve"](loss, log_p, 0.0, 1e-3, 1.0 + 1e-14, 2, la, lb, 0, -2)
 
 
-LOOPS = jit.Loops(globals(), ("_log1mexp", "logaddexp_float", "_above", "_fill", "log_part", "solve"),
+LOOPS = jit.Loops(globals(), ("_log1mexp", "logaddexp_float", "count_above", "_fill", "log_part",
+                              "solve"),
                   threshold=COMPILE_STEPS, what="the loss atoms' sums and searches", warm=_warm)

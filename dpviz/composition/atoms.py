@@ -89,7 +89,7 @@ class LossAtoms:
     @cached_property
     def _positive(self) -> int:
         """Number of atoms with loss > 0."""
-        return int(np.searchsorted(-self.loss, 0.0, side="left"))
+        return atom_kernel.count_above(self.loss, 0.0)
 
     @cached_property
     def _scan(self) -> list:
@@ -106,7 +106,7 @@ class LossAtoms:
             functions, compiled = atom_kernel.LOOPS.pick(self.loss.size)
             scan = self._scan
             if not compiled:  # the prefix this evaluation reads, by numpy (the same floats)
-                j = int(np.searchsorted(-self.loss, -(eps + atom_kernel.WINDOW), side="left"))
+                j = atom_kernel.count_above(self.loss, eps + atom_kernel.WINDOW)
                 scan[2] = atom_kernel.prefill(self.loss, self.log_p, scan[0], scan[1], scan[2], j)
             value, scan[2] = functions["log_part"](self.loss, self.log_p, scan[0], scan[1], scan[2], eps)
             value = float(value)
