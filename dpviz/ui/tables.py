@@ -4,7 +4,6 @@ in this repository shown as written."""
 from __future__ import annotations
 
 import functools
-import math
 import re
 import zlib
 from collections.abc import Mapping, Sequence
@@ -21,18 +20,30 @@ NUMBER_FORMAT = "%.8g"
 rounded by ``format_number``, upwards for bounds), no trailing zeros, exponents only when tiny."""
 
 
+Column = tuple[list[float | None] | None, list[str | None]]
+"""A table column as (its numbers, or None for text; its cells as text)."""
+
+
+def _columns(rows: Sequence[Mapping[str, str]]) -> dict[str, Column]:
+    """Each column (in order of first appearance) as (its numbers, None where the row shows '—' or
+    has no cell, or None for a text column; its cells as text, None where a row has none)."""
+    names = list(dict.fromkeys(c for r in rows for c in r))
+    out: dict[str, Column] = {}
+    for c in names:
+        cells = [str(r[c]) if c in r else None for r in rows]
+        try:
+            numbers: list[float | None] | None = [None if v is None else table_number(v) for v in cells]
+        except ValueError:
+            numbers = None
+        out[c] = (numbers, cells)
+    return out
+
+
 def table_frame(rows: Sequence[Mapping[str, str]]) -> pd.DataFrame:
     """Display rows (strings from ``dpviz.figures.tables``) as a frame whose number columns hold
     numbers (None where the row shows '—'): sortable, and copied as numbers."""
-    frame = pd.DataFrame(list(rows), dtype=object)
-    for column in frame.columns:
-        try:
-            numbers = [table_number(str(v)) for v in frame[column]]
-        except ValueError:
-            frame[column] = frame[column].astype(str)
-            continue
-        frame[column] = pd.array(numbers, dtype="Float64")
-    return frame
+    return pd.DataFrame({c: pd.array(numbers, dtype="Float64") if numbers is not None else cells
+                         for c, (numbers, cells) in _columns(rows).items()})
 
 
 def table_arrow(rows: Sequence[Mapping[str, str]]) -> pa.Table:
@@ -40,16 +51,9 @@ def table_arrow(rows: Sequence[Mapping[str, str]]) -> pa.Table:
     text as text), which ``st.dataframe`` sends as it is: given a pandas frame it inspects it and
     converts it to Arrow on every run, and building the frame cost as much again (on the server,
     about a fifth of a changed page's script run outside its numbers, issue 20)."""
-    names = list(dict.fromkeys(c for r in rows for c in r))
-    columns: dict[str, pa.Array] = {}
-    for c in names:
-        cells = [str(r.get(c, math.nan)) for r in rows]  # a missing cell, as the frame's NaN shows
-        try:
-            numbers = [table_number(v) for v in cells]
-            columns[c] = pa.array([x if x == x else None for x in numbers], type=pa.float64())  # NaN: NA
-        except ValueError:
-            columns[c] = pa.array(cells, type=pa.string())
-    return pa.table(columns) if columns else pa.table({})
+    return pa.table({c: pa.array([x if x is None or x == x else None for x in numbers], type=pa.float64())
+                     if numbers is not None else pa.array(cells, type=pa.string())
+                     for c, (numbers, cells) in _columns(rows).items()})
 
 
 NAME_WIDTH = 230
