@@ -33,8 +33,7 @@ OUT = ROOT / "benchmarks" / "results" / "composition.md"
 
 
 def dpviz_epsilon(eps0: float, k: int) -> float:
-    optimal.loss_atoms.cache_clear()  # time the full computation, not a cache hit: the atom sets
-    optimal._small.clear()  # of large k and those of small k (which remember their ε) both built anew
+    optimal.forget()  # time the full computation, not a cache hit (atom sets remember their ε)
     g = optimal.epsilon_for_delta(homogeneous(k=k, eps0=eps0, delta0=0.0), delta=DELTA)
     return g.epsilon
 

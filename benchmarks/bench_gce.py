@@ -35,8 +35,7 @@ def _forget() -> None:
 
     exact._CACHE.clear()
     paper_bounds._term_atoms.cache_clear()
-    optimal.loss_atoms.cache_clear()
-    optimal._small.clear()
+    optimal.forget()
     threshold.threshold_sums.cache_clear()
 
 DELTA = 1e-6

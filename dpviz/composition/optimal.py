@@ -114,6 +114,14 @@ def _small_binomial(k: int, eps0: float, delta0: float) -> LossAtoms:
     return _small_binomials([(k, eps0, delta0)])[0]
 
 
+def forget() -> None:
+    """Drop every atom set remembered here (``loss_atoms`` and the small sets, which keep their
+    answers): a benchmark's repeat then computes, not reads, its answer."""
+    loss_atoms.cache_clear()
+    with _small_lock:
+        _small.clear()
+
+
 def _build_small(many: Sequence[Levels], budget: Budget | None) -> None:
     """Build the small homogeneous atom sets among ``many`` that the budget admits, together
     (``_small_binomials``), before each is asked for one by one."""

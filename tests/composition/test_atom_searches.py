@@ -171,3 +171,16 @@ def test_the_remembered_small_sets_are_the_sets() -> None:
         alone = LossAtoms.binomial(k=k, eps0=e, delta0=d)
         assert atoms.loss.tolist() == alone.loss.tolist() and atoms.log_p.tolist() == alone.log_p.tolist()
     assert optimal._small_binomial(199, 0.123, 1e-6) is got[-1]  # remembered
+
+
+def test_forget_drops_every_remembered_set_and_the_answers_come_back_the_same() -> None:
+    """``optimal.forget`` (the benchmarks' fresh start) empties both memories: a small set, which
+    keeps its ε, and a large one; asked again, each is built anew with the same answer."""
+    small, large = homogeneous(k=40, eps0=0.1, delta0=0.0), homogeneous(k=3_000, eps0=0.02, delta0=0.0)
+    first = [optimal.epsilon_for_delta(lv, delta=1e-5) for lv in (small, large)]
+    before = optimal.loss_atoms(small), optimal.loss_atoms(large)
+    optimal.forget()
+    assert not optimal._small and optimal.loss_atoms.cache_info().currsize == 0
+    after = optimal.loss_atoms(small), optimal.loss_atoms(large)
+    assert after[0] is not before[0] and after[1] is not before[1]
+    assert [optimal.epsilon_for_delta(lv, delta=1e-5) for lv in (small, large)] == first
