@@ -30,7 +30,6 @@ import os
 import platform
 import random
 import shutil
-import signal
 import socket
 import statistics
 import subprocess
@@ -42,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from load.server import stop_server  # the one way the benchmarks stop a server
 from page_latency import nearby  # the same "nearby value" as the in-process latency script
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
@@ -242,14 +242,7 @@ def measure(args: argparse.Namespace) -> tuple[dict[str, PageResult], float]:
                 teacher.context.close()
                 browser.close()
         finally:
-            # SIGTERM, not SIGINT: a process started in the background by a non-interactive shell
-            # (`python … &`) ignores SIGINT, so does the serve.sh it starts, which cannot trap a signal
-            # ignored at its start: it was killed after 30 s and its replica and nginx kept running
-            server.send_signal(signal.SIGTERM)  # serve.sh stops its replicas and nginx on SIGTERM
-            try:
-                server.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            stop_server(server)  # SIGTERM: serve.sh stops its replica and nginx
             shutil.rmtree(run_dir, ignore_errors=True)
     return results, idle
 

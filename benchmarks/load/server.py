@@ -80,14 +80,21 @@ class Server:
             self.nginx_pids = [int((self.run_dir / "serve" / "nginx.pid").read_text())]
 
     def stop(self, keep_log: bool = False) -> None:
-        # SIGTERM, not SIGINT: a process started in the background by a non-interactive shell
-        # (`python … &`) ignores SIGINT, so does the serve.sh it starts, which cannot trap a signal
-        # ignored at its start: it was killed after 30 s and its replica and nginx kept running
-        self.process.send_signal(signal.SIGTERM)  # serve.sh stops its replicas and nginx on SIGTERM
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+        stop_server(self.process)
         self.log.close()
         if not keep_log:
             shutil.rmtree(self.run_dir, ignore_errors=True)
+
+
+def stop_server(process: subprocess.Popen[bytes]) -> None:
+    """Stop ``streamlit run`` or ``scripts/serve.sh`` (its replicas and nginx) and wait for it.
+
+    SIGTERM, not SIGINT: a process started in the background by a non-interactive shell
+    (`python … &`) ignores SIGINT, and so does the serve.sh it starts, which cannot trap a signal
+    ignored at its start: it was killed after 30 s and its replicas and nginx kept running
+    (tests/serve/test_serve.py)."""
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()

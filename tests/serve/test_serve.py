@@ -121,7 +121,7 @@ def test_sigterm_stops_replicas_and_nginx_even_when_sigint_is_ignored(tmp_path: 
     """A benchmark started in the background by a non-interactive shell (`python … &`) ignores SIGINT,
     and so does the serve.sh it starts (bash cannot trap a signal ignored at its start): stopped by
     SIGINT it was killed after 30 s and left its replica and nginx running. SIGTERM, which the
-    benchmarks now send (benchmarks/server_cpu.py, benchmarks/load/server.py), stops them all."""
+    benchmarks now send (``stop_server`` in benchmarks/load/server.py), stops them all."""
     import signal
 
     port, run_dir = _free_port(), tmp_path / "run"
