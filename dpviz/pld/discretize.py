@@ -101,22 +101,31 @@ def _cells(law: LossLaw, h: float, i_lo: int, i_hi: int, margin: float, offset: 
     # Atoms within _ON_GRID of a grid point count as on it only when that moves them the
     # sound way: up for the pessimistic grid (margin > 0), down for the optimistic one;
     # the other way only within the round-off of L (``postprocess.atom_slack``).
+    # atoms beyond the grid (``LossLaw.support`` leaves out end atoms within the tail): below it
+    # raised to its lowest point, above it to +∞ (the pessimistic grid: both only increase δ)
+    inside = (t >= i_lo) & (t <= i_hi)
+    if not np.all(inside):
+        below += float(law.p[t < i_lo].sum())
+        above += float(law.p[t > i_hi].sum())
+        law_p, law_q, law_loss, t = law.p[inside], law.q[inside], law.loss[inside], t[inside]
+    else:
+        law_p, law_q, law_loss = law.p, law.q, law.loss
     d = t - np.round(t)
     scale = np.maximum(1.0, np.abs(t))
-    wide, ulps = _ON_GRID * scale, postprocess.atom_slack(law.p, law.q, t, h)
+    wide, ulps = _ON_GRID * scale, postprocess.atom_slack(law_p, law_q, t, h)
     on = (d >= -wide) & (d <= ulps) if margin > 0 else (d >= -ulps) & (d <= wide)
     pos = np.round(t[on]).astype(np.int64) - i_lo
-    np.add.at(on_p, pos, law.p[on])
+    np.add.at(on_p, pos, law_p[on])
     off = ~on
     if np.any(off):
         cell = np.floor(t[off]).astype(np.int64) - i_lo
-        p_off = law.p[off]
+        p_off = law_p[off]
         np.add.at(pc, cell, p_off)
-        np.add.at(qc, cell, law.q[off])
+        np.add.at(qc, cell, law_q[off])
         # the lower grid point (cell + i_lo)·h is rounded by ~u·|L|, which the split divides by h
-        m_atom = _margin(margin, h, 4e-16 * (1.0 + float(np.abs(law.loss[off]).max())))
+        m_atom = _margin(margin, h, 4e-16 * (1.0 + float(np.abs(law_loss[off]).max())))
         if abs(m_atom) < 1.0:
-            frac = np.clip(-np.expm1(eps[cell] - law.loss[off]) / -math.expm1(-h), 0.0, 1.0)
+            frac = np.clip(-np.expm1(eps[cell] - law_loss[off]) / -math.expm1(-h), 0.0, 1.0)
             np.add.at(split_b, cell, np.clip(frac * p_off + m_atom * p_off, 0.0, p_off))
         elif margin > 0:
             np.add.at(split_b, cell, p_off)

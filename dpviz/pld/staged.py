@@ -67,9 +67,9 @@ def regridded(g: GridPLD, ratio: int) -> GridPLD:
     have no round-off bound: ``compose_power(entrywise=True)``)."""
     h2 = g.h * ratio
     offset = g.offset - math.floor(g.offset / h2) * h2
-    law = as_law(g)
+    law = as_law(g)  # every atom kept (tail 0): the composition's tail budget is spent already
     if g.pessimistic:
-        out = discretize.pessimistic(law, h=h2, offset=offset)
+        out = discretize.pessimistic(law, h=h2, tail=0.0, offset=offset)
         # the atoms' largest loss is no bound where masses were zeroed as round-off (their error is in
         # err): ``g.top`` is, and the split moves mass up by less than h₂
         top = g.top + h2 if math.isfinite(g.top) else math.inf
@@ -77,7 +77,7 @@ def regridded(g: GridPLD, ratio: int) -> GridPLD:
         return replace(out, err=grown, tilt=g.tilt if g.err else out.tilt, top=max(out.top, top), _cache={})
     if g.err:
         raise ValueError("a lower grid is discretised again only without a round-off bound")
-    return discretize.optimistic(law, h=h2, offset=offset)
+    return discretize.optimistic(law, h=h2, tail=0.0, offset=offset)
 
 
 def first_stage(single: GridPLD, steps: int, *, theta: float, tail: float) -> GridPLD:
