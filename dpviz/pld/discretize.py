@@ -98,9 +98,6 @@ def _cells(law: LossLaw, h: float, i_lo: int, i_hi: int, margin: float, offset: 
         below += cdf_first  # c.cdf_p at eps[0] and c.sf_p at eps[-1], as read for the cells
         above += sf_last
     t = (law.loss - offset) / h
-    # Atoms within _ON_GRID of a grid point count as on it only when that moves them the
-    # sound way: up for the pessimistic grid (margin > 0), down for the optimistic one;
-    # the other way only within the round-off of L (``postprocess.atom_slack``).
     # atoms beyond the grid (``LossLaw.support`` leaves out end atoms within the tail): below it
     # raised to its lowest point, above it to +∞ (the pessimistic grid: both only increase δ)
     inside = (t >= i_lo) & (t <= i_hi)
@@ -110,6 +107,9 @@ def _cells(law: LossLaw, h: float, i_lo: int, i_hi: int, margin: float, offset: 
         law_p, law_q, law_loss, t = law.p[inside], law.q[inside], law.loss[inside], t[inside]
     else:
         law_p, law_q, law_loss = law.p, law.q, law.loss
+    # Atoms within _ON_GRID of a grid point count as on it only when that moves them the
+    # sound way: up for the pessimistic grid (margin > 0), down for the optimistic one;
+    # the other way only within the round-off of L (``postprocess.atom_slack``).
     d = t - np.round(t)
     scale = np.maximum(1.0, np.abs(t))
     wide, ulps = _ON_GRID * scale, postprocess.atom_slack(law_p, law_q, t, h)
