@@ -47,3 +47,26 @@ def common_lattice(parts: Parts) -> float | None:
         if ok:
             return h0
     return None
+
+
+MAX_STRIDE = 12
+"""Largest stride ``stride`` tries: every atom of a law on the same residue modulo it."""
+
+
+def stride(parts: Parts, lattice: float) -> int:
+    """The largest m ≤ ``MAX_STRIDE`` such that each law's atoms all sit on one residue class of
+    ``lattice``·ℤ modulo m, i.e. on m·lattice·ℤ + o for an o of the law's own (1 if none): a grid of
+    width m·lattice shifted onto any one of its atoms (``composed.law_offset``) still holds every atom
+    exactly, with m times fewer bins. A discrete Gaussian with odd Δ has its losses Δ(2x − Δ)/(2σ²)
+    at the odd multiples of Δ/(2σ²) only: half the bins of its common lattice were empty."""
+    index = []
+    for law, _ in parts:
+        loss = law.loss[(law.p > 0) | (law.q > 0)]
+        if loss.size:
+            index.append(np.rint(loss / lattice).astype(np.int64))
+    if not index:
+        return 1
+    for m in range(MAX_STRIDE, 1, -1):
+        if all(np.all((t - t[0]) % m == 0) for t in index):
+            return m
+    return 1

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from dpviz.budget import Budget, OverBudget
 from dpviz.pld.composed import Composed, coarsening, compose, on_lattice
 from dpviz.pld.cost import Parts, coarse_grid, cost, cost_above
-from dpviz.pld.lattice import anchor, common_lattice
+from dpviz.pld.lattice import anchor, common_lattice, stride
 from dpviz.pld.law import LossLaw
 from dpviz.pld.power import tail_point
 from dpviz.pld.predict import Prediction, predict
@@ -123,7 +123,9 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
         return req.tilted(req.run(check_positive(h, field="h", maximum=10.0)))
     lattice = common_lattice(parts)
     if lattice is not None and all(law.continuous is None for law, _ in parts):
-        return req.tilted(coarsening(lattice, req.run))
+        m = stride(parts, lattice)  # atoms on every m-th lattice point: grids shifted onto them
+        req.offsets = m > 1
+        return req.tilted(coarsening(m * lattice, req.run))
     if lattice is None:
         lattice = anchor(parts)
         req.offsets = True

@@ -1,0 +1,68 @@
+"""Atoms-only laws whose atoms sit on every m-th point of their common lattice are composed on a grid
+m times coarser, shifted onto an atom (``lattice.stride``): every atom still on a grid point, m times
+fewer bins. A discrete Gaussian with odd Δ has losses at the odd multiples of Δ/(2σ²) only."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from dpviz.mechanisms import discrete_gaussian, randomized_response
+from dpviz.pld import accountant, refine
+from dpviz.pld.lattice import common_lattice, stride
+
+
+@pytest.mark.parametrize(("sensitivity", "expected"), [(1, 2), (3, 2), (2, 1), (4, 1)])
+def test_discrete_gaussian_stride(sensitivity, expected) -> None:
+    law = discrete_gaussian.loss_law(sigma=3.0, sensitivity=sensitivity)
+    lattice = common_lattice([(law, 1)])
+    assert lattice is not None
+    assert stride([(law, 1)], lattice) == expected
+    m = stride([(law, 1)], lattice)
+    t = np.rint(law.loss / lattice).astype(np.int64)
+    assert np.all((t - t[0]) % m == 0)
+
+
+def test_randomized_response_atoms_two_lattice_steps_apart() -> None:
+    law = randomized_response.loss_law(eps0=0.3)
+    assert stride([(law, 5)], common_lattice([(law, 5)])) == 2
+
+
+def _exact_delta(law, k: int, eps: float) -> float:
+    """δ(ε) of both directions of the k-fold composition, every k-tuple of atoms enumerated."""
+    best = 0.0
+    for d in (law, law.reversed()):
+        keep = (d.p > 1e-30) | (d.q > 1e-30)
+        p, q = d.p[keep], d.q[keep]
+        total = 0.0
+        for combo in itertools.product(range(p.size), repeat=k):
+            total += max(math.prod(p[i] for i in combo) - math.exp(eps) * math.prod(q[i] for i in combo), 0.0)
+        best = max(best, total)
+    return best
+
+
+@pytest.mark.parametrize(("sigma", "sensitivity", "k", "eps"), [(1.0, 1, 2, 0.5), (2.0, 3, 2, 1.0),
+                                                                 (1.5, 1, 3, 1.0)])
+def test_strided_interval_holds_the_enumerated_delta_and_is_no_wider(monkeypatch, sigma, sensitivity, k,
+                                                                     eps) -> None:
+    law = discrete_gaussian.loss_law(sigma=sigma, sensitivity=sensitivity)
+    exact = _exact_delta(law, k, eps)
+    g = accountant.delta_bounds([(law, k)], epsilon=eps)
+    assert g.lower <= exact * (1 + 1e-9) + 1e-300 and exact <= g.upper * (1 + 1e-9)
+    monkeypatch.setattr(refine, "stride", lambda parts, lattice: 1)  # the plain lattice
+    plain = accountant.delta_bounds([(law, k)], epsilon=eps)
+    assert plain.lower <= exact * (1 + 1e-9) + 1e-300 and exact <= plain.upper * (1 + 1e-9)
+    assert g.upper - g.lower <= (plain.upper - plain.lower) * (1 + 1e-6) + 1e-18
+
+
+def test_strided_epsilon_at_many_steps_within_the_plain_lattice_interval(monkeypatch) -> None:
+    """σ = 30, 50 steps, δ = 1e-6: the strided grid has half the bins; its certified interval lies
+    inside the one of the plain lattice (both hold ε)."""
+    law = discrete_gaussian.loss_law(sigma=30.0, sensitivity=1)
+    g = accountant.epsilon_bounds([(law, 50)], delta=1e-6)
+    monkeypatch.setattr(refine, "stride", lambda parts, lattice: 1)
+    plain = accountant.epsilon_bounds([(law, 50)], delta=1e-6)
+    assert plain.lower <= g.lower <= g.upper <= plain.upper
