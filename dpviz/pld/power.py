@@ -322,36 +322,47 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
         bound_b = max(bound_b, w1 + min(e_i, e_inf))
         mag = np.abs(phi)
         mag += e_inf
-        lm = np.log(mag)
+        lm = np.log(mag, out=mag)
         log_m += k * lm
-        weights += k * e_inf * np.exp(-lm)
+        np.negative(lm, out=lm)
+        weights += k * e_inf * np.exp(lm, out=lm)
         phis.append((phi, k))
+        del mag, lm, phi, w, x, expo  # the next part's (or the product's) arrays reuse their memory
     fwd *= math.exp((kk - 1) * math.log(bound_b)) * (1.0 + 1e-12)
     # the same error frequency by frequency: |Π φ̂_i^{k_i} − Π φ_i^{k_i}| ≤ Σ_i k_i e∞_i·Π_j m_j^{k_j}/m_i
     # (telescoping); its ℓ2 norm over the full spectrum (≤ √2 times the half rfft returns) is far
     # below the uniform bound wherever |φ|^K is small away from f = 0 (many steps)
-    per_frequency = math.sqrt(2.0) * fft.norm(np.exp(log_m) * weights) * (1.0 + 1e-9)
+    weights *= np.exp(log_m)
+    per_frequency = math.sqrt(2.0) * fft.norm(weights) * (1.0 + 1e-9)
+    del weights
     # the power and product only where Π m_i^{k_i} is not negligible; the exact product of the φ̂_i
     # where it is set to 0 instead is charged (§17.4, band)
     spectrum, cut = banded_product(phis, log_m)
+    del phis, log_m
     fwd = min(fwd, per_frequency) + cut
     rho = math.expm1((kk - 1) * math.log1p(3.0 * U) + 1e-15)
     psi_norm = math.sqrt(2.0) * fft.norm_c(spectrum)  # ℓ2 of the full (Hermitian) spectrum
     rounding = rho / max(1.0 - rho, 1e-300) * psi_norm
     y = sfft.irfft(spectrum, n_fft, workers=-1)
+    del spectrum
     entry = (fwd + rounding + (kappa + 2.0 * U) * psi_norm) / math.sqrt(n_fft)  # ℓ2 ⇒ every entry
     out = np.roll(y, -((s_lo - s_min) % n_fft))  # out[m] is the composed bin s_lo + m
+    del y
     # entries below entry/√N carry no information: zeroed, their sum (≤ √N·entry, the L1 bound
     # itself) charged; a higher threshold would charge up to N·entry
     small = out <= entry / math.sqrt(n_fft)
     dropped = float(np.maximum(out[small], 0.0).sum())
-    nz = np.flatnonzero(~small & (out > 0))  # the entries kept (the others are zero)
+    kept = np.greater(out, 0.0)
+    kept &= ~small
+    del small
+    nz = _run(kept)  # the entries kept (the others are zero)
+    del kept
     if inherited:  # telescoping over the K factors (§17.10)
         inherited *= math.exp((kk - 1) * math.log(max(inherited_b, 1.0))) * (1.0 + 1e-12)
     err_tilted = math.sqrt(n_fft) * entry + dropped + alias + inherited
     if entrywise and not pess:  # every entry lowered by the bound on its own error (§17.10)
         out -= (entry + alias) * (1.0 + 1e-12)
-        nz = np.flatnonzero(out > 0)
+        nz = _run(out > 0)
         err_tilted = 0.0
 
     # untilt: c = ĉ·e^{Σkλ − θS}, capped at the total finite mass (a true composed mass never exceeds it)
@@ -359,7 +370,8 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     log_total = sum(k * (math.log(t) + 2.0 * (g.mass.size + 4) * U) for (g, k), t in pairs)
     mass = np.zeros(n_fft)
     zeta = _untilt(out, nz, mass, s_lo=s_lo, h=h, offset=offset, theta=theta, norm=norm,
-                   log_total=log_total)
+                   log_total=log_total, scratch=True)
+    del out
     nu = math.expm1(kk * math.log1p(eta)) + 2.0 * zeta
     mass *= (1.0 + nu) if pess else 1.0 / (1.0 + nu)
     log_err = math.log(err_tilted) + norm + math.log1p(nu) if err_tilted > 0 else -math.inf
@@ -372,20 +384,38 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     return result.truncated(tail=tail / 2.0)
 
 
-def _untilt(out: NDArray[np.float64], nz: NDArray[np.intp], mass: NDArray[np.float64], *, s_lo: int,
-            h: float, offset: float, theta: float, norm: float, log_total: float) -> float:
+def _run(kept: NDArray[np.bool_]) -> NDArray[np.intp] | tuple[int, int]:
+    """The indices of the true entries of ``kept``: (a, b) where they are the one run a … b − 1 (the
+    usual case, no index array), else ``np.flatnonzero(kept)``."""
+    n = int(np.count_nonzero(kept))
+    if n:
+        a = int(np.argmax(kept))  # the first true entry: the run holds all n if a … a + n − 1 do
+        if int(np.count_nonzero(kept[a:a + n])) == n:
+            return a, a + n
+    return np.flatnonzero(kept)
+
+
+def _untilt(out: NDArray[np.float64], nz: NDArray[np.intp] | tuple[int, int], mass: NDArray[np.float64], *,
+            s_lo: int, h: float, offset: float, theta: float, norm: float, log_total: float,
+            scratch: bool = False) -> float:
     """mass[nz] = min(ĉ·e^{norm − θ·loss}, total) in log space, loss = (s_lo + nz)·h + offset (module
-    docstring), and the relative rounding ζ of the untilting. Where the kept entries are one run (the
-    usual case) the same operations run on slices, in place: the same floats with fewer copies."""
-    if nz.size and int(nz[-1]) - int(nz[0]) + 1 == nz.size:
-        a, b = int(nz[0]), int(nz[-1]) + 1
-        expo = np.arange(s_lo + a, s_lo + b, dtype=np.float64)  # exact integers, as (s_lo + nz)
+    docstring), and the relative rounding ζ of the untilting; ``nz`` the kept indices or the run
+    (a, b) of them (``_run``). On a run the same operations run on slices, in place (``scratch``: in
+    ``out`` itself, which is then overwritten): the same floats with fewer copies."""
+    if not isinstance(nz, tuple) and nz.size and int(nz[-1]) - int(nz[0]) + 1 == nz.size:
+        nz = (int(nz[0]), int(nz[-1]) + 1)
+    if isinstance(nz, tuple):
+        a, b = nz
+        if a == b:
+            return 2.0 * U * (abs(norm) + 3.0)
+        expo = mass[a:b]  # the exponent is built where the masses go
+        expo[...] = np.arange(s_lo + a, s_lo + b, dtype=np.float64)  # exact integers, as (s_lo + nz)
         expo *= h
         expo += offset
         ends = max(abs(theta * float(expo[0])), abs(theta * float(expo[-1])))
         np.multiply(theta, expo, out=expo)
         np.subtract(norm, expo, out=expo)
-        log_c = np.log(out[a:b])
+        log_c = np.log(out[a:b], out=out[a:b] if scratch else None)
         log_c += expo
         np.minimum(log_c, log_total, out=log_c)
         np.exp(log_c, out=mass[a:b])

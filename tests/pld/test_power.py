@@ -203,3 +203,29 @@ def test_untilt_on_a_run_is_the_general_route(theta: float) -> None:
         ref[nz] = np.exp(np.minimum(np.log(out[nz]) + (norm - tilt_x), log_total))
         ref_zeta = 2.0 * power.U * (abs(norm) + max(abs(float(tilt_x[0])), abs(float(tilt_x[-1]))) + 3.0)
         assert np.array_equal(mass, ref) and zeta == ref_zeta
+        run = power._run(np.isin(np.arange(out.size), nz))  # the run as (a, b), in ``out`` itself
+        scratch, mass = out.copy(), np.zeros(out.size)
+        zeta = power._untilt(scratch, run, mass, s_lo=s_lo, h=h, offset=offset, theta=theta, norm=norm,
+                             log_total=log_total, scratch=True)
+        assert np.array_equal(mass, ref) and zeta == ref_zeta
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_run_is_the_kept_indices(seed: int) -> None:
+    """``_run`` gives (a, b) exactly where the true entries are the one run a … b − 1, and otherwise
+    their indices (``np.flatnonzero``)."""
+    rng = np.random.default_rng(seed)
+    n = 300
+    for _ in range(200):
+        kept = np.zeros(n, dtype=bool)
+        a, b = sorted(rng.integers(0, n + 1, 2))
+        kept[a:b] = True
+        if rng.random() < 0.5:  # a ragged set: a few entries flipped
+            kept[rng.integers(0, n, rng.integers(1, 4))] ^= True
+        got = power._run(kept)
+        idx = np.flatnonzero(kept)
+        contiguous = idx.size > 0 and idx[-1] - idx[0] + 1 == idx.size
+        if contiguous:
+            assert got == (int(idx[0]), int(idx[-1]) + 1)
+        else:
+            assert not isinstance(got, tuple) and np.array_equal(got, idx)
