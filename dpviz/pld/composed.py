@@ -23,7 +23,8 @@ import numpy as np
 from dpviz import budget as budgets
 from dpviz.budget import Budget, OverBudget
 from dpviz.pld import discretize
-from dpviz.pld.cost import DEFAULT_H, Parts, cost, directions, plan_grids, staged_cost, transforms_cost
+from dpviz.pld.cost import DEFAULT_H, Parts, directions, plan_grids, staged_cost, transforms_cost
+from dpviz.pld.cost import check as check_cost
 from dpviz.pld.grid import DEFAULT_TAIL, GridPLD
 from dpviz.pld.law import LossLaw
 from dpviz.pld.power import chernoff_theta, compose_power, merged_part
@@ -124,10 +125,9 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
     dirs = directions(parts)
     plan = stages if stages is not None and len(parts) == 1 and stages.applies(parts[0][1]) else None
     if plan is None:
-        estimate = cost(parts, h=h, tail=tail)
+        check_cost(parts, h=h, tail=tail, budget=budget)
     else:
-        estimate = staged_cost(parts, h, plan.m, plan.ratio, tail)
-    budgets.check(estimate, budget)
+        budgets.check(staged_cost(parts, h, plan.m, plan.ratio, tail), budget)
     t0 = time.perf_counter()
 
     def single(law: LossLaw, k: int, up: bool, hh: float = h) -> GridPLD:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
@@ -70,6 +71,11 @@ class GridCurve:
         return cls(l0=l0, h=h, d=np.asarray(d, dtype=np.float64), y0=float(y[0]) if n else 0.0,
                    p_top=p_top, top=top, rho=rho)
 
+    @cached_property
+    def rising(self) -> NDArray[np.float64]:
+        """−D, increasing, for ``solve``'s binary search (negated once per curve, not per reading)."""
+        return -self.d
+
     def _top_part(self, eps: float) -> float:
         """The top mass's share of δ(ε): p_top (at +∞) or p_top·(1 − e^{ε − top})_+."""
         if not math.isfinite(self.top):
@@ -102,7 +108,7 @@ class GridCurve:
         n = self.d.size
         if n and self.d[-1] <= t:
             # crossing between grid points j, j + 1: d decreasing, d[j] > t ≥ d[j + 1]
-            j = int(np.searchsorted(-self.d, -t, side="left")) - 1
+            j = int(np.searchsorted(self.rising, -t, side="left")) - 1
             if j < 0:  # below the grid: D_0 + y0·(1 − e^{ε − L_0}) = t (the top part: the loop below)
                 r = (t - float(self.d[0])) / self.y0 if self.y0 > 0 else 0.0
                 eps = max(self.l0 + math.log1p(-min(max(r, 0.0), 1.0)), 0.0) if r < 1 else 0.0

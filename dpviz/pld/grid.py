@@ -88,7 +88,8 @@ class GridPLD:
     @cached_property
     def curve(self) -> GridCurve:
         """δ(ε) at every grid point in one pass (``dpviz.pld.curve``), with its relative round-off."""
-        return GridCurve.of(float(self.losses[0]) if self.mass.size else 0.0, self.h, self.mass,
+        first = float(self.lo * self.h + self.offset)  # losses[0], (lo + 0)·h + offset, without the array
+        return GridCurve.of(first if self.mass.size else 0.0, self.h, self.mass,
                             self.p_inf if math.isfinite(self.top) else 0.0, self.top)
 
     def err_at(self, epsilon: float) -> float:

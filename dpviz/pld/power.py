@@ -332,7 +332,9 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     # the same error frequency by frequency: |Π φ̂_i^{k_i} − Π φ_i^{k_i}| ≤ Σ_i k_i e∞_i·Π_j m_j^{k_j}/m_i
     # (telescoping); its ℓ2 norm over the full spectrum (≤ √2 times the half rfft returns) is far
     # below the uniform bound wherever |φ|^K is small away from f = 0 (many steps)
-    weights *= np.exp(log_m)
+    # e^{ln Π m} underflows to exactly 0 below −746 (most of a many-step spectrum): exponentiated only
+    # elsewhere (NaN included), the same array as the whole exp
+    weights *= np.exp(log_m, out=np.zeros(log_m.size), where=~(log_m < UNDERFLOW_LOG))
     per_frequency = math.sqrt(2.0) * fft.norm(weights) * (1.0 + 1e-9)
     del weights
     # the power and product only where Π m_i^{k_i} is not negligible; the exact product of the φ̂_i
@@ -373,7 +375,8 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
                    log_total=log_total, scratch=True)
     del out
     nu = math.expm1(kk * math.log1p(eta)) + 2.0 * zeta
-    mass *= (1.0 + nu) if pess else 1.0 / (1.0 + nu)
+    scaled = mass[nz[0]:nz[1]] if isinstance(nz, tuple) else mass  # the rest is 0 and stays 0
+    scaled *= (1.0 + nu) if pess else 1.0 / (1.0 + nu)
     log_err = math.log(err_tilted) + norm + math.log1p(nu) if err_tilted > 0 else -math.inf
     err = math.exp(log_err) if log_err < 700.0 else math.inf
     if pess:  # outside mass, moved the sound way: above → +∞ (or top), below → lowest window point
@@ -428,6 +431,10 @@ def _untilt(out: NDArray[np.float64], nz: NDArray[np.intp] | tuple[int, int], ma
     mass[nz] = np.exp(log_c)
     return 2.0 * U * (abs(norm) + (max(abs(float(tilt_x[0])), abs(float(tilt_x[-1]))) if nz.size else 0.0)
                       + 3.0)
+
+
+UNDERFLOW_LOG = -746.0
+"""e^x is exactly 0 in binary64 below this (the smallest subnormal is e^{−744.4}; e^{−745.2} rounds to 0)."""
 
 
 DIRECT_BINS = 2048
