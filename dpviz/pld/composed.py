@@ -138,10 +138,12 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
 
     def composition(grids: list[tuple[GridPLD, int]], law: LossLaw, up: bool, hh: float) -> GridPLD:
         """The grids composed: in two stages where ``stages`` applies (``plan``: one law), else by one
-        power."""
+        power; a spared direction's (at a width other than h) by plain transforms: it only has to read
+        below the lead's upper end, and the heavy bins' direct sums (``spectrum.transform``) were a
+        tenth of a millisecond a bin there (q = 8.7e-4, σ = 2.68, 6,458 steps: 16 bins, 0.5 ms)."""
         if plan is None:
             plan_grids([grids], hh)
-            return compose_power(grids, tail=rest, tilt_at=tilt)
+            return compose_power(grids, tail=rest, tilt_at=tilt, split=hh == h)
         g, k = grids[0]
         theta = 0.0 if tilt is None else chernoff_theta([merged_part(g, k)], tilt)
         coarse = single(law, k, up, hh * plan.ratio) if k % plan.m else None

@@ -203,7 +203,7 @@ def _tail_bound(parts: Sequence[_Part], theta: float, norm: float, x: float, t: 
 
 def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
                   tilt_at: float | None = None, theta: float | None = None,
-                  entrywise: bool = False) -> GridPLD:
+                  entrywise: bool = False, split: bool = True) -> GridPLD:
     """The composition Π_i g_i^{*k_i} of grids of one kind and width, by one forward transform per
     part, a pointwise power and product, and one inverse transform (module docstring).
 
@@ -217,7 +217,10 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     each adds k·err·e^{−λ}·(1 + max err·e^{−λ})^{K−1} to the tilted, normalised error (docs/MATH.md
     §17.10); an infinite one makes the result's infinite (it says nothing, ``GridPLD.informative``).
     ``entrywise`` (optimistic grids only): every mass is lowered by the bound on its own error instead,
-    so that the result, with ``err`` = 0, is entry by entry below the exact composition (§17.10)."""
+    so that the result, with ``err`` = 0, is entry by entry below the exact composition (§17.10).
+    ``split`` = False: every part by the plain transform (``spectrum.transform``; its per-frequency
+    bound is up to four times the split one's, which a grid that only has to read below another's
+    can afford: ``composed.compose``'s spared directions)."""
     grids = [(g, k) for g, k in parts]
     g0 = grids[0][0]
     pess, h = g0.pessimistic, g0.h
@@ -317,7 +320,7 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
             inherited_b = max(inherited_b, w1 + e_in)
         # |φ̂(f) − φ(f)| ≤ e∞ at every f and ‖φ̂ − φ‖₂ ≤ e_i (Higham Thm 24.2; a few heavy bins
         # summed directly, ``spectrum.transform``), so both are ≤ m(f) = |φ̂(f)| + e∞ (§17.4)
-        phi, e_inf, e_i = step_transform(w, n_fft, kappa, table)
+        phi, e_inf, e_i = step_transform(w, n_fft, kappa, table, split=split)
         fwd += k * e_i
         bound_b = max(bound_b, w1 + min(e_i, e_inf))
         mag = np.abs(phi)

@@ -229,3 +229,33 @@ def test_run_is_the_kept_indices(seed: int) -> None:
             assert got == (int(idx[0]), int(idx[-1]) + 1)
         else:
             assert not isinstance(got, tuple) and np.array_equal(got, idx)
+
+
+def test_exp_is_zero_below_the_underflow_cutoff() -> None:
+    """``compose_power`` exponentiates ln Π m only at or above ``UNDERFLOW_LOG`` (zeros elsewhere):
+    binary64 e^x is exactly 0 there, so the product is the whole exp's, bit for bit."""
+    cut = power.UNDERFLOW_LOG
+    x = np.concatenate([np.linspace(-5000.0, cut, 200_001), [np.nextafter(cut, -np.inf), cut, -1e300]])
+    assert not np.any(np.exp(x))
+    rng = np.random.default_rng(3)
+    log_m = rng.uniform(-900.0, 0.0, 4001)
+    log_m[[5, 17]] = [np.nan, -np.inf]
+    weights = rng.random(4001) * 1e3
+    whole = np.exp(log_m) * weights
+    masked = weights * np.exp(log_m, out=np.zeros(log_m.size), where=~(log_m < cut))
+    assert np.array_equal(whole, masked, equal_nan=True)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_curve_readings_unchanged_by_its_kept_negation(seed: int) -> None:
+    """A grid's δ-curve starts at ``losses[0]`` (computed without the loss array), and ``solve``'s
+    binary search on −D kept once finds the index the search on a freshly negated D finds."""
+    rng = np.random.default_rng(seed)
+    m = rng.random(3000) * np.exp(-rng.random(3000) * 30)
+    g = GridPLD(h=3.7e-6 * (1 + seed), lo=int(rng.integers(-9000, 9000)), mass=m, p_inf=0.0,
+                pessimistic=True, offset=float(rng.random() * 1e-6))
+    assert g.curve.l0 == float(g.losses[0])
+    c = g.curve
+    for t in np.concatenate([rng.random(50) * float(c.d[0]), [0.0, float(c.d[-1]), float(c.d[0])]]):
+        j = int(np.searchsorted(-c.d, -t, side="left"))
+        assert j == int(np.searchsorted(c.rising, -t, side="left"))
