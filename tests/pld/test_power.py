@@ -176,8 +176,8 @@ def test_per_frequency_round_off_bound_against_exact_binomials(tilt_at: float | 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(1, 20_000), st.floats(-30, 1), st.integers(0, 2**32 - 1))
 def test_truncation_reads_the_same_index_off_a_prefix(n: int, log_tail: float, seed: int) -> None:
-    """``grid._within`` (running sums over a growing prefix) gives the index of the whole
-    cumulative sum, so truncation keeps the same bins."""
+    """``grid._within`` (running sums chunk by chunk, each carrying the sum before it) gives the index
+    of the whole cumulative sum, so truncation keeps the same bins."""
     from dpviz.pld.grid import _within
 
     rng = np.random.default_rng(seed)
