@@ -99,3 +99,24 @@ def test_tail_search_steps_over_a_nan_of_the_tail() -> None:
 
     x = _bisect_tail(f, tail, up=True)
     assert f(np.array([x]))[0] <= tail and abs(x - 7.99) <= 1e-2
+
+
+@pytest.mark.parametrize("tail", [1e-9, 2e-14, 1.6e-18, 1e-30])
+def test_support_from_kept_probe_values_is_the_plain_search(tail) -> None:
+    """A law's tail at the first probe points is kept per law (``law._probed``) and shared by its
+    supports at every tail: each end is the one the search finds evaluating the tail itself."""
+    from dpviz.mechanisms import gaussian, laplace
+    from dpviz.mechanisms.subsampling import subsample
+    from dpviz.pld.law import _bisect_tail
+
+    for law in (*subsample(gaussian.loss_law(sigma=8.648), rate=0.00098),
+                *subsample(laplace.loss_law(scale=2.0), rate=0.1), gaussian.loss_law(sigma=0.7)):
+        lo, hi = law.support(tail)
+        c = law.continuous
+        assert c is not None
+        plain_hi = _bisect_tail(lambda x, c=c: np.fmax(c.sf_p(x), c.sf_q(x)), tail, up=True) \
+            if not np.isfinite(c.hi) else c.hi
+        plain_lo = _bisect_tail(lambda x, c=c: np.fmax(c.cdf_p(x), c.cdf_q(x)), tail, up=False) \
+            if not np.isfinite(c.lo) else c.lo
+        assert (lo, hi) == (plain_lo if law.loss.size == 0 else min(plain_lo, float(law.loss.min())),
+                            plain_hi if law.loss.size == 0 else max(plain_hi, float(law.loss.max())))
