@@ -121,13 +121,14 @@ def cumulants(parts: Sequence[_Part], a: float) -> tuple[float, float, float]:
 
 
 def _edges(parts: Sequence[_Part], specs: Sequence[tuple[float, float, float]], log_tau: float,
-           scale: float) -> list[tuple[float, float]]:
+           scale: float, memo: dict[float, float] | None = None) -> list[tuple[float, float]]:
     """For each (θ, norm, sign) of ``specs``, (x, t): mass beyond x (above for sign = +1, below for −1)
     of the measure c·e^{θS − norm} is at most e^{log_tau}, by the Chernoff bound at t:
     x = ±(Λ(θ ± t) − norm − log_tau)/t with Λ from the grids and its round-off (``log_mgf_many``).
     t minimises that over ln t ∈ [ln scale − 10, ln scale + 4] (heavy tails want t far below the
     Gaussian guess ``scale``): the minimiser solves g(t) = ±t·Λ′(θ ± t) − Λ(θ ± t) + norm + log_tau = 0,
-    g increasing (dg/d ln t = t²Λ″), found by Newton steps in ln t kept inside a shrinking bracket."""
+    g increasing (dg/d ln t = t²Λ″), found by Newton steps in ln t kept inside a shrinking bracket.
+    ``memo`` receives the bound of Λ at each θ ± t (``log_mgf_many``, for ``_tail_bound``)."""
     ts = []
     for theta, norm, sign in specs:
         lo, hi = math.log(scale) - 10.0, math.log(scale) + 4.0
@@ -149,6 +150,8 @@ def _edges(parts: Sequence[_Part], specs: Sequence[tuple[float, float, float]], 
         ts.append(math.exp(u))
     args = np.array([theta + sign * t for (theta, _n, sign), t in zip(specs, ts, strict=True)])
     lam_up = log_mgf_many(parts, args)  # the bound itself: on the grids, with round-off
+    if memo is not None:
+        memo.update(zip(args.tolist(), lam_up.tolist(), strict=True))
     return [(sign * (float(v) - norm - log_tau) / t, t)
             for (_theta, norm, sign), t, v in zip(specs, ts, lam_up, strict=True)]
 
@@ -193,10 +196,19 @@ TILT_EXPONENT = 600.0
 
 
 def _tail_bound(parts: Sequence[_Part], theta: float, norm: float, x: float, t: float,
-                sign: float) -> float:
+                sign: float, memo: dict[float, float] | None = None) -> float:
     """Mass of c·e^{θS − norm} beyond x (≥ x for sign +1, ≤ x for −1): the least of its total
-    e^{Λ(θ) − norm} and the Chernoff bound e^{Λ(θ ± t) − norm ∓ t·x}."""
-    lam = log_mgf_many(parts, np.array([theta, theta + sign * t]))
+    e^{Λ(θ) − norm} and the Chernoff bound e^{Λ(θ ± t) − norm ∓ t·x}. ``memo``: bounds of Λ already
+    computed, by argument (``log_mgf_many`` gives each argument's value whatever the others:
+    tested), completed with the missing ones."""
+    args = [theta, theta + sign * t]
+    if memo is None:
+        lam = log_mgf_many(parts, np.array(args)).tolist()
+    else:
+        missing = [a for a in args if a not in memo]
+        if missing:
+            memo.update(zip(missing, log_mgf_many(parts, np.array(missing)).tolist(), strict=True))
+        lam = [memo[a] for a in args]
     best = min(float(lam[0]) - norm, float(lam[1]) - norm - sign * t * x)
     return math.exp(best) if best < 700 else math.inf
 
@@ -271,7 +283,8 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     specs = [(0.0, 0.0, 1.0), (0.0, 0.0, -1.0)]
     if theta > 0:  # untilted, the normalised measure is c/e^{norm}: the same edges will do
         specs += [(theta, norm, 1.0), (theta, norm, -1.0)]
-    found = _edges(coarse, specs, log_tau, scale)
+    memo: dict[float, float] = {}  # bounds of Λ by argument, shared by the edges and tail bounds
+    found = _edges(coarse, specs, log_tau, scale, memo)
     edges = {(False, 1.0): found[0], (False, -1.0): found[1]}
     edges[True, 1.0], edges[True, -1.0] = (found[2], found[3]) if theta > 0 else (found[0], found[1])
     x_hi = max(edges[False, 1.0][0], edges[True, 1.0][0])
@@ -295,7 +308,7 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
         if (s_lo <= s_min) if sign < 0 else (s_top >= s_max):
             return 0.0  # the window holds the whole support on that side
         return _tail_bound(coarse, theta if tilted else 0.0, norm if tilted else 0.0,
-                           x_below if sign < 0 else x_above, edges[tilted, sign][1], sign)
+                           x_below if sign < 0 else x_above, edges[tilted, sign][1], sign, memo)
 
     below, above = beyond(False, -1.0), beyond(False, 1.0)
     alias = beyond(True, -1.0) + beyond(True, 1.0) if theta > 0 else (below + above) * math.exp(-norm)

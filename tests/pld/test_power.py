@@ -259,3 +259,26 @@ def test_curve_readings_unchanged_by_its_kept_negation(seed: int) -> None:
     for t in np.concatenate([rng.random(50) * float(c.d[0]), [0.0, float(c.d[-1]), float(c.d[0])]]):
         j = int(np.searchsorted(-c.d, -t, side="left"))
         assert j == int(np.searchsorted(c.rising, -t, side="left"))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_log_mgf_bound_per_argument_whatever_the_others(seed: int) -> None:
+    """``log_mgf_many`` gives each t the same float alone or among others, so the Chernoff edges'
+    bounds at θ ± t are reused by the tail bounds (``_tail_bound``'s memo): the same tail masses."""
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        n = int(rng.integers(1, 3000))
+        loss = np.sort(rng.normal(0.0, rng.uniform(1e-4, 2.0), n))
+        m = rng.random(n) * np.exp(-rng.random(n) * 50)
+        log_m = np.log(m / m.sum())
+        part = power._Part(loss=loss, log_m=log_m, k=int(rng.integers(1, 10_000)),
+                           span=float(np.abs(loss).max()), search_loss=loss, search_log_m=log_m)
+        ts = rng.normal(0.0, 100.0, int(rng.integers(1, 6)))
+        together = power.log_mgf_many([part], ts)
+        for i, t in enumerate(ts):
+            assert power.log_mgf_many([part], np.array([t]))[0] == together[i]
+        theta, t, x = abs(float(ts[0])), abs(float(rng.normal(0.0, 50.0))) + 1e-3, float(rng.normal())
+        for sign in (1.0, -1.0):
+            memo = {theta + sign * t: float(power.log_mgf_many([part], np.array([theta + sign * t]))[0])}
+            assert power._tail_bound([part], theta, 1.5, x, t, sign, memo) == \
+                power._tail_bound([part], theta, 1.5, x, t, sign)
