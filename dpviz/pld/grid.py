@@ -261,7 +261,7 @@ class GridPLD:
 
 def _within(m: NDArray[np.float64], tail: float) -> int:
     """``searchsorted(cumsum(m), tail, side="right")``: how many leading entries sum to ≤ ``tail``.
-    The running sums are taken chunk by chunk (chunks growing fourfold from 1024) until they pass
+    The running sums are taken chunk by chunk (chunks growing twofold from 1024) until they pass
     ``tail``, each chunk's first entry added to the sum before it: the same floats as one cumulative
     sum (a cumulative sum is sequential), over the prefix needed and one chunk, never again from the
     start. Truncation moves a little mass off each end; whole passes were a tenth of a small
@@ -275,7 +275,7 @@ def _within(m: NDArray[np.float64], tail: float) -> int:
         head = np.cumsum(chunk)
         if head[-1] > tail:
             return start + int(np.searchsorted(head, tail, side="right"))
-        start, size, carry = start + chunk.size, size * 4, float(head[-1])
+        start, size, carry = start + chunk.size, size * 2, float(head[-1])
     return int(m.size)
 
 

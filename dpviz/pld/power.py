@@ -108,8 +108,10 @@ def cumulants(parts: Sequence[_Part], a: float) -> tuple[float, float, float]:
         e = a * p.search_loss + p.search_log_m
         top = float(e.max())
         e -= top
-        # weights below e^{−700} are dropped: subnormal products made each pass ~100× slower
-        w = np.exp(e, out=np.zeros_like(e), where=e > -700.0)
+        # weights below e^{−700} are dropped: subnormal products made each pass ~100× slower (where
+        # there are none, the plain exponential in place: the same floats without the mask)
+        plain = float(e.min()) > -700.0
+        w = np.exp(e, out=e) if plain else np.exp(e, out=np.zeros_like(e), where=e > -700.0)
         total = float(w.sum())
         w /= total
         mean = float(np.einsum("i,i->", w, p.search_loss))  # einsum: no BLAS thread start-up per pass

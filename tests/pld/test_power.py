@@ -282,3 +282,31 @@ def test_log_mgf_bound_per_argument_whatever_the_others(seed: int) -> None:
             memo = {theta + sign * t: float(power.log_mgf_many([part], np.array([theta + sign * t]))[0])}
             assert power._tail_bound([part], theta, 1.5, x, t, sign, memo) == \
                 power._tail_bound([part], theta, 1.5, x, t, sign)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cumulants_plain_exponential_is_the_masked_one(seed: int) -> None:
+    """``cumulants`` exponentiates in place where no weight is below e^{−700}, else drops those by a
+    mask: the same floats as the masked route everywhere (here written out as the reference)."""
+    import math
+
+    rng = np.random.default_rng(seed)
+    for _ in range(300):
+        n = int(rng.integers(1, 1025))
+        loss = np.sort(rng.normal(0.0, rng.uniform(1e-4, 1.0), n))
+        log_m = np.log(rng.random(n)) - rng.random(n) * rng.choice([10.0, 800.0])  # some below e^{−700}
+        log_m -= log_m.max()
+        part = power._Part(loss=loss, log_m=log_m, k=int(rng.integers(1, 10_000)),
+                           span=float(np.abs(loss).max()), search_loss=loss, search_log_m=log_m)
+        for a in (0.0, float(rng.normal(0.0, 300.0)), float(rng.normal(0.0, 3.0))):
+            e = a * loss + log_m
+            top = float(e.max())
+            e -= top
+            w = np.exp(e, out=np.zeros_like(e), where=e > -700.0)
+            total = float(w.sum())
+            w /= total
+            mean = float(np.einsum("i,i->", w, loss))
+            dev = loss - mean
+            want = (part.k * (top + math.log(total)), part.k * mean,
+                    part.k * float(np.einsum("i,i,i->", w, dev, dev)))
+            assert power.cumulants([part], a) == want
