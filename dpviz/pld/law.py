@@ -16,6 +16,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from weakref import WeakKeyDictionary
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -179,8 +180,10 @@ class LossLaw:
             rc = ContinuousPart(lo=-c.hi, hi=-c.lo,
                                 sf_p=lambda x: c.cdf_q(neg(x)), cdf_p=lambda x: c.sf_q(neg(x)),
                                 sf_q=lambda x: c.cdf_p(neg(x)), cdf_q=lambda x: c.sf_p(neg(x)))
-        return LossLaw(name=f"{self.name} (reversed)", loss=-self.loss[::-1], p=self.q[::-1],
-                       q=self.p[::-1], p_inf=self.q_neg_inf, q_neg_inf=self.p_inf, continuous=rc)
+        out = LossLaw(name=f"{self.name} (reversed)", loss=-self.loss[::-1], p=self.q[::-1],
+                      q=self.p[::-1], p_inf=self.q_neg_inf, q_neg_inf=self.p_inf, continuous=rc)
+        _MIRRORS[out] = self
+        return out
 
     def both_directions(self) -> tuple[LossLaw, ...]:
         """(P, Q) and (Q, P): one law when symmetric. ε of a mechanism is the max over both."""
@@ -208,8 +211,19 @@ class _Negated:
         return out
 
 
+_MIRRORS: WeakKeyDictionary[LossLaw, LossLaw] = WeakKeyDictionary()
+"""A reversed law (``LossLaw.reversed``) → the law it reverses."""
+
+
 @lru_cache(maxsize=256)
 def _support(law: LossLaw, tail: float) -> tuple[float, float]:
+    """``law._support(tail)``; for a reversed law its original's support mirrored, (−hi, −lo): its
+    tails are the original's other tails at −x, so the search finds the mirrored points, bit for
+    bit (tested), and one law's supports serve both directions (0.0 − x: no −0.0)."""
+    mirror = _MIRRORS.get(law)
+    if mirror is not None:
+        lo, hi = _support(mirror, tail)
+        return 0.0 - hi, 0.0 - lo
     return law._support(tail)
 
 
