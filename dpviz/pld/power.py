@@ -40,6 +40,7 @@ from scipy import fft as sfft
 
 from dpviz.numerics import logsumexp
 from dpviz.pld import fft
+from dpviz.pld.entries import DIRECT_BINS, direct_sum, kept_run, trimmed, untilt
 from dpviz.pld.grid import MAX_BINS, GridPLD
 from dpviz.pld.spectrum import banded_product, sum_bound
 from dpviz.pld.spectrum import transform as step_transform
@@ -246,7 +247,7 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
                              "tilted at the θ given")
         if k < 1:
             raise ValueError("every count must be ≥ 1")
-    grids = [(_trimmed(g), k) for g, k in grids]
+    grids = [(trimmed(g), k) for g, k in grids]
     kk = sum(k for _, k in grids)
     offset = sum(k * g.offset for g, k in grids)
     top = sum(k * g.top for g, k in grids) if pess else math.inf
@@ -266,7 +267,7 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     s_max = sum(k * (g.lo + g.mass.size - 1) for g, k in grids)
     carried = any(g.err != 0.0 for g, _ in grids)
     if s_max - s_min < DIRECT_BINS and not carried:
-        mass = _direct(grids, pess)
+        mass = direct_sum(grids, pess)
         return GridPLD(h=h, lo=s_min, mass=mass, p_inf=p_inf, pessimistic=pess, top=top,
                        offset=offset).truncated(tail=tail)
     coarse = [merged_part(g, k) for g, k in grids]
@@ -375,21 +376,21 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     kept = np.greater(out, 0.0)
     kept &= ~small
     del small
-    nz = _run(kept)  # the entries kept (the others are zero)
+    nz = kept_run(kept)  # the entries kept (the others are zero)
     del kept
     if inherited:  # telescoping over the K factors (§17.10)
         inherited *= math.exp((kk - 1) * math.log(max(inherited_b, 1.0))) * (1.0 + 1e-12)
     err_tilted = math.sqrt(n_fft) * entry + dropped + alias + inherited
     if entrywise and not pess:  # every entry lowered by the bound on its own error (§17.10)
         out -= (entry + alias) * (1.0 + 1e-12)
-        nz = _run(out > 0)
+        nz = kept_run(out > 0)
         err_tilted = 0.0
 
     # untilt: c = ĉ·e^{Σkλ − θS}, capped at the total finite mass (a true composed mass never exceeds it)
     # ln Π T_i^{k_i}, each computed T_i within (n_i + 4)u of the true sum
     log_total = sum(k * (math.log(t) + 2.0 * (g.mass.size + 4) * U) for (g, k), t in pairs)
     mass = np.zeros(n_fft)
-    zeta = _untilt(out, nz, mass, s_lo=s_lo, h=h, offset=offset, theta=theta, norm=norm,
+    zeta = untilt(out, nz, mass, s_lo=s_lo, h=h, offset=offset, theta=theta, norm=norm,
                    log_total=log_total, scratch=True)
     del out
     nu = math.expm1(kk * math.log1p(eta)) + 2.0 * zeta
@@ -405,94 +406,5 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     return result.truncated(tail=tail / 2.0)
 
 
-def _run(kept: NDArray[np.bool_]) -> NDArray[np.intp] | tuple[int, int]:
-    """The indices of the true entries of ``kept``: (a, b) where they are the one run a … b − 1 (the
-    usual case, no index array), else ``np.flatnonzero(kept)``."""
-    n = int(np.count_nonzero(kept))
-    if n:
-        a = int(np.argmax(kept))  # the first true entry: the run holds all n if a … a + n − 1 do
-        if int(np.count_nonzero(kept[a:a + n])) == n:
-            return a, a + n
-    return np.flatnonzero(kept)
-
-
-def _untilt(out: NDArray[np.float64], nz: NDArray[np.intp] | tuple[int, int], mass: NDArray[np.float64], *,
-            s_lo: int, h: float, offset: float, theta: float, norm: float, log_total: float,
-            scratch: bool = False) -> float:
-    """mass[nz] = min(ĉ·e^{norm − θ·loss}, total) in log space, loss = (s_lo + nz)·h + offset (module
-    docstring), and the relative rounding ζ of the untilting; ``nz`` the kept indices or the run
-    (a, b) of them (``_run``). On a run the same operations run on slices, in place (``scratch``: in
-    ``out`` itself, which is then overwritten): the same floats with fewer copies."""
-    if not isinstance(nz, tuple) and nz.size and int(nz[-1]) - int(nz[0]) + 1 == nz.size:
-        nz = (int(nz[0]), int(nz[-1]) + 1)
-    if isinstance(nz, tuple):
-        a, b = nz
-        if a == b:
-            return 2.0 * U * (abs(norm) + 3.0)
-        expo = mass[a:b]  # the exponent is built where the masses go
-        expo[...] = np.arange(s_lo + a, s_lo + b, dtype=np.float64)  # exact integers, as (s_lo + nz)
-        expo *= h
-        expo += offset
-        ends = max(abs(theta * float(expo[0])), abs(theta * float(expo[-1])))
-        np.multiply(theta, expo, out=expo)
-        np.subtract(norm, expo, out=expo)
-        log_c = np.log(out[a:b], out=out[a:b] if scratch else None)
-        log_c += expo
-        np.minimum(log_c, log_total, out=log_c)
-        np.exp(log_c, out=mass[a:b])
-        return 2.0 * U * (abs(norm) + ends + 3.0)
-    losses = (s_lo + nz) * h + offset  # increasing: |θ·loss| is largest at an end
-    tilt_x = theta * losses
-    expo_out = norm - tilt_x
-    with np.errstate(divide="ignore"):
-        log_c = np.minimum(np.log(out[nz]) + expo_out, log_total)
-    mass[nz] = np.exp(log_c)
-    return 2.0 * U * (abs(norm) + (max(abs(float(tilt_x[0])), abs(float(tilt_x[-1]))) if nz.size else 0.0)
-                      + 3.0)
-
-
 UNDERFLOW_LOG = -746.0
 """e^x is exactly 0 in binary64 below this (the smallest subnormal is e^{−744.4}; e^{−745.2} rounds to 0)."""
-
-
-DIRECT_BINS = 2048
-"""A composition whose whole support has fewer bins is summed directly (no transform): exact up to a
-relative error, which matters for a finite pair read at δ near 1e-12 (randomized response: exact)."""
-
-
-def _direct(grids: Sequence[tuple[GridPLD, int]], pessimistic: bool) -> NDArray[np.float64]:
-    """Π_i g_i^{*k_i} by direct sums of non-negative products (powers by squaring). Each product's
-    entries have relative error ≤ γ_m (m terms, Higham §3.1); through the K − 1 products of any power
-    tree they compound to ≤ (1 + γ_m)^K − 1, absorbed by scaling towards the sound side."""
-    out: NDArray[np.float64] | None = None
-    m = 1
-    for g, k in grids:
-        result: NDArray[np.float64] | None = None
-        base = g.mass
-        while True:
-            if k & 1:
-                m = max(m, min(base.size, result.size) if result is not None else 1)
-                result = base if result is None else np.convolve(result, base)
-            k >>= 1
-            if not k:
-                break
-            m = max(m, base.size)
-            base = np.convolve(base, base)
-        assert result is not None
-        if out is not None:
-            m = max(m, min(out.size, result.size))
-        out = result if out is None else np.convolve(out, result)
-    assert out is not None
-    kk = sum(k for _, k in grids) + len(grids)
-    gamma = (m + 2) * U / (1.0 - (m + 2) * U)
-    nu = math.expm1(kk * math.log1p(gamma))
-    return np.maximum(out, 0.0) * ((1.0 + nu) if pessimistic else 1.0 / (1.0 + nu))
-
-
-def _trimmed(g: GridPLD) -> GridPLD:
-    """``g`` without zero bins at either end (they would only widen the transform)."""
-    nz = np.flatnonzero(g.mass)
-    if nz.size == 0 or (nz[0] == 0 and nz[-1] == g.mass.size - 1):
-        return g
-    return GridPLD(h=g.h, lo=g.lo + int(nz[0]), mass=g.mass[nz[0]:nz[-1] + 1], p_inf=g.p_inf,
-                   pessimistic=g.pessimistic, err=g.err, top=g.top, tilt=g.tilt, offset=g.offset)

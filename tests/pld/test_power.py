@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dpviz.mechanisms import gaussian
-from dpviz.pld import power
+from dpviz.pld import entries, power
 from dpviz.pld.accountant import epsilon_bounds
 from dpviz.pld.grid import GridPLD
 
@@ -188,14 +188,14 @@ def test_truncation_reads_the_same_index_off_a_prefix(n: int, log_tail: float, s
 
 @pytest.mark.parametrize("theta", [0.0, 3.7, 539.2])
 def test_untilt_on_a_run_is_the_general_route(theta: float) -> None:
-    """``_untilt`` on kept entries that form one run (slices, in place) gives the masses and ζ of the
+    """``entries.untilt`` on kept entries that form one run (slices, in place) gives the masses and ζ of the
     general route (gather, scatter) bit for bit; a ragged set takes the general route itself."""
     rng = np.random.default_rng(int(theta))
     out = rng.random(5000) * np.exp(-rng.random(5000) * 40)
     s_lo, h, offset, norm, log_total = -1234, 3.7e-6, 1.3e-7, 12.5, 1e-13
     for nz in (np.arange(100, 4000), np.flatnonzero(rng.random(5000) < 0.7)):
         mass = np.zeros(out.size)
-        zeta = power._untilt(out, nz, mass, s_lo=s_lo, h=h, offset=offset, theta=theta, norm=norm,
+        zeta = entries.untilt(out, nz, mass, s_lo=s_lo, h=h, offset=offset, theta=theta, norm=norm,
                              log_total=log_total)
         losses = (s_lo + nz) * h + offset
         tilt_x = theta * losses
@@ -203,17 +203,17 @@ def test_untilt_on_a_run_is_the_general_route(theta: float) -> None:
         ref[nz] = np.exp(np.minimum(np.log(out[nz]) + (norm - tilt_x), log_total))
         ref_zeta = 2.0 * power.U * (abs(norm) + max(abs(float(tilt_x[0])), abs(float(tilt_x[-1]))) + 3.0)
         assert np.array_equal(mass, ref) and zeta == ref_zeta
-        run = power._run(np.isin(np.arange(out.size), nz))  # the run as (a, b), in ``out`` itself
+        run = entries.kept_run(np.isin(np.arange(out.size), nz))  # the run as (a, b), in ``out`` itself
         scratch, mass = out.copy(), np.zeros(out.size)
-        zeta = power._untilt(scratch, run, mass, s_lo=s_lo, h=h, offset=offset, theta=theta, norm=norm,
+        zeta = entries.untilt(scratch, run, mass, s_lo=s_lo, h=h, offset=offset, theta=theta, norm=norm,
                              log_total=log_total, scratch=True)
         assert np.array_equal(mass, ref) and zeta == ref_zeta
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_run_is_the_kept_indices(seed: int) -> None:
-    """``_run`` gives (a, b) exactly where the true entries are the one run a … b − 1, and otherwise
-    their indices (``np.flatnonzero``)."""
+    """``entries.kept_run`` gives (a, b) exactly where the true entries are the one run a … b − 1,
+    and otherwise their indices (``np.flatnonzero``)."""
     rng = np.random.default_rng(seed)
     n = 300
     for _ in range(200):
@@ -222,7 +222,7 @@ def test_run_is_the_kept_indices(seed: int) -> None:
         kept[a:b] = True
         if rng.random() < 0.5:  # a ragged set: a few entries flipped
             kept[rng.integers(0, n, rng.integers(1, 4))] ^= True
-        got = power._run(kept)
+        got = entries.kept_run(kept)
         idx = np.flatnonzero(kept)
         contiguous = idx.size > 0 and idx[-1] - idx[0] + 1 == idx.size
         if contiguous:
