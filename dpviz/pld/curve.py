@@ -23,6 +23,7 @@ interpolation adds a few u. ``rho`` is that relative bound; the readings charge 
 from __future__ import annotations
 
 import math
+import threading
 from functools import cached_property
 
 import numpy as np
@@ -68,6 +69,7 @@ class GridCurve:
         self._monotone = bool(np.all((mass >= 0.0) & (mass < math.inf)))
         self._dr = np.zeros(n)  # D_{n−1−r} at r, for r < _done
         self._done = 0
+        self._lock = threading.Lock()
         self._y_last = 0.0  # y at r = _done − 1
         self._sum_last = 0.0  # Σ_{r' ≤ _done − 1} y at r'
 
@@ -80,6 +82,12 @@ class GridCurve:
         c·y_{j+1} (``lfilter``, its first input plus the carried c·y), the running sum of y (its first
         entry plus the carried sum), D at r = s·(the sum through r − 1), D_{n−1} = 0, plus the finite
         top's share (module docstring)."""
+        if upto <= self._done:
+            return
+        with self._lock:  # one thread extends at a time; _done is set after the values it covers
+            self._extend_locked(upto)
+
+    def _extend_locked(self, upto: int) -> None:
         n, a = self.n, self._done
         if upto <= a:
             return
@@ -100,7 +108,8 @@ class GridCurve:
             j = np.arange(n - 1 - a, n - 1 - b, -1)
             share = self.p_top * -np.expm1(np.minimum(self.l0 + j * self.h - self.top, 0.0))
             self._dr[a:b] = self._dr[a:b] + share
-        self._y_last, self._sum_last, self._done = float(y[-1]), float(run[-1]), b
+        self._y_last, self._sum_last = float(y[-1]), float(run[-1])
+        self._done = b  # last: a reader seeing it finds the values written
 
     @property
     def d(self) -> NDArray[np.float64]:

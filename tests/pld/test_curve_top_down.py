@@ -120,3 +120,21 @@ def test_top_down_readings_are_the_one_pass_readings(seed: int) -> None:
         whole = GridCurve.of(l0, h, m, p_top, top)
         assert np.array_equal(whole.d, ref.d, equal_nan=True)
         assert whole.y0 == ref.y0 or (math.isnan(whole.y0) and math.isnan(ref.y0))
+
+
+def test_threads_reading_one_curve_get_the_one_pass_readings() -> None:
+    """A grid's curve may be read from several threads (a server): one extends it at a time and the
+    values a reader finds are final, so every reading is the one-pass one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(11)
+    n, h, l0 = 60_000, 3.7e-6, -0.03
+    m = rng.random(n) * np.exp(-np.linspace(0.0, 60.0, n))
+    ref = _OnePass(l0, h, m, 0.0, math.inf)
+    ts = [float(t) for t in rng.random(400) * float(ref.d[0])]
+    want = [ref.solve(t) for t in ts]
+    for _ in range(5):
+        shared = GridCurve.of(l0, h, m, 0.0, math.inf)
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            got = list(pool.map(shared.solve, ts))
+        assert got == want
