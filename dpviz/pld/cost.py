@@ -116,6 +116,43 @@ def _cost(parts: tuple[tuple[LossLaw, int], ...], h: float, tail: float) -> Cost
     return transforms_cost(parts, transforms=len(parts) + 1, h=h, tail=tail)
 
 
+def check(parts: Parts, *, h: float, tail: float, budget: budgets.Budget | None) -> None:
+    """``budgets.check(cost(parts, h=h, tail=tail), budget)``: the same decision and refusal, without
+    discretising where the bound is within the budget (``above_bound``)."""
+    estimate = above_bound(parts, h=h, tail=tail, budget=budget)
+    if estimate is not None:
+        budgets.check(estimate, budget)
+
+
+def above_bound(parts: Parts, *, h: float, tail: float, budget: budgets.Budget | None) -> Cost | None:
+    """None where an upper bound of ``cost(parts, h=h, tail=tail)`` (``bound``) is within ``budget``
+    (so is the estimate itself), else the estimate; raises where ``cost`` does. The planned grids are
+    then not discretised for the estimate (a direction's grid at h, e.g. the add direction of a
+    subsampled law: a quarter of a millisecond of a 10 ms question, issue 23)."""
+    if budgets.resolve(budget).admits(bound(parts, h=h, tail=tail)):
+        return None
+    return cost(parts, h=h, tail=tail)
+
+
+def bound(parts: Parts, *, h: float, tail: float) -> Cost:
+    """An upper bound of ``cost(parts, h=h, tail=tail)`` (seconds and bytes) without discretising:
+    the planned bins of a direction are at most Σ k·(bins of its law's planned grid, at width h), and
+    the estimate increases with the bins. Refuses a width as ``cost`` does (``discretize.grid_range``)."""
+    dirs = directions(parts)
+    bins = max(sum(k * _planned_size(law, h, tail) for law, k in d) for d in dirs)
+    return _estimate(parts, len(dirs), bins, transforms=len(parts) + 1, h=h, tail=tail)
+
+
+def _planned_size(law: LossLaw, h: float, tail: float) -> int:
+    """At least the bins ``planned_bins`` counts for one step of ``law`` at width h (its grid at the
+    planned width, rescaled to h; one more for the rescaling's rounding)."""
+    discretize.grid_range(law, h=h, tail=tail)  # the law fits a grid of width h at all
+    lo, hi = law.support(tail)
+    coarse = max(h, (hi - lo) / COST_CELLS)
+    i_lo, i_hi = discretize.grid_range(law, h=coarse, tail=tail)  # the planned grid's bins
+    return math.ceil((i_hi - i_lo + 1) * coarse / h) + 1
+
+
 def first_stage_cost(parts: Parts, h: float, tail: float) -> Cost:
     """The cost of discretising the single steps at h and composing √k of them (the first stage of a
     two-stage composition, ``dpviz.pld.staged``; its second stage composes far fewer bins)."""

@@ -16,6 +16,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from weakref import WeakKeyDictionary
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -138,13 +139,21 @@ class LossLaw:
         if c is not None:
             clo, chi = c.lo, c.hi
             if not math.isfinite(chi):
-                chi = _bisect_tail(lambda x: np.fmax(c.sf_p(x), c.sf_q(x)), tail, up=True)
+                chi = _bisect_tail(self._tail(True), tail, up=True, probed=_probed(self, True))
             if not math.isfinite(clo):
-                clo = _bisect_tail(lambda x: np.fmax(c.cdf_p(x), c.cdf_q(x)), tail, up=False)
+                clo = _bisect_tail(self._tail(False), tail, up=False, probed=_probed(self, False))
             lo, hi = min(lo, clo), max(hi, chi)
         if not math.isfinite(lo):
             lo = hi = 0.0
         return lo, hi
+
+    def _tail(self, up: bool) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
+        """The larger of the P- and Q-tails of the continuous part above (``up``) or below x."""
+        c = self.continuous
+        assert c is not None
+        if up:
+            return lambda x: np.fmax(c.sf_p(x), c.sf_q(x))
+        return lambda x: np.fmax(c.cdf_p(x), c.cdf_q(x))
 
     def max_loss(self) -> float:
         """The largest finite loss carrying P-mass, rounded up; ``math.inf`` when there is mass at
@@ -169,8 +178,10 @@ class LossLaw:
             rc = ContinuousPart(lo=-c.hi, hi=-c.lo,
                                 sf_p=lambda x: c.cdf_q(neg(x)), cdf_p=lambda x: c.sf_q(neg(x)),
                                 sf_q=lambda x: c.cdf_p(neg(x)), cdf_q=lambda x: c.sf_p(neg(x)))
-        return LossLaw(name=f"{self.name} (reversed)", loss=-self.loss[::-1], p=self.q[::-1],
-                       q=self.p[::-1], p_inf=self.q_neg_inf, q_neg_inf=self.p_inf, continuous=rc)
+        out = LossLaw(name=f"{self.name} (reversed)", loss=-self.loss[::-1], p=self.q[::-1],
+                      q=self.p[::-1], p_inf=self.q_neg_inf, q_neg_inf=self.p_inf, continuous=rc)
+        _MIRRORS[out] = self
+        return out
 
     def both_directions(self) -> tuple[LossLaw, ...]:
         """(P, Q) and (Q, P): one law when symmetric. ε of a mechanism is the max over both."""
@@ -218,13 +229,38 @@ def _atom_support(loss: NDArray[np.float64], p: NDArray[np.float64], q: NDArray[
     return float(x[first]), float(x[last])
 
 
+_MIRRORS: WeakKeyDictionary[LossLaw, LossLaw] = WeakKeyDictionary()
+"""A reversed law (``LossLaw.reversed``) → the law it reverses."""
+
+
 @lru_cache(maxsize=256)
 def _support(law: LossLaw, tail: float) -> tuple[float, float]:
+    """``law._support(tail)``; for a reversed law its original's support mirrored, (−hi, −lo): its
+    tails are the original's other tails at −x, so the search finds the mirrored points, bit for
+    bit (tested), and one law's supports serve both directions (0.0 − x: no −0.0)."""
+    mirror = _MIRRORS.get(law)
+    if mirror is not None:
+        lo, hi = _support(mirror, tail)
+        return 0.0 - hi, 0.0 - lo
     return law._support(tail)
 
 
+_POWERS = 2.0 ** np.arange(-40, 61)
+_PROBES = np.concatenate([-_POWERS[::-1], [0.0], _POWERS])
+"""The points ``_bisect_tail`` evaluates its tail on first: ±2^j, j = −40 … 60, and 0 (increasing)."""
+
+
+@lru_cache(maxsize=256)
+def _probed(law: LossLaw, up: bool) -> NDArray[np.float64]:
+    """``law``'s tail (``LossLaw._tail``) at the probe points (``_PROBES`` in the direction of ``up``),
+    kept per law: the supports at several tails (the width prediction's and the single steps') start
+    from the same values."""
+    with np.errstate(all="ignore"):
+        return np.asarray(law._tail(up)((1.0 if up else -1.0) * _PROBES))
+
+
 def _bisect_tail(f: Callable[[NDArray[np.float64]], NDArray[np.float64]], tail: float, *,
-                 up: bool) -> float:
+                 up: bool, probed: NDArray[np.float64] | None = None) -> float:
     """A point beyond which the monotone tail function f (of an array) is ≤ ``tail``, near the
     smallest such point.
 
@@ -234,16 +270,16 @@ def _bisect_tail(f: Callable[[NDArray[np.float64]], NDArray[np.float64]], tail: 
     subsampled law of width ≈ q (q = 1e-4: losses up to 0.005 at tail 1e-14) over 200 times its
     extent, and every grid cell beyond was discretised and convolved. A few vector evaluations, where
     a bisection made a hundred of one point each. Any point with f ≤ tail is sound: callers account
-    for the tail mass beyond it. A NaN of f counts as ≤ tail, as a comparison with it is false."""
+    for the tail mass beyond it. A NaN of f counts as ≤ tail, as a comparison with it is false.
+    ``probed``: f at those points already (``_probed``, the same values)."""
     s = 1.0 if up else -1.0
-    powers = 2.0 ** np.arange(-40, 61)
-    v = np.concatenate([-powers[::-1], [0.0], powers])  # increasing in the direction of s
+    v = _PROBES  # increasing in the direction of s
 
     def above(v: NDArray[np.float64]) -> NDArray[np.bool_]:
         with np.errstate(all="ignore"):
             return np.asarray(f(s * v) > tail)
 
-    over = np.flatnonzero(above(v))
+    over = np.flatnonzero(above(v) if probed is None else probed > tail)
     if over.size == 0:
         return float(s * v[0])
     i = int(over[-1])  # f is monotone: every later point is ≤ tail

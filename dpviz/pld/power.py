@@ -40,6 +40,7 @@ from scipy import fft as sfft
 
 from dpviz.numerics import logsumexp
 from dpviz.pld import fft
+from dpviz.pld.entries import DIRECT_BINS, direct_sum, kept_run, trimmed, untilt
 from dpviz.pld.grid import MAX_BINS, GridPLD
 from dpviz.pld.spectrum import banded_product, sum_bound
 from dpviz.pld.spectrum import transform as step_transform
@@ -108,8 +109,10 @@ def cumulants(parts: Sequence[_Part], a: float) -> tuple[float, float, float]:
         e = a * p.search_loss + p.search_log_m
         top = float(e.max())
         e -= top
-        # weights below e^{−700} are dropped: subnormal products made each pass ~100× slower
-        w = np.exp(e, out=np.zeros_like(e), where=e > -700.0)
+        # weights below e^{−700} are dropped: subnormal products made each pass ~100× slower (where
+        # there are none, the plain exponential in place: the same floats without the mask)
+        plain = float(e.min()) > -700.0
+        w = np.exp(e, out=e) if plain else np.exp(e, out=np.zeros_like(e), where=e > -700.0)
         total = float(w.sum())
         w /= total
         mean = float(np.einsum("i,i->", w, p.search_loss))  # einsum: no BLAS thread start-up per pass
@@ -121,13 +124,14 @@ def cumulants(parts: Sequence[_Part], a: float) -> tuple[float, float, float]:
 
 
 def _edges(parts: Sequence[_Part], specs: Sequence[tuple[float, float, float]], log_tau: float,
-           scale: float) -> list[tuple[float, float]]:
+           scale: float, memo: dict[float, float] | None = None) -> list[tuple[float, float]]:
     """For each (θ, norm, sign) of ``specs``, (x, t): mass beyond x (above for sign = +1, below for −1)
     of the measure c·e^{θS − norm} is at most e^{log_tau}, by the Chernoff bound at t:
     x = ±(Λ(θ ± t) − norm − log_tau)/t with Λ from the grids and its round-off (``log_mgf_many``).
     t minimises that over ln t ∈ [ln scale − 10, ln scale + 4] (heavy tails want t far below the
     Gaussian guess ``scale``): the minimiser solves g(t) = ±t·Λ′(θ ± t) − Λ(θ ± t) + norm + log_tau = 0,
-    g increasing (dg/d ln t = t²Λ″), found by Newton steps in ln t kept inside a shrinking bracket."""
+    g increasing (dg/d ln t = t²Λ″), found by Newton steps in ln t kept inside a shrinking bracket.
+    ``memo`` receives the bound of Λ at each θ ± t (``log_mgf_many``, for ``_tail_bound``)."""
     ts = []
     for theta, norm, sign in specs:
         lo, hi = math.log(scale) - 10.0, math.log(scale) + 4.0
@@ -149,6 +153,8 @@ def _edges(parts: Sequence[_Part], specs: Sequence[tuple[float, float, float]], 
         ts.append(math.exp(u))
     args = np.array([theta + sign * t for (theta, _n, sign), t in zip(specs, ts, strict=True)])
     lam_up = log_mgf_many(parts, args)  # the bound itself: on the grids, with round-off
+    if memo is not None:
+        memo.update(zip(args.tolist(), lam_up.tolist(), strict=True))
     return [(sign * (float(v) - norm - log_tau) / t, t)
             for (_theta, norm, sign), t, v in zip(specs, ts, lam_up, strict=True)]
 
@@ -193,17 +199,26 @@ TILT_EXPONENT = 600.0
 
 
 def _tail_bound(parts: Sequence[_Part], theta: float, norm: float, x: float, t: float,
-                sign: float) -> float:
+                sign: float, memo: dict[float, float] | None = None) -> float:
     """Mass of c·e^{θS − norm} beyond x (≥ x for sign +1, ≤ x for −1): the least of its total
-    e^{Λ(θ) − norm} and the Chernoff bound e^{Λ(θ ± t) − norm ∓ t·x}."""
-    lam = log_mgf_many(parts, np.array([theta, theta + sign * t]))
+    e^{Λ(θ) − norm} and the Chernoff bound e^{Λ(θ ± t) − norm ∓ t·x}. ``memo``: bounds of Λ already
+    computed, by argument (``log_mgf_many`` gives each argument's value whatever the others:
+    tested), completed with the missing ones."""
+    args = [theta, theta + sign * t]
+    if memo is None:
+        lam = log_mgf_many(parts, np.array(args)).tolist()
+    else:
+        missing = [a for a in args if a not in memo]
+        if missing:
+            memo.update(zip(missing, log_mgf_many(parts, np.array(missing)).tolist(), strict=True))
+        lam = [memo[a] for a in args]
     best = min(float(lam[0]) - norm, float(lam[1]) - norm - sign * t * x)
     return math.exp(best) if best < 700 else math.inf
 
 
 def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
                   tilt_at: float | None = None, theta: float | None = None,
-                  entrywise: bool = False) -> GridPLD:
+                  entrywise: bool = False, split: bool = True) -> GridPLD:
     """The composition Π_i g_i^{*k_i} of grids of one kind and width, by one forward transform per
     part, a pointwise power and product, and one inverse transform (module docstring).
 
@@ -217,7 +232,10 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     each adds k·err·e^{−λ}·(1 + max err·e^{−λ})^{K−1} to the tilted, normalised error (docs/MATH.md
     §17.10); an infinite one makes the result's infinite (it says nothing, ``GridPLD.informative``).
     ``entrywise`` (optimistic grids only): every mass is lowered by the bound on its own error instead,
-    so that the result, with ``err`` = 0, is entry by entry below the exact composition (§17.10)."""
+    so that the result, with ``err`` = 0, is entry by entry below the exact composition (§17.10).
+    ``split`` = False: every part by the plain transform (``spectrum.transform``; its per-frequency
+    bound is up to four times the split one's, which a grid that only has to read below another's
+    can afford: ``composed.compose``'s spared directions)."""
     grids = [(g, k) for g, k in parts]
     g0 = grids[0][0]
     pess, h = g0.pessimistic, g0.h
@@ -229,7 +247,7 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
                              "tilted at the θ given")
         if k < 1:
             raise ValueError("every count must be ≥ 1")
-    grids = [(_trimmed(g), k) for g, k in grids]
+    grids = [(trimmed(g), k) for g, k in grids]
     kk = sum(k for _, k in grids)
     offset = sum(k * g.offset for g, k in grids)
     top = sum(k * g.top for g, k in grids) if pess else math.inf
@@ -249,7 +267,7 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     s_max = sum(k * (g.lo + g.mass.size - 1) for g, k in grids)
     carried = any(g.err != 0.0 for g, _ in grids)
     if s_max - s_min < DIRECT_BINS and not carried:
-        mass = _direct(grids, pess)
+        mass = direct_sum(grids, pess)
         return GridPLD(h=h, lo=s_min, mass=mass, p_inf=p_inf, pessimistic=pess, top=top,
                        offset=offset).truncated(tail=tail)
     coarse = [merged_part(g, k) for g, k in grids]
@@ -268,7 +286,8 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     specs = [(0.0, 0.0, 1.0), (0.0, 0.0, -1.0)]
     if theta > 0:  # untilted, the normalised measure is c/e^{norm}: the same edges will do
         specs += [(theta, norm, 1.0), (theta, norm, -1.0)]
-    found = _edges(coarse, specs, log_tau, scale)
+    memo: dict[float, float] = {}  # bounds of Λ by argument, shared by the edges and tail bounds
+    found = _edges(coarse, specs, log_tau, scale, memo)
     edges = {(False, 1.0): found[0], (False, -1.0): found[1]}
     edges[True, 1.0], edges[True, -1.0] = (found[2], found[3]) if theta > 0 else (found[0], found[1])
     x_hi = max(edges[False, 1.0][0], edges[True, 1.0][0])
@@ -292,7 +311,7 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
         if (s_lo <= s_min) if sign < 0 else (s_top >= s_max):
             return 0.0  # the window holds the whole support on that side
         return _tail_bound(coarse, theta if tilted else 0.0, norm if tilted else 0.0,
-                           x_below if sign < 0 else x_above, edges[tilted, sign][1], sign)
+                           x_below if sign < 0 else x_above, edges[tilted, sign][1], sign, memo)
 
     below, above = beyond(False, -1.0), beyond(False, 1.0)
     alias = beyond(True, -1.0) + beyond(True, 1.0) if theta > 0 else (below + above) * math.exp(-norm)
@@ -317,51 +336,66 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
             inherited_b = max(inherited_b, w1 + e_in)
         # |φ̂(f) − φ(f)| ≤ e∞ at every f and ‖φ̂ − φ‖₂ ≤ e_i (Higham Thm 24.2; a few heavy bins
         # summed directly, ``spectrum.transform``), so both are ≤ m(f) = |φ̂(f)| + e∞ (§17.4)
-        phi, e_inf, e_i = step_transform(w, n_fft, kappa, table)
+        phi, e_inf, e_i = step_transform(w, n_fft, kappa, table, split=split)
         fwd += k * e_i
         bound_b = max(bound_b, w1 + min(e_i, e_inf))
         mag = np.abs(phi)
         mag += e_inf
-        lm = np.log(mag)
+        lm = np.log(mag, out=mag)
         log_m += k * lm
-        weights += k * e_inf * np.exp(-lm)
+        np.negative(lm, out=lm)
+        weights += k * e_inf * np.exp(lm, out=lm)
         phis.append((phi, k))
+        del mag, lm, phi, w, x, expo  # the next part's (or the product's) arrays reuse their memory
     fwd *= math.exp((kk - 1) * math.log(bound_b)) * (1.0 + 1e-12)
     # the same error frequency by frequency: |Π φ̂_i^{k_i} − Π φ_i^{k_i}| ≤ Σ_i k_i e∞_i·Π_j m_j^{k_j}/m_i
     # (telescoping); its ℓ2 norm over the full spectrum (≤ √2 times the half rfft returns) is far
     # below the uniform bound wherever |φ|^K is small away from f = 0 (many steps)
-    per_frequency = math.sqrt(2.0) * fft.norm(np.exp(log_m) * weights) * (1.0 + 1e-9)
+    # e^{ln Π m} underflows to exactly 0 below −746 (most of a many-step spectrum): exponentiated only
+    # elsewhere (NaN included), the same array as the whole exp
+    weights *= np.exp(log_m, out=np.zeros(log_m.size), where=~(log_m < UNDERFLOW_LOG))
+    per_frequency = math.sqrt(2.0) * fft.norm(weights) * (1.0 + 1e-9)
+    del weights
     # the power and product only where Π m_i^{k_i} is not negligible; the exact product of the φ̂_i
     # where it is set to 0 instead is charged (§17.4, band)
     spectrum, cut = banded_product(phis, log_m)
+    del phis, log_m
     fwd = min(fwd, per_frequency) + cut
     rho = math.expm1((kk - 1) * math.log1p(3.0 * U) + 1e-15)
     psi_norm = math.sqrt(2.0) * fft.norm_c(spectrum)  # ℓ2 of the full (Hermitian) spectrum
     rounding = rho / max(1.0 - rho, 1e-300) * psi_norm
     y = sfft.irfft(spectrum, n_fft, workers=-1)
+    del spectrum
     entry = (fwd + rounding + (kappa + 2.0 * U) * psi_norm) / math.sqrt(n_fft)  # ℓ2 ⇒ every entry
     out = np.roll(y, -((s_lo - s_min) % n_fft))  # out[m] is the composed bin s_lo + m
+    del y
     # entries below entry/√N carry no information: zeroed, their sum (≤ √N·entry, the L1 bound
     # itself) charged; a higher threshold would charge up to N·entry
     small = out <= entry / math.sqrt(n_fft)
     dropped = float(np.maximum(out[small], 0.0).sum())
-    nz = np.flatnonzero(~small & (out > 0))  # the entries kept (the others are zero)
+    kept = np.greater(out, 0.0)
+    kept &= ~small
+    del small
+    nz = kept_run(kept)  # the entries kept (the others are zero)
+    del kept
     if inherited:  # telescoping over the K factors (§17.10)
         inherited *= math.exp((kk - 1) * math.log(max(inherited_b, 1.0))) * (1.0 + 1e-12)
     err_tilted = math.sqrt(n_fft) * entry + dropped + alias + inherited
     if entrywise and not pess:  # every entry lowered by the bound on its own error (§17.10)
         out -= (entry + alias) * (1.0 + 1e-12)
-        nz = np.flatnonzero(out > 0)
+        nz = kept_run(out > 0)
         err_tilted = 0.0
 
     # untilt: c = ĉ·e^{Σkλ − θS}, capped at the total finite mass (a true composed mass never exceeds it)
     # ln Π T_i^{k_i}, each computed T_i within (n_i + 4)u of the true sum
     log_total = sum(k * (math.log(t) + 2.0 * (g.mass.size + 4) * U) for (g, k), t in pairs)
     mass = np.zeros(n_fft)
-    zeta = _untilt(out, nz, mass, s_lo=s_lo, h=h, offset=offset, theta=theta, norm=norm,
-                   log_total=log_total)
+    zeta = untilt(out, nz, mass, s_lo=s_lo, h=h, offset=offset, theta=theta, norm=norm,
+                   log_total=log_total, scratch=True)
+    del out
     nu = math.expm1(kk * math.log1p(eta)) + 2.0 * zeta
-    mass *= (1.0 + nu) if pess else 1.0 / (1.0 + nu)
+    scaled = mass[nz[0]:nz[1]] if isinstance(nz, tuple) else mass  # the rest is 0 and stays 0
+    scaled *= (1.0 + nu) if pess else 1.0 / (1.0 + nu)
     log_err = math.log(err_tilted) + norm + math.log1p(nu) if err_tilted > 0 else -math.inf
     err = math.exp(log_err) if log_err < 700.0 else math.inf
     if pess:  # outside mass, moved the sound way: above → +∞ (or top), below → lowest window point
@@ -372,72 +406,5 @@ def compose_power(parts: Sequence[tuple[GridPLD, int]], *, tail: float,
     return result.truncated(tail=tail / 2.0)
 
 
-def _untilt(out: NDArray[np.float64], nz: NDArray[np.intp], mass: NDArray[np.float64], *, s_lo: int,
-            h: float, offset: float, theta: float, norm: float, log_total: float) -> float:
-    """mass[nz] = min(ĉ·e^{norm − θ·loss}, total) in log space, loss = (s_lo + nz)·h + offset (module
-    docstring), and the relative rounding ζ of the untilting. Where the kept entries are one run (the
-    usual case) the same operations run on slices, in place: the same floats with fewer copies."""
-    if nz.size and int(nz[-1]) - int(nz[0]) + 1 == nz.size:
-        a, b = int(nz[0]), int(nz[-1]) + 1
-        expo = np.arange(s_lo + a, s_lo + b, dtype=np.float64)  # exact integers, as (s_lo + nz)
-        expo *= h
-        expo += offset
-        ends = max(abs(theta * float(expo[0])), abs(theta * float(expo[-1])))
-        np.multiply(theta, expo, out=expo)
-        np.subtract(norm, expo, out=expo)
-        log_c = np.log(out[a:b])
-        log_c += expo
-        np.minimum(log_c, log_total, out=log_c)
-        np.exp(log_c, out=mass[a:b])
-        return 2.0 * U * (abs(norm) + ends + 3.0)
-    losses = (s_lo + nz) * h + offset  # increasing: |θ·loss| is largest at an end
-    tilt_x = theta * losses
-    expo_out = norm - tilt_x
-    with np.errstate(divide="ignore"):
-        log_c = np.minimum(np.log(out[nz]) + expo_out, log_total)
-    mass[nz] = np.exp(log_c)
-    return 2.0 * U * (abs(norm) + (max(abs(float(tilt_x[0])), abs(float(tilt_x[-1]))) if nz.size else 0.0)
-                      + 3.0)
-
-
-DIRECT_BINS = 2048
-"""A composition whose whole support has fewer bins is summed directly (no transform): exact up to a
-relative error, which matters for a finite pair read at δ near 1e-12 (randomized response: exact)."""
-
-
-def _direct(grids: Sequence[tuple[GridPLD, int]], pessimistic: bool) -> NDArray[np.float64]:
-    """Π_i g_i^{*k_i} by direct sums of non-negative products (powers by squaring). Each product's
-    entries have relative error ≤ γ_m (m terms, Higham §3.1); through the K − 1 products of any power
-    tree they compound to ≤ (1 + γ_m)^K − 1, absorbed by scaling towards the sound side."""
-    out: NDArray[np.float64] | None = None
-    m = 1
-    for g, k in grids:
-        result: NDArray[np.float64] | None = None
-        base = g.mass
-        while True:
-            if k & 1:
-                m = max(m, min(base.size, result.size) if result is not None else 1)
-                result = base if result is None else np.convolve(result, base)
-            k >>= 1
-            if not k:
-                break
-            m = max(m, base.size)
-            base = np.convolve(base, base)
-        assert result is not None
-        if out is not None:
-            m = max(m, min(out.size, result.size))
-        out = result if out is None else np.convolve(out, result)
-    assert out is not None
-    kk = sum(k for _, k in grids) + len(grids)
-    gamma = (m + 2) * U / (1.0 - (m + 2) * U)
-    nu = math.expm1(kk * math.log1p(gamma))
-    return np.maximum(out, 0.0) * ((1.0 + nu) if pessimistic else 1.0 / (1.0 + nu))
-
-
-def _trimmed(g: GridPLD) -> GridPLD:
-    """``g`` without zero bins at either end (they would only widen the transform)."""
-    nz = np.flatnonzero(g.mass)
-    if nz.size == 0 or (nz[0] == 0 and nz[-1] == g.mass.size - 1):
-        return g
-    return GridPLD(h=g.h, lo=g.lo + int(nz[0]), mass=g.mass[nz[0]:nz[-1] + 1], p_inf=g.p_inf,
-                   pessimistic=g.pessimistic, err=g.err, top=g.top, tilt=g.tilt, offset=g.offset)
+UNDERFLOW_LOG = -746.0
+"""e^x is exactly 0 in binary64 below this (the smallest subnormal is e^{−744.4}; e^{−745.2} rounds to 0)."""

@@ -29,7 +29,16 @@ import numpy as np
 from dpviz import budget as budgets
 from dpviz.budget import Budget, OverBudget
 from dpviz.pld import composed, fft, staged
-from dpviz.pld.cost import COST_CELLS, Parts, coarse_grid, cost, directions, first_stage_cost, planned_bins
+from dpviz.pld.cost import (
+    COST_CELLS,
+    Parts,
+    above_bound,
+    coarse_grid,
+    cost,
+    directions,
+    first_stage_cost,
+    planned_bins,
+)
 from dpviz.pld.grid import GridPLD, composed_bins
 from dpviz.pld.law import LossLaw
 from dpviz.pld.power import cumulants, merged_part
@@ -255,9 +264,12 @@ def predict(parts: Parts, *, delta: float, accuracy: float, tail: float, budget:
         h = composed.on_lattice(min(0.05, first * math.sqrt(share)), lattice)
         aim = AIM * target
         for attempt in range(MEASUREMENTS):
-            estimate = cost(parts, h=h, tail=tail) if share == 1.0 else first_stage_cost(parts, h, tail)
+            # (None: an upper bound of the estimate is within the budget, ``cost.above_bound``)
+            estimate = above_bound(parts, h=h, tail=tail, budget=budget) if share == 1.0 \
+                else first_stage_cost(parts, h, tail)
             try:  # the single steps at h are discretised: only within the budget the composition has
-                budgets.check(estimate, budget)
+                if estimate is not None:
+                    budgets.check(estimate, budget)
             except (OverBudget, ParameterError):
                 return None  # the pilot and refinement coarsen within it
             w, unkept = _widths(dom, h, theta, tail, offsets)

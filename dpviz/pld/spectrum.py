@@ -81,12 +81,14 @@ def _head_size(w: NDArray[np.float64], kappa: float) -> tuple[int, NDArray[np.in
 
 
 def transform(w: NDArray[np.float64], n_fft: int, kappa: float,
-              table: dict[int, NDArray[np.complex128]]) -> tuple[NDArray[np.complex128], float, float]:
+              table: dict[int, NDArray[np.complex128]], *,
+              split: bool = True) -> tuple[NDArray[np.complex128], float, float]:
     """(φ̂ on the half spectrum rfft returns, e∞, e₂): the computed transform of the masses ``w``
     (≥ 0, zero-padded to ``n_fft``), a bound on |φ̂(f) − φ(f)| at every frequency, and one on
-    ‖φ̂ − φ‖₂ over the full spectrum. ``table`` keeps the twiddles per length for the next part."""
+    ‖φ̂ − φ‖₂ over the full spectrum. ``table`` keeps the twiddles per length for the next part.
+    ``split``: the heavy bins may be summed directly (else the plain transform and its bound)."""
     w1 = sum_bound(w)
-    head = _head_size(w, kappa) if n_fft <= SPLIT_MAX_BINS else None
+    head = _head_size(w, kappa) if split and n_fft <= SPLIT_MAX_BINS else None
     if head is None:
         # Higham Thm 24.2 in ℓ2, and per entry κ‖w‖₁ (each input reaches each output on one path)
         return sfft.rfft(w, n_fft, workers=-1), kappa * w1, kappa * math.sqrt(n_fft) * fft.norm(w)

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dpviz.mechanisms import gaussian
-from dpviz.pld import power
+from dpviz.pld import entries, power
 from dpviz.pld.accountant import epsilon_bounds
 from dpviz.pld.grid import GridPLD
 
@@ -176,8 +176,8 @@ def test_per_frequency_round_off_bound_against_exact_binomials(tilt_at: float | 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(1, 20_000), st.floats(-30, 1), st.integers(0, 2**32 - 1))
 def test_truncation_reads_the_same_index_off_a_prefix(n: int, log_tail: float, seed: int) -> None:
-    """``grid._within`` (running sums over a growing prefix) gives the index of the whole
-    cumulative sum, so truncation keeps the same bins."""
+    """``grid._within`` (running sums chunk by chunk, each carrying the sum before it) gives the index
+    of the whole cumulative sum, so truncation keeps the same bins."""
     from dpviz.pld.grid import _within
 
     rng = np.random.default_rng(seed)
@@ -188,14 +188,14 @@ def test_truncation_reads_the_same_index_off_a_prefix(n: int, log_tail: float, s
 
 @pytest.mark.parametrize("theta", [0.0, 3.7, 539.2])
 def test_untilt_on_a_run_is_the_general_route(theta: float) -> None:
-    """``_untilt`` on kept entries that form one run (slices, in place) gives the masses and ζ of the
+    """``entries.untilt`` on kept entries that form one run (slices, in place) gives the masses and ζ of the
     general route (gather, scatter) bit for bit; a ragged set takes the general route itself."""
     rng = np.random.default_rng(int(theta))
     out = rng.random(5000) * np.exp(-rng.random(5000) * 40)
     s_lo, h, offset, norm, log_total = -1234, 3.7e-6, 1.3e-7, 12.5, 1e-13
     for nz in (np.arange(100, 4000), np.flatnonzero(rng.random(5000) < 0.7)):
         mass = np.zeros(out.size)
-        zeta = power._untilt(out, nz, mass, s_lo=s_lo, h=h, offset=offset, theta=theta, norm=norm,
+        zeta = entries.untilt(out, nz, mass, s_lo=s_lo, h=h, offset=offset, theta=theta, norm=norm,
                              log_total=log_total)
         losses = (s_lo + nz) * h + offset
         tilt_x = theta * losses
@@ -203,3 +203,110 @@ def test_untilt_on_a_run_is_the_general_route(theta: float) -> None:
         ref[nz] = np.exp(np.minimum(np.log(out[nz]) + (norm - tilt_x), log_total))
         ref_zeta = 2.0 * power.U * (abs(norm) + max(abs(float(tilt_x[0])), abs(float(tilt_x[-1]))) + 3.0)
         assert np.array_equal(mass, ref) and zeta == ref_zeta
+        run = entries.kept_run(np.isin(np.arange(out.size), nz))  # the run as (a, b), in ``out`` itself
+        scratch, mass = out.copy(), np.zeros(out.size)
+        zeta = entries.untilt(scratch, run, mass, s_lo=s_lo, h=h, offset=offset, theta=theta, norm=norm,
+                             log_total=log_total, scratch=True)
+        assert np.array_equal(mass, ref) and zeta == ref_zeta
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_run_is_the_kept_indices(seed: int) -> None:
+    """``entries.kept_run`` gives (a, b) exactly where the true entries are the one run a … b − 1,
+    and otherwise their indices (``np.flatnonzero``)."""
+    rng = np.random.default_rng(seed)
+    n = 300
+    for _ in range(200):
+        kept = np.zeros(n, dtype=bool)
+        a, b = sorted(rng.integers(0, n + 1, 2))
+        kept[a:b] = True
+        if rng.random() < 0.5:  # a ragged set: a few entries flipped
+            kept[rng.integers(0, n, rng.integers(1, 4))] ^= True
+        got = entries.kept_run(kept)
+        idx = np.flatnonzero(kept)
+        contiguous = idx.size > 0 and idx[-1] - idx[0] + 1 == idx.size
+        if contiguous:
+            assert got == (int(idx[0]), int(idx[-1]) + 1)
+        else:
+            assert not isinstance(got, tuple) and np.array_equal(got, idx)
+
+
+def test_exp_is_zero_below_the_underflow_cutoff() -> None:
+    """``compose_power`` exponentiates ln Π m only at or above ``UNDERFLOW_LOG`` (zeros elsewhere):
+    binary64 e^x is exactly 0 there, so the product is the whole exp's, bit for bit."""
+    cut = power.UNDERFLOW_LOG
+    x = np.concatenate([np.linspace(-5000.0, cut, 200_001), [np.nextafter(cut, -np.inf), cut, -1e300]])
+    assert not np.any(np.exp(x))
+    rng = np.random.default_rng(3)
+    log_m = rng.uniform(-900.0, 0.0, 4001)
+    log_m[[5, 17]] = [np.nan, -np.inf]
+    weights = rng.random(4001) * 1e3
+    whole = np.exp(log_m) * weights
+    masked = weights * np.exp(log_m, out=np.zeros(log_m.size), where=~(log_m < cut))
+    assert np.array_equal(whole, masked, equal_nan=True)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_curve_readings_unchanged_by_its_kept_negation(seed: int) -> None:
+    """A grid's δ-curve starts at ``losses[0]`` (computed without the loss array), and ``solve``'s
+    binary search on −D kept once finds the index the search on a freshly negated D finds."""
+    rng = np.random.default_rng(seed)
+    m = rng.random(3000) * np.exp(-rng.random(3000) * 30)
+    g = GridPLD(h=3.7e-6 * (1 + seed), lo=int(rng.integers(-9000, 9000)), mass=m, p_inf=0.0,
+                pessimistic=True, offset=float(rng.random() * 1e-6))
+    assert g.curve.l0 == float(g.losses[0])
+    c = g.curve
+    for t in np.concatenate([rng.random(50) * float(c.d[0]), [0.0, float(c.d[-1]), float(c.d[0])]]):
+        j = int(np.searchsorted(-c.d, -t, side="left"))
+        assert j == int(np.searchsorted(c.rising, -t, side="left"))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_log_mgf_bound_per_argument_whatever_the_others(seed: int) -> None:
+    """``log_mgf_many`` gives each t the same float alone or among others, so the Chernoff edges'
+    bounds at θ ± t are reused by the tail bounds (``_tail_bound``'s memo): the same tail masses."""
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        n = int(rng.integers(1, 3000))
+        loss = np.sort(rng.normal(0.0, rng.uniform(1e-4, 2.0), n))
+        m = rng.random(n) * np.exp(-rng.random(n) * 50)
+        log_m = np.log(m / m.sum())
+        part = power._Part(loss=loss, log_m=log_m, k=int(rng.integers(1, 10_000)),
+                           span=float(np.abs(loss).max()), search_loss=loss, search_log_m=log_m)
+        ts = rng.normal(0.0, 100.0, int(rng.integers(1, 6)))
+        together = power.log_mgf_many([part], ts)
+        for i, t in enumerate(ts):
+            assert power.log_mgf_many([part], np.array([t]))[0] == together[i]
+        theta, t, x = abs(float(ts[0])), abs(float(rng.normal(0.0, 50.0))) + 1e-3, float(rng.normal())
+        for sign in (1.0, -1.0):
+            memo = {theta + sign * t: float(power.log_mgf_many([part], np.array([theta + sign * t]))[0])}
+            assert power._tail_bound([part], theta, 1.5, x, t, sign, memo) == \
+                power._tail_bound([part], theta, 1.5, x, t, sign)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cumulants_plain_exponential_is_the_masked_one(seed: int) -> None:
+    """``cumulants`` exponentiates in place where no weight is below e^{−700}, else drops those by a
+    mask: the same floats as the masked route everywhere (here written out as the reference)."""
+    import math
+
+    rng = np.random.default_rng(seed)
+    for _ in range(300):
+        n = int(rng.integers(1, 1025))
+        loss = np.sort(rng.normal(0.0, rng.uniform(1e-4, 1.0), n))
+        log_m = np.log(rng.random(n)) - rng.random(n) * rng.choice([10.0, 800.0])  # some below e^{−700}
+        log_m -= log_m.max()
+        part = power._Part(loss=loss, log_m=log_m, k=int(rng.integers(1, 10_000)),
+                           span=float(np.abs(loss).max()), search_loss=loss, search_log_m=log_m)
+        for a in (0.0, float(rng.normal(0.0, 300.0)), float(rng.normal(0.0, 3.0))):
+            e = a * loss + log_m
+            top = float(e.max())
+            e -= top
+            w = np.exp(e, out=np.zeros_like(e), where=e > -700.0)
+            total = float(w.sum())
+            w /= total
+            mean = float(np.einsum("i,i->", w, loss))
+            dev = loss - mean
+            want = (part.k * (top + math.log(total)), part.k * mean,
+                    part.k * float(np.einsum("i,i,i->", w, dev, dev)))
+            assert power.cumulants([part], a) == want

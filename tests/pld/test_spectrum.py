@@ -83,10 +83,13 @@ def test_spiky_composition_against_exact_integers(monkeypatch) -> None:
         return float(np.abs(r.mass - np.array([exact[int(i)] / denom for i in idx])).sum())
 
     assert l1(got) <= got.err
+    unsplit = power.compose_power([(g, k)], tail=1e-300, split=False)  # as a spared direction is
+    assert l1(unsplit) <= unsplit.err
     monkeypatch.setattr(spectrum, "SPLIT_GAIN", math.inf)
     plain = power.compose_power([(g, k)], tail=1e-300)
     assert l1(plain) <= plain.err
     assert got.err < plain.err / 3
+    assert np.array_equal(unsplit.mass, plain.mass) and unsplit.err == plain.err  # the plain transform
 
 
 def _binomial_grids() -> list[tuple[GridPLD, int]]:
@@ -162,3 +165,29 @@ def test_banded_product_keeps_a_nan() -> None:
     log_m = 1000 * np.log(np.abs(phi) + 1e-16)
     got, cut = spectrum.banded_product([(phi, 1000)], log_m)
     assert np.isnan(got[2]) and got[3] == 0 and cut > 0.0
+
+
+def test_a_spared_direction_is_composed_by_plain_transforms(monkeypatch) -> None:
+    """The add direction of q = 8.7e-4, σ = 2.68, 6,458 steps, δ = 5.1e-12 is composed at a coarser
+    width (it only has to read below the lead's upper end): by plain transforms there, the lead's
+    grids with the heavy bins split off; the interval is the one of splitting everywhere, bit for bit."""
+    from dpviz.mechanisms import gaussian
+    from dpviz.mechanisms.subsampling import subsample_remove
+    from dpviz.pld import composed, refine
+
+    law = subsample_remove(gaussian.loss_law(sigma=2.683), rate=0.00087)
+    calls: list[tuple[float, bool]] = []
+    orig = composed.compose_power
+
+    def spy(grids, **kw):
+        calls.append((grids[0][0].h, kw.get("split", True)))
+        return orig(grids, **kw)
+
+    monkeypatch.setattr(composed, "compose_power", spy)
+    c = refine.composition([(law, 6458)], delta=5.1e-12)
+    assert {split for h, split in calls if h == c.h} == {True}
+    assert {split for h, split in calls if h != c.h} == {False}  # the spared direction
+    monkeypatch.setattr(composed, "compose_power", lambda grids, **kw: orig(grids, **{**kw, "split": True}))
+    composed.discretized.cache_clear()
+    every = refine.composition([(law, 6458)], delta=5.1e-12)
+    assert c.epsilon(5.1e-12) == every.epsilon(5.1e-12)

@@ -99,3 +99,55 @@ def test_tail_search_steps_over_a_nan_of_the_tail() -> None:
 
     x = _bisect_tail(f, tail, up=True)
     assert f(np.array([x]))[0] <= tail and abs(x - 7.99) <= 1e-2
+
+
+@pytest.mark.parametrize("tail", [1e-9, 2e-14, 1.6e-18, 1e-30])
+def test_support_from_kept_probe_values_is_the_plain_search(tail) -> None:
+    """A law's tail at the first probe points is kept per law (``law._probed``) and shared by its
+    supports at every tail: each end is the one the search finds evaluating the tail itself."""
+    from dpviz.mechanisms import gaussian, laplace
+    from dpviz.mechanisms.subsampling import subsample
+    from dpviz.pld.law import _bisect_tail
+
+    for law in (*subsample(gaussian.loss_law(sigma=8.648), rate=0.00098),
+                *subsample(laplace.loss_law(scale=2.0), rate=0.1), gaussian.loss_law(sigma=0.7)):
+        lo, hi = law.support(tail)
+        c = law.continuous
+        assert c is not None
+        plain_hi = _bisect_tail(lambda x, c=c: np.fmax(c.sf_p(x), c.sf_q(x)), tail, up=True) \
+            if not np.isfinite(c.hi) else c.hi
+        plain_lo = _bisect_tail(lambda x, c=c: np.fmax(c.cdf_p(x), c.cdf_q(x)), tail, up=False) \
+            if not np.isfinite(c.lo) else c.lo
+        assert (lo, hi) == (plain_lo if law.loss.size == 0 else min(plain_lo, float(law.loss.min())),
+                            plain_hi if law.loss.size == 0 else max(plain_hi, float(law.loss.max())))
+
+
+@pytest.mark.parametrize("tail", [1e-9, 1.96e-14, 1.56e-18, 7.9e-21, 1e-30])
+def test_a_reversed_law_support_is_its_original_mirrored(tail, monkeypatch) -> None:
+    """A reversed law's support is its original's mirrored (no search of its own, ``law._support``):
+    the same floats as searching its own tails, and no negative zero."""
+    from dpviz.mechanisms import randomized_response as rr
+    from dpviz.mechanisms.subsampling import subsample_remove
+    from dpviz.pld import law as law_module
+
+    laws = [subsample_remove(gaussian.loss_law(sigma=s), rate=q) for s in (0.5, 2.683, 8.648)
+            for q in (1e-4, 0.00098, 0.1)]
+    laws += [subsample_remove(laplace.loss_law(scale=b), rate=q) for b in (0.7, 3.0) for q in (0.0015, 0.2)]
+    laws.append(rr.loss_law(eps0=0.5))
+    orig = law_module._bisect_tail
+    searched: list[int] = []
+
+    def spy(*args, **kwargs):
+        searched.append(1)
+        return orig(*args, **kwargs)
+
+    for law in laws:
+        rev = law.reversed()
+        own = rev._support(tail)  # its own tails searched
+        law.support(tail)
+        searched.clear()
+        monkeypatch.setattr(law_module, "_bisect_tail", spy)
+        got = rev.support(tail)
+        monkeypatch.setattr(law_module, "_bisect_tail", orig)
+        assert got == own and not searched
+        assert [np.signbit(x) for x in got] == [np.signbit(x) for x in own]
