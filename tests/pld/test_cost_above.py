@@ -40,6 +40,7 @@ def test_cost_above_agrees_with_cost(parts, h, limit):
 def test_refinement_skips_discretising_rejected_widths(monkeypatch):
     law = subsample_remove(gaussian.loss_law(sigma=2.683), rate=0.00087)
     pld_cost.coarse_grid.cache_clear()
+    pld_cost._cost.cache_clear()  # a cost estimate kept from another test would skip its discretisations
     widths: list[float] = []
     orig = pld_cost.coarse_grid
 
@@ -49,4 +50,5 @@ def test_refinement_skips_discretising_rejected_widths(monkeypatch):
 
     monkeypatch.setattr(pld_cost, "coarse_grid", counting)
     c = refine.composition([(law, 6458)], delta=5.1e-12)
+    assert widths  # the estimates did discretise (nothing was kept from before)
     assert min(widths) >= c.h  # the old rule discretised at c.h/4 and c.h/2 for their estimates
