@@ -133,6 +133,7 @@ class GridCurve:
         r = self.n - 1 - j
         self._extend(r + 1)
         return float(self._dr[r])
+
     def _top_part(self, eps: float) -> float:
         """The top mass's share of δ(ε): p_top (at +∞) or p_top·(1 − e^{ε − top})_+."""
         if not math.isfinite(self.top):
