@@ -10,20 +10,14 @@ import math
 from dpviz.mechanisms import gaussian
 from dpviz.mechanisms.subsampling import subsample_remove
 from dpviz.pld import accountant, refine
+from tests.pld.recording import composed_widths
 
 PARTS = [(subsample_remove(gaussian.loss_law(sigma=1.0), rate=4.373e-4), 781)]
 EPSILON = 0.2
 
 
 def test_no_finer_grid_where_the_tilted_round_off_sets_the_width(monkeypatch):
-    hs: list[float] = []
-    orig = refine.compose
-
-    def recording(parts, *, h, **kw):
-        hs.append(h)
-        return orig(parts, h=h, **kw)
-
-    monkeypatch.setattr(refine, "compose", recording)
+    hs = composed_widths(monkeypatch)
     g = accountant.delta_bounds(PARTS, epsilon=EPSILON)
     monkeypatch.undo()
     h = float(g.detail.split("h=")[1].split(",")[0])
@@ -41,14 +35,7 @@ def test_refinement_continues_where_h_sets_the_width(monkeypatch):
     """Where the round-off is not most of the width (subsampled Gaussian, q = 0.0034, σ = 1, 1000
     steps, δ at ε = 1: no tilt, no round-off worth one) the refinement still steps h down."""
     law = subsample_remove(gaussian.loss_law(sigma=1.0), rate=205 / 60_000)
-    hs: list[float] = []
-    orig = refine.compose
-
-    def recording(parts, *, h, **kw):
-        hs.append(h)
-        return orig(parts, h=h, **kw)
-
-    monkeypatch.setattr(refine, "compose", recording)
+    hs = composed_widths(monkeypatch)
     g = accountant.delta_bounds([(law, 1000)], epsilon=1.0)
     assert len(set(hs)) >= 3  # the pilot and two finer grids
     assert g.relative_width <= 1e-3

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dpviz.mechanisms import gaussian, laplace
 from dpviz.mechanisms.subsampling import subsample_remove
 from dpviz.pld import accountant, refine
+from tests.pld.recording import composed_widths
 
 
 def _runs(monkeypatch, parts, delta):
@@ -54,17 +55,10 @@ def test_pilot_missing_the_target_is_not_recomputed_tilted(monkeypatch):
     one composition of three; the tilt now applies from the refinement on. The interval still meets
     the target and the Gaussian-mechanism value of an independent run on a finer fixed grid."""
     law = subsample_remove(gaussian.loss_law(sigma=5.136), rate=0.00166)
-    hs: list[float] = []
-    orig = refine.compose
-
-    def recording(parts, *, h, **kw):
-        hs.append(h)
-        return orig(parts, h=h, **kw)
-
-    monkeypatch.setattr(refine, "compose", recording)
+    hs = composed_widths(monkeypatch)
     g = accountant.epsilon_bounds([(law, 705)], delta=9.5e-10)
     assert len(hs) == len(set(hs))  # no width composed twice
     assert g.upper - g.lower <= 1e-5
-    monkeypatch.setattr(refine, "compose", orig)
+    monkeypatch.undo()
     fine = accountant.epsilon_bounds([(law, 705)], delta=9.5e-10, h=2e-6)
     assert max(g.lower, fine.lower) <= min(g.upper, fine.upper)  # both certified: they must meet
