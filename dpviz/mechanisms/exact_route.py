@@ -55,14 +55,19 @@ REMEMBERED_ROWS = 1 << 18
 """Count vectors kept between calls up to this many rows (at most ``MAX_OUTCOMES`` int64 each, 16 MiB)."""
 
 
+def _count_table(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(count vectors, ln of their multinomial coefficients k!/Π c_i!) of n outcomes and k steps: what
+    a law's k-fold atoms need besides its own losses and masses."""
+    counts = _compositions(n, k)
+    return counts, gammaln(k + 1.0) - gammaln(counts + 1.0).sum(axis=1)
+
+
 @lru_cache(maxsize=4)
 def _remembered(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """(count vectors, ln of their multinomial coefficients k!/Π c_i!) of n outcomes and k steps: what
-    a law's k-fold atoms need besides its own losses and masses (a noise search composes the same k
-    for every noise it tries: the geometric mechanism at Δ = 2, 390 steps, built 76,636 vectors ten
-    times). Read only: both arrays are made unwritable."""
-    counts = _compositions(n, k)
-    coef = gammaln(k + 1.0) - gammaln(counts + 1.0).sum(axis=1)
+    """``_count_table``, kept: a noise search composes the same k for every noise it tries (the
+    geometric mechanism at Δ = 2, 390 steps, built 76,636 vectors ten times). Read only: both arrays
+    are made unwritable."""
+    counts, coef = _count_table(n, k)
     counts.flags.writeable = False
     coef.flags.writeable = False
     return counts, coef
@@ -70,10 +75,7 @@ def _remembered(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _counts(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     """``_remembered`` where it is small enough to keep, else made for this call."""
-    if _n_compositions(n, k) <= REMEMBERED_ROWS:
-        return _remembered(n, k)
-    counts = _compositions(n, k)
-    return counts, gammaln(k + 1.0) - gammaln(counts + 1.0).sum(axis=1)
+    return _remembered(n, k) if _n_compositions(n, k) <= REMEMBERED_ROWS else _count_table(n, k)
 
 
 def _merge_lattice(total: np.ndarray, err: np.ndarray, lp: np.ndarray, index: np.ndarray
