@@ -34,11 +34,11 @@ from dpviz.pld.cost import (
     Parts,
     above_bound,
     coarse_grid,
-    cost,
     directions,
     first_stage_cost,
     planned_bins,
 )
+from dpviz.pld.cost import check as check_cost
 from dpviz.pld.grid import GridPLD, composed_bins
 from dpviz.pld.law import LossLaw
 from dpviz.pld.power import cumulants, merged_part
@@ -281,7 +281,7 @@ def predict(parts: Parts, *, delta: float, accuracy: float, tail: float, budget:
                 # between atoms (§17.9), so the next finer divisor is measured too, the narrower kept
                 finer = lattice / (round(lattice / h) + 1)
                 try:
-                    budgets.check(cost(parts, h=finer, tail=tail), budget)
+                    check_cost(parts, h=finer, tail=tail, budget=budget)  # the same decision
                     w_finer = width_at(dom, finer, theta, tail, offsets=offsets)
                 except (OverBudget, ParameterError):
                     w_finer = math.inf
