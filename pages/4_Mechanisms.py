@@ -115,8 +115,12 @@ def single_mechanism() -> None:
     headline.markdown(mv.headline(result.summary, solve=solve, refined=True))
     ui.table(result.tables["comparison"], key="table_comparison")
     with st.spinner("Drawing the figures (a coarser grid: as certified, only wider)…", show_time=True):
-        drawn = ui.cached(mv.figures_for)(*args, k=k, h=result.summary["h"], answer=mv.answer_of(result),
-                                          **target_kw)
+        try:
+            drawn = ui.cached(mv.figures_for)(*args, k=k, h=result.summary["h"], answer=mv.answer_of(result),
+                                              **target_kw)
+        except ParameterError as exc:  # the table above stands; say why there are no figures
+            ui.notice(exc)
+            return
 
     left, right = st.columns(2)
     with left:

@@ -35,6 +35,7 @@ from dpviz.budget import Budget
 from dpviz.composition import optimal
 from dpviz.composition.levels import Level, as_levels
 from dpviz.guarantee import Guarantee, Kind, Solved, Status
+from dpviz.mechanisms.base import Accountable
 from dpviz.mechanisms.buckets_route import BUCKETS_N, buckets, buckets_cost
 from dpviz.mechanisms.exact_route import EXACT_SOURCE, MAX_ATOMS, exact, exact_atoms, exact_cost
 from dpviz.mechanisms.headline import LOWER_ROUTES, best, disagree, headline
@@ -83,6 +84,19 @@ def analytic(parts: Sequence[Part], *, delta: float | None = None,
 
 
 # ---------------------------------------------------------------------- generic
+def step_level(m: Accountable, count: int, *, step_delta: float) -> Level | str:
+    """``count`` steps of ``m`` at its per-step (ε0, δ0) for δ0 spent = ``step_delta`` (KOV Thm 3.3's
+    input), or why there is none: ε0 above EPSILON_MAX, or δ0 ≥ 1 (replace-one by group privacy,
+    (1 + e^ε)δ, can exceed 1). The generic route and the page's figures both read it."""
+    s = m.step_guarantee(step_delta)
+    if s.epsilon is None or s.delta is None or not s.epsilon <= EPSILON_MAX:
+        e0 = math.inf if s.epsilon is None else s.epsilon
+        return f"per-step ε0 = {e0:.4g} > {EPSILON_MAX:g}: not computed"
+    if not s.delta < 1.0:
+        return f"per-step δ0 = {s.delta:.4g} ≥ 1 (no per-step guarantee): not computed"
+    return Level(epsilon=s.epsilon, delta=s.delta, count=count)
+
+
 def generic(parts: Sequence[Part], *, delta: float | None = None, epsilon: float | None = None) -> Guarantee:
     """KOV Thm 3.3 (the optimum over all mechanisms with the same per-step (ε0, δ0)); a
     mechanism that is not pure spends δ/(2K) per step of the K steps in all."""
@@ -100,16 +114,11 @@ def generic(parts: Sequence[Part], *, delta: float | None = None, epsilon: float
         if m.max_loss is None and m.canonical_pair is None and step_delta == 0:
             return Guarantee.not_computed(source=GENERIC_SOURCE, delta=delta, reason=(
                 f"per-step δ0 = δ/(2k) underflows to 0 at δ = {delta:.3g}, k = {total}: not computed"))
-        s = m.step_guarantee(step_delta)
-        if s.epsilon is None or s.delta is None or not s.epsilon <= EPSILON_MAX:
-            e0 = math.inf if s.epsilon is None else s.epsilon
+        level = step_level(m, c, step_delta=step_delta)
+        if isinstance(level, str):
             return Guarantee.not_computed(source=GENERIC_SOURCE, delta=delta, epsilon=epsilon, solved=solved,
-                                          reason=f"per-step ε0 = {e0:.4g} > {EPSILON_MAX:g}: not computed")
-        if not s.delta < 1.0:  # e.g. replace-one by group privacy: (1 + e^ε)δ can exceed 1
-            return Guarantee.not_computed(source=GENERIC_SOURCE, delta=delta, epsilon=epsilon, solved=solved,
-                                          reason=f"per-step δ0 = {s.delta:.4g} ≥ 1 (no per-step guarantee): "
-                                                 "not computed")
-        levels.append(Level(epsilon=s.epsilon, delta=s.delta, count=c))
+                                          reason=level)
+        levels.append(level)
     lv = as_levels(levels)
     detail = "per-step " + ", ".join(f"({x.epsilon:.4g}, {x.delta:.3g})×{x.count}" for x in lv)
     if delta is not None:

@@ -12,7 +12,7 @@ import numpy as np
 
 from dpviz import budget as budgets
 from dpviz.budget import Budget, OverBudget, cost_of
-from dpviz.composition import homogeneous, optimal
+from dpviz.composition import optimal
 from dpviz.figures.mechanisms import delta_band_figure, epsilon_vs_k_figure, pld_histogram_figure
 from dpviz.figures.regions import VACUOUS_AREA, excluded_area, region_figure
 from dpviz.figures.style import wrap
@@ -24,7 +24,7 @@ from dpviz.pld.grid import DEFAULT_TAIL
 from dpviz.rdp.conversion import epsilon_from_rdp
 from dpviz.rdp.subsampled import DEFAULT_ORDERS
 from dpviz.regions import intersection_boundary, method_region
-from dpviz.validation import EPSILON_MAX, ParameterError
+from dpviz.validation import ParameterError
 from dpviz.views import View
 
 CURVE_SHARE = 0.2
@@ -89,9 +89,8 @@ def _figures(mech: Any, law: Any, *, k: int, ks: list[int], many: Mapping[int, A
         else np.full((eps.size, 2), np.nan)
     levels = None
     if delta > 0:
-        step = mech.step_guarantee(delta / (2.0 * k))
-        if step.epsilon is not None and math.isfinite(step.epsilon) and step.epsilon <= EPSILON_MAX:
-            levels = homogeneous(k=k, eps0=step.epsilon, delta0=float(step.delta or 0.0))
+        level = routes.step_level(mech, k, step_delta=delta / (2.0 * k))  # as the generic route's
+        levels = None if isinstance(level, str) else (level,)
     lines = {} if levels is None else {
         "optimal": np.array([optimal.delta_for_epsilon(levels, epsilon=float(e), budget=budget).delta
                              for e in eps], dtype=float)}
