@@ -30,6 +30,9 @@ UNIT_SECONDS: dict[str, float] = {
     # mechanisms/exact_route.py, exact route of finite laws: one entry (atom × outcome) of the enumerated
     # count vectors with its multinomial log-mass and loss (3.2e-7 to 6e-7 from 6e6 down to 2e4 entries)
     "exact_cell": 4.0e-7,
+    # … and one entry (support point × outcome × step) of its lattice recursion (a log-sum and a
+    # max-plus update per entry, numpy calls per outcome and step)
+    "lattice_cell": 4.0e-8,  # measured 1.2e-8 to 4.2e-8 (2.5e4 to 1e7 entries, geometric Δ = 2 to 8)
     # gce/classes.py: one outcome-count class (multinomial, g, two sorted loss-atom tables, search)
     "gce_class": 6.0e-7,
     # gce/classes.py: one cell of the log-space recursion for g (two logaddexp per cell)

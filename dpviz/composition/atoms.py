@@ -43,6 +43,9 @@ class LossAtoms:
     p_inf: float = 0.0
     terms: int = 0
     """Number of atoms the error bound accounts for (≥ the stored ones; lumps count their tails)."""
+    mass_error: float = 0.0
+    """A relative error bound of the masses from how they were made, added to ``relative_error``
+    (the exact route's lattice recursion, ``dpviz.mechanisms.exact_route``)."""
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     """ε(δ) already solved on this atom set (``epsilon``); a fresh one for every instance, also for
     a ``dataclasses.replace`` copy (another p_inf is another answer)."""
@@ -53,12 +56,12 @@ class LossAtoms:
 
     @classmethod
     def from_masses(cls, loss: NDArray[np.float64], log_p: NDArray[np.float64],
-                    p_inf: float = 0.0) -> LossAtoms:
+                    p_inf: float = 0.0, mass_error: float = 0.0) -> LossAtoms:
         """Sort by decreasing loss (ties kept as separate atoms: harmless)."""
         loss = np.asarray(loss, dtype=float)
         log_p = np.asarray(log_p, dtype=float)
         order = np.argsort(-loss, kind="stable")
-        return cls(loss=loss[order], log_p=log_p[order], p_inf=float(p_inf))
+        return cls(loss=loss[order], log_p=log_p[order], p_inf=float(p_inf), mass_error=float(mass_error))
 
     @classmethod
     def binomial(cls, *, k: int, eps0: float, delta0: float, above: float | None = None) -> LossAtoms:
@@ -159,7 +162,7 @@ class LossAtoms:
     def relative_error(self) -> float:
         """A conservative bound on the relative error of ``delta`` (measured against mpmath
         in tests/composition: ≤ 2e-13 at 10^6 binomial atoms, where this gives 1e-12)."""
-        return 1e-15 * (16.0 + math.sqrt(max(self.loss.size, self.terms)))
+        return 1e-15 * (16.0 + math.sqrt(max(self.loss.size, self.terms))) + self.mass_error
 
     def tradeoff(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Vertices of the lower boundary of the privacy region (KOV §2).

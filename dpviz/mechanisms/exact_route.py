@@ -21,6 +21,7 @@ from dpviz.budget import Budget, Cost, cost_of
 from dpviz.composition.atoms import LossAtoms
 from dpviz.composition.binomial_atoms import binomial_atom_count
 from dpviz.guarantee import Guarantee, Kind, Solved
+from dpviz.mechanisms.base import Accountable
 from dpviz.mechanisms.parts import Part, checked_parts, checked_target
 from dpviz.pld.law import LossLaw
 
@@ -88,53 +89,151 @@ def _merge_lattice(total: np.ndarray, err: np.ndarray, lp: np.ndarray, index: np
     return np.maximum.reduceat(up, starts), np.zeros(starts.size), np.logaddexp.reduceat(lp, starts)
 
 
+def _lattice(law: LossLaw, unit: float | None) -> np.ndarray | None:
+    """Each kept atom's loss in lattice steps of ``unit`` (when every loss is a whole multiple of it,
+    to 1e-9), else None."""
+    if unit is None or not unit > 0:
+        return None
+    loss = law.loss[law.p > 0]
+    steps = np.rint(loss / unit)
+    if not np.all(np.abs(steps * unit - loss) <= 1e-9 * np.maximum(np.abs(loss), unit)):
+        return None
+    return steps.astype(np.int64)
+
+
+def _lattice_plan(steps: np.ndarray) -> tuple[int, int, np.ndarray]:
+    """(lowest step, stride g, offsets): step_i = lowest + g·offset_i with the offsets' gcd 1, so the
+    k-fold sums fill every point of their lattice (docs/MATH.md §24)."""
+    lowest = int(steps.min())
+    g = math.gcd(*(int(v) for v in steps - lowest)) or 1
+    return lowest, g, (steps - lowest) // g
+
+
+def _lattice_cells(steps: np.ndarray, k: int) -> float:
+    """Entries the lattice recursion touches (``_lattice_power``): at step t the support has t·span + 1
+    points, each read once per outcome; plus 50 entries' worth per outcome and step for the numpy
+    calls themselves (about 2 µs each)."""
+    span = int(_lattice_plan(steps)[2].max())
+    return float(steps.size) * (k + span * k * (k - 1) / 2.0 + 50.0 * k)
+
+
+def _by_lattice(steps: np.ndarray | None, k: int) -> bool:
+    """Whether the lattice recursion is estimated cheaper than the count vectors (``dpviz.budget``)."""
+    if steps is None or steps.size == 0:
+        return False
+    vectors = cost_of("exact_cell", _n_compositions(steps.size, k) * steps.size).seconds
+    return cost_of("lattice_cell", _lattice_cells(steps, k)).seconds < vectors
+
+
+def _lattice_power(loss: np.ndarray, log_p: np.ndarray, steps: np.ndarray, unit: float, k: int
+                   ) -> tuple[np.ndarray, np.ndarray, float]:
+    """The k-fold law of a lattice law merged per lattice point, by k steps of a convolution in log
+    space (docs/MATH.md §24): (loss rounded up, ln P-mass, relative error bound of the masses).
+
+    A lattice point's atoms are those ``_merge_lattice`` merges (the count vectors c with c·steps at
+    that point): its mass is their log-sum, its loss j·unit plus the largest of their summed offsets
+    from the lattice (a max-plus recursion beside the log-sum one), rounded up by a bound on every
+    rounding."""
+    lowest, g, offsets = _lattice_plan(steps)
+    span = int(offsets.max())
+    dev = loss - steps * unit  # each atom's offset from its lattice point (|dev| ≤ 1e-9·(|loss| + unit))
+    mass = np.zeros(1)
+    top = np.zeros(1)
+    for t in range(k):
+        size = t * span + 1
+        nxt = np.full(size + span, -np.inf)
+        far = np.full(size + span, -np.inf)
+        for o, lp, d in zip(offsets.tolist(), log_p.tolist(), dev.tolist(), strict=True):
+            cut = slice(o, o + size)
+            np.logaddexp(nxt[cut], mass + lp, out=nxt[cut])
+            np.maximum(far[cut], top + d, out=far[cut])
+        mass, top = nxt, far
+    keep = mass > -np.inf
+    index = k * lowest + g * np.flatnonzero(keep)
+    mass, top = mass[keep], top[keep]
+    on_lattice = index * unit
+    exact_loss = on_lattice + top
+    ulp = 2.0**-52  # twice the unit round-off: every bound below is doubled
+    biggest = float(np.max(np.abs(loss)))
+    bound = ulp * (np.abs(on_lattice) + 2.0 * k * (biggest + unit) + k * k * float(np.max(np.abs(dev)))
+                   + 2.0 * np.abs(exact_loss))
+    # |ln mass| after t steps is at most t·max|ln p| (between one path's mass and 1); step t adds per
+    # outcome one rounded sum and one logaddexp (a rounded difference, exp/log1p, a rounded sum)
+    most = float(np.max(np.abs(log_p)))
+    log_error = ulp * (k * most + steps.size * (3.0 * most * k * (k + 1) / 2.0 + 2.0 * k))
+    return exact_loss + bound, mass, math.expm1(log_error)
+
+
 def _part_atoms(law: LossLaw, k: int, pair: tuple[float, float] | None, unit: float | None = None
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """(loss, loss error bound, ln P-mass, P(L = +∞)) of the k-fold law; atoms on a lattice of
-    spacing ``unit`` (when every loss is a whole multiple of it) are merged per lattice point."""
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
+    """(loss, loss error bound, ln P-mass, P(L = +∞), relative error bound of the masses beyond
+    ``LossAtoms.relative_error``) of the k-fold law; atoms on a lattice of spacing ``unit`` (when
+    every loss is a whole multiple of it) are merged per lattice point, by the lattice recursion
+    where it touches fewer entries than the count vectors would."""
     if pair is not None:
         a = LossAtoms.binomial(k=k, eps0=pair[0], delta0=pair[1])
-        return a.loss, np.zeros_like(a.loss), a.log_p, a.p_inf
+        return a.loss, np.zeros_like(a.loss), a.log_p, a.p_inf, 0.0
     keep = law.p > 0
     loss, log_p = law.loss[keep], np.log(law.p[keep])
     p_inf = -math.expm1(k * math.log1p(-law.p_inf)) if law.p_inf < 1 else 1.0
     if loss.size == 0:  # every outcome has P = 0 or Q = 0
-        return np.zeros(0), np.zeros(0), np.zeros(0), p_inf
+        return np.zeros(0), np.zeros(0), np.zeros(0), p_inf, 0.0
+    steps = _lattice(law, unit)
+    if steps is not None and _by_lattice(steps, k):
+        up, lp, mass_error = _lattice_power(loss, log_p, steps, unit, k)  # type: ignore[arg-type]
+        return up, np.zeros_like(up), lp, p_inf, mass_error
     counts, coef = _counts(loss.size, k)
     total = counts @ loss
     err = (loss.size + 2) * 2.0**-52 * (counts @ np.abs(loss))
     with np.errstate(invalid="ignore"):
         terms = np.where(counts > 0, counts * log_p, 0.0).sum(axis=1)
         lp = coef + terms
-    if unit is not None and unit > 0:
-        steps = np.rint(loss / unit)
-        if np.all(np.abs(steps * unit - loss) <= 1e-9 * np.maximum(np.abs(loss), unit)):
-            return (*_merge_lattice(total, err, lp, counts @ steps.astype(np.int64)), p_inf)
-    return total, err, lp, p_inf
+    if steps is not None:
+        return (*_merge_lattice(total, err, lp, counts @ steps), p_inf, 0.0)
+    return total, err, lp, p_inf, 0.0
+
+
+def _part_size(m: Accountable, k: int) -> tuple[int, float, float] | str:
+    """(atoms, count-vector entries, lattice-recursion entries) of one part's k-fold law in the
+    direction that needs more (``_part_atoms``'s choice), or why the route does not apply."""
+    law = m.law
+    if law.continuous is not None:
+        return f"{m.label} has a continuous loss law"
+    pair = m.canonical_pair
+    if pair is not None:
+        atoms = binomial_atom_count(k, pair[0])
+        return atoms, float(atoms), 0.0
+    outcomes = max(int(np.count_nonzero(law.p > 0)), int(np.count_nonzero(law.q > 0)), 1)
+    if outcomes > MAX_OUTCOMES:
+        return f"more than {MAX_OUTCOMES} outcomes per step"
+    vectors = _n_compositions(outcomes, k)
+    lattices = [_lattice(d, m.grid_unit) for d in ((law,) if law.symmetric else (law, law.reversed()))]
+    if all(_by_lattice(s, k) for s in lattices):
+        span = max(int(_lattice_plan(s)[2].max()) for s in lattices)  # type: ignore[arg-type]
+        return k * span + 1, 0.0, max(_lattice_cells(s, k) for s in lattices)  # type: ignore[arg-type]
+    return vectors, float(vectors * outcomes), 0.0
 
 
 def exact_cost(parts: Sequence[Part]) -> Cost | str:
-    """The exact route's estimated work for both directions it needs (``dpviz.budget``): the count
-    vectors enumerated per part (atoms × outcomes), then the product of the parts' atoms sorted;
-    or why the route does not apply."""
-    n, cells, directions = 1, 0.0, 1 if all(m.law.symmetric for m, _ in parts) else 2
+    """The exact route's estimated work for both directions it needs (``dpviz.budget``): per part the
+    count vectors enumerated (atoms × outcomes) or the lattice recursion's entries, then the product
+    of the parts' atoms sorted; or why the route does not apply."""
+    n, cells, lattice, directions = 1, 0.0, 0.0, 1 if all(m.law.symmetric for m, _ in parts) else 2
     for m, k in parts:
-        law = m.law
-        if law.continuous is not None:
-            return f"{m.label} has a continuous loss law"
-        pair = m.canonical_pair
-        outcomes = max(int(np.count_nonzero(law.p > 0)), int(np.count_nonzero(law.q > 0)), 1)
-        if pair is None and outcomes > MAX_OUTCOMES:
-            return f"more than {MAX_OUTCOMES} outcomes per step"
-        atoms = binomial_atom_count(k, pair[0]) if pair is not None else _n_compositions(outcomes, k)
-        cells += atoms * (1 if pair is not None else outcomes)
-        n *= atoms
+        size = _part_size(m, k)
+        if isinstance(size, str):
+            return size
+        n *= size[0]
+        cells += size[1]
+        lattice += size[2]
         if n > MAX_ATOMS:
             return f"more than {MAX_ATOMS:,} atoms"
     what = f"{n:,} atoms"
     enumerate_ = cost_of("exact_cell", directions * cells, memory_units=cells)
+    recursion = cost_of("lattice_cell", directions * lattice, memory_units=0.0)
     product = cost_of("product_atom", directions * n * max(1.0, math.log2(n)), memory_units=n)
-    return Cost(enumerate_.seconds + product.seconds, max(enumerate_.bytes, product.bytes), what)
+    seconds = enumerate_.seconds + recursion.seconds + product.seconds
+    return Cost(seconds, max(enumerate_.bytes, product.bytes), what)
 
 
 def exact_atoms(parts: Sequence[Part], *, reverse: bool = False) -> LossAtoms | str:
@@ -146,17 +245,19 @@ def exact_atoms(parts: Sequence[Part], *, reverse: bool = False) -> LossAtoms | 
     err = np.zeros(1)
     log_p = np.zeros(1)
     log_free = 0.0
+    log_mass_error = 0.0
     for m, k in parts:
         law = m.law.reversed() if reverse else m.law
         pair = m.canonical_pair
-        pl, pe, pp, pinf = _part_atoms(law, k, pair, m.grid_unit)
+        pl, pe, pp, pinf, mass_error = _part_atoms(law, k, pair, m.grid_unit)
         loss = (loss[:, None] + pl[None, :]).ravel()
         err = (err[:, None] + pe[None, :]).ravel()
         log_p = (log_p[:, None] + pp[None, :]).ravel()
         log_free += math.log1p(-pinf) if pinf < 1 else -math.inf
+        log_mass_error += math.log1p(mass_error)
     up = loss + err + (len(parts) - 1) * np.abs(loss) * 2.0**-52  # one rounding per sum of parts
     p_inf = -math.expm1(log_free)
-    return LossAtoms.from_masses(up, log_p, p_inf=p_inf)
+    return LossAtoms.from_masses(up, log_p, p_inf=p_inf, mass_error=math.expm1(log_mass_error))
 
 
 def exact(parts: Sequence[Part], *, delta: float | None = None, epsilon: float | None = None,

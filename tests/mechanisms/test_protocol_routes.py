@@ -117,17 +117,27 @@ def test_exact_epsilon_at_delta_is_the_smallest(pairs, delta: float) -> None:
 
 
 def test_exact_beyond_the_atom_limit_is_not_computed_and_pld_answers() -> None:
-    big = [(make("randomized-response", eps0=0.2, categories=3), 3000)]
+    big = [(make("finite", p="0.5,0.3,0.2", q="0.2,0.3,0.5"), 3000)]  # off any lattice: count vectors
     assert R.exact(big, delta=1e-5).status is Status.NOT_COMPUTED
     key, g = R.best(R.routes(big, delta=1e-5))
     assert g.status is Status.OK and key in ("pld", "rdp", "generic", "pure")
+
+
+def test_a_lattice_law_beyond_the_count_vectors_is_exact_inside_the_pld_interval() -> None:
+    """3-ary randomized response, 3,000 steps: 4.5 million count vectors, 6,001 lattice points
+    (``exact_route._lattice_power``)."""
+    big = [(make("randomized-response", eps0=0.2, categories=3), 3000)]
+    ex, pl = R.exact(big, delta=1e-5), R.pld(big, delta=1e-5)
+    assert ex.status is Status.OK and ex.kind is Kind.EXACT
+    assert pl.lower <= ex.epsilon <= pl.upper
 
 
 def test_exact_and_pld_agree_on_a_lattice_law() -> None:
     pairs = [(make("geometric", eps0=0.25, sensitivity=3), 40)]
     ex = R.exact(pairs, delta=1e-6)
     pl = R.pld(pairs, delta=1e-6)
-    assert pl.lower - 1e-12 <= ex.epsilon <= pl.upper + 1e-12
+    # both certified: the exact route's masses carry its recursion's round-off bound (~1e-11 here)
+    assert pl.lower * (1 - 1e-10) <= ex.epsilon <= pl.upper * (1 + 1e-10)
 
 
 # ---------------------------------------------------------------- δ = 0 and δ at ε
