@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from dpviz.figures.tables import format_number
@@ -34,3 +35,17 @@ def test_a_registered_mechanism_reaches_every_layer() -> None:
     assert shown == pytest.approx(found["cli_plan_noise"], rel=1e-6)
     assert found["attack_page"] and found["attack"] >= 0
     assert found["fuzz"] == [True, True]
+
+
+@pytest.mark.parametrize("sensitivity", [1, 2, 4, 7])
+@pytest.mark.parametrize("eps0", [0.01, 0.3, 2.0])
+def test_geometric_noise_spread_is_the_noise_of_its_loss_law(eps0: float, sensitivity: int) -> None:
+    """The s.d. the planner shows is that of P(z) ∝ e^{−ε0|z|}, the noise whose loss law the route
+    composes, for every Δ (it once used e^{−ε0/Δ}: 4× too much noise at Δ = 4)."""
+    from dpviz.mechanisms.geometric import Geometric
+
+    what, sd = Geometric(eps0=eps0, sensitivity=sensitivity).noise_spread()
+    z = np.arange(-20_000, 20_001)
+    w = np.exp(-eps0 * np.abs(z))
+    assert what == "s.d."
+    assert sd == pytest.approx(math.sqrt(float((w * z * z).sum() / w.sum())), rel=1e-9)
