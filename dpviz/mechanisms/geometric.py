@@ -54,8 +54,9 @@ class Geometric(Mechanism):
     )
 
     def noise_spread(self) -> tuple[str, float] | None:
-        """Two-sided geometric noise, P(z) ∝ α^|z| with α = e^{−ε0/Δ}: variance 2α/(1−α)²."""
-        a = math.exp(-self.eps0 / self.sensitivity)
+        """Two-sided geometric noise, P(z) ∝ α^|z| with α = e^{−ε0} (the module's noise, whatever Δ):
+        variance 2α/(1−α)²."""
+        a = math.exp(-self.eps0)
         return "s.d.", math.sqrt(2.0 * a) / (1.0 - a)
 
     def loss_law(self) -> LossLaw:
