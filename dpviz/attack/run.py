@@ -49,6 +49,9 @@ TRIALS_KEPT_BYTES = 32 * 2**20
 """Samples larger than this (both hypotheses' statistics: two float arrays of N trials, N above about
 2·10^6) are not kept."""
 
+SAMPLERS_KEPT = 4
+"""Settings whose sampler is kept (``sampler_for``): a binned one holds its composed law's CDFs."""
+
 CHUNK_TRIALS = 1 << 18
 """Trials per progress step for samplers whose cost does not grow with k."""
 
@@ -56,9 +59,19 @@ CHUNK_TRIALS = 1 << 18
 def sampler_for(a: Attack, *, per_step: bool = False) -> S.Sampler:
     """The cheapest sampler of a valid statistic (``dpviz.attack.sampling``): the exact loss sum
     where one draw per trial does it; for Laplace and subsampled mechanisms the binned
-    post-processing's composed law (docs/MATH.md §14.5), or with ``per_step`` every step drawn."""
-    if not per_step and binned_law(a) is not None:
-        law, lattice = binned_law(a)  # type: ignore[misc]
+    post-processing's composed law (docs/MATH.md §14.5), or with ``per_step`` every step drawn.
+    Made once per law (``SAMPLERS_KEPT``): the seed, N, δ and the confidence do not change what is
+    sampled, and a sampler draws only from the generator it is given (issue 20: the binned law's
+    composition, 1-3 ms, was made again for every new seed or N)."""
+    return _sampler(replace(a, seed=0, trials=1, delta=0.0, confidence=0.95), per_step)
+
+
+@functools.lru_cache(maxsize=SAMPLERS_KEPT)
+def _sampler(a: Attack, per_step: bool) -> S.Sampler:
+    """``sampler_for`` of a setting whose seed, N, δ and confidence are set to one value."""
+    binned = None if per_step else binned_law(a)
+    if binned is not None:
+        law, lattice = binned
         return S.binned_sum(B.composed_law(law, a.k, lattice), a.k)
     if a.prior == "uniform":
         return S.uniform_prior_count(dict(a.params)["eps0"], a.k)

@@ -300,3 +300,29 @@ def test_a_change_of_delta_or_confidence_draws_no_trial_again(kind, params, monk
     forget_trials()
     R.run_attack(a), R.run_attack(replace(a, delta=1e-2))
     assert len(drawn) == 3 * 2 + 2 + 2
+
+
+@pytest.mark.parametrize("kind,params", [("laplace", {"scale": 1.0}),
+                                         ("gaussian", {"sigma": 1.0, "sampling_rate": 0.3}),
+                                         ("canonical", {"eps0": 0.5}), ("gaussian", {"sigma": 1.0})])
+def test_a_sampler_is_made_once_per_law_and_draws_as_a_new_one(kind, params):
+    """Issue 20: the seed, N, δ and the confidence do not change what is sampled, so a setting's
+    sampler (a binned law's composition for Laplace and subsampled mechanisms) is made once and
+    shared; it draws only from the generator it is given, as one made afresh draws."""
+    from dataclasses import replace
+
+    from dpviz.attack import make_attack
+    from dpviz.attack import run as R
+
+    a = make_attack(kind, k=7, trials=3000, seed=1, delta=1e-3, **params)
+    first = R.sampler_for(a)
+    for other in (replace(a, seed=8), replace(a, trials=5000), replace(a, delta=0.0, confidence=0.9)):
+        assert R.sampler_for(other) is first
+    assert R.sampler_for(replace(a, k=8)) is not first
+    fresh = R._sampler.__wrapped__(a, False)
+    assert fresh is not first
+    for under_p in (True, False):
+        one, two = np.random.default_rng(5), np.random.default_rng(5)
+        assert np.array_equal(first.draw(one, 2000, under_p), fresh.draw(two, 2000, under_p))
+        assert np.array_equal(first.draw(one, 100, under_p), fresh.draw(two, 100, under_p))  # no state kept
+    assert (first.per_step, first.k, first.law_error) == (fresh.per_step, fresh.k, fresh.law_error)
