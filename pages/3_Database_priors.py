@@ -93,6 +93,9 @@ if named != st.query_params.to_dict():
     st.rerun()
 
 
+ui.url_aliases(SPEC.aliases)  # links shared before the URL keys became the CLI's flags (?nb=)
+
+
 def apply_scenario() -> None:
     """A scenario brings its own C and k' (HBW's examples): set them, so that the screen shows the
     scenario's values and the URL, which leaves out a value equal to its widget's default (the
@@ -102,113 +105,121 @@ def apply_scenario() -> None:
     st.session_state[K2.key] = str(p.k2)
 
 
-ui.url_aliases(SPEC.aliases)  # links shared before the URL keys became the CLI's flags (?nb=)
-chosen = ui.choice_input(PRESET.label, list(titles), key=PRESET.key, default=PRESETS[PRESET.default].title,
-                         on_change=apply_scenario)
-values = {**SPEC.defaults(), "preset": PRESET.check(chosen)}  # those not shown: the scenario's
-preset = PRESETS[values["preset"]]
-st.info(preset.story, icon=":material/lightbulb:")
+@st.fragment(key="priors_question")
+def question_section() -> None:
+    """The scenario, its inputs, the bounds, both figures and the downloads: a change of one of
+    these inputs reruns this fragment alone (issue 20), not the page's title, explanations and
+    formulas around it, which no input changes."""
+    chosen = ui.choice_input(PRESET.label, list(titles), key=PRESET.key,
+                             default=PRESETS[PRESET.default].title, on_change=apply_scenario)
+    values = {**SPEC.defaults(), "preset": PRESET.check(chosen)}  # those not shown: the scenario's
+    preset = PRESETS[values["preset"]]
+    st.info(preset.story, icon=":material/lightbulb:")
 
-# Drawn for every scenario, empty but for Custom: the inputs below keep their place in the page
-# whatever the scenario. Shifted by an extra radio above them, Streamlit's frontend stopped writing
-# k and C into the URL after a switch to Custom (the link then opened with k = 1000).
-kind_box = st.container()
-kind = preset.kind
-if preset.key == "custom":
-    label = ui.choice_input(KIND.label, list(KIND_LABELS.values()), key=KIND.key,
-                            default=KIND_LABELS[KIND.default], container=kind_box)
-    kind = values["kind"] = KIND.check(label)
+    # Drawn for every scenario, empty but for Custom: the inputs below keep their place in the page
+    # whatever the scenario. Shifted by an extra radio above them, Streamlit's frontend stopped writing
+    # k and C into the URL after a switch to Custom (the link then opened with k = 1000).
+    kind_box = st.container()
+    kind = preset.kind
+    if preset.key == "custom":
+        label = ui.choice_input(KIND.label, list(KIND_LABELS.values()), key=KIND.key,
+                                default=KIND_LABELS[KIND.default], container=kind_box)
+        kind = values["kind"] = KIND.check(label)
 
-shown = ui.param_inputs((EPS0, DELTA0, DELTA))
-extra: dict = {}
-if kind == "features":
-    extra.update(ui.param_inputs((COMMON, FREE_ONLY, PAID_ONLY)))
-    k = extra["common"] + extra["free_only"] + extra["paid_only"]
-elif kind == "allowed":
-    extra["allowed"] = ui.param_input(ALLOWED)  # k is the vectors' length (the view reads it)
-else:
-    cols = st.columns(3)
-    k = extra["k"] = ui.param_input(K, cols[0])
+    shown = ui.param_inputs((EPS0, DELTA0, DELTA))
+    extra: dict = {}
+    if kind == "features":
+        extra.update(ui.param_inputs((COMMON, FREE_ONLY, PAID_ONLY)))
+        k = extra["common"] + extra["free_only"] + extra["paid_only"]
+    elif kind == "allowed":
+        extra["allowed"] = ui.param_input(ALLOWED)  # k is the vectors' length (the view reads it)
+    else:
+        cols = st.columns(3)
+        k = extra["k"] = ui.param_input(K, cols[0])
+        if kind == "cap":
+            extra["cap"] = ui.param_input(with_default(CAP, preset.cap), cols[1])
+        if kind == "at-least":
+            extra["k2"] = ui.param_input(with_default(K2, preset.k2), cols[1])
+        if kind == "typed":
+            extra["prior"] = ui.param_input(PRIOR, cols[1])
+            extra["null"] = ui.param_input(NULL, cols[2])
+    if kind in ("cap", "features", "allowed"):
+        extra["neighbouring"] = ui.choice_input(NEIGHBOURING.label, ["unbounded", "bounded"],
+                                                key=NEIGHBOURING.key, default=NEIGHBOURING.default,
+                                                help=NEIGHBOURING.help)
+    values.update(shown, **extra)
+
+    # said at once when the exact worst case will take more than about a second (large k, many count
+    # classes): the core's estimate, for an answer that is not cached; replaced by the answer
+    slow = ui.pending(lambda: database_priors.build_cost(**values), SPEC.build, **values)
+    waiting = st.empty()
+    if slow:
+        waiting.info(f"{slow}…", icon=":material/hourglass_top:")
+    try:
+        view = ui.cached(SPEC.build)(**values)
+    except ParameterError as exc:
+        ui.notice(exc)
+        return
+    waiting.empty()
+    q = view.summary["question"]
+    k = q.databases
+
+    st.subheader(f"ε at total δ ≤ {ui.unbroken(values['delta'])}, k = {q.databases:,}")
+    d = view.summary["compositions"]
+    if d is not None and d < q.databases:
+        st.markdown(f"Under this constraint only **{d:,}** of the {q.databases:,} mechanisms can tell the "
+                    "hypotheses apart; every composition theorem is applied to those alone (HBW §V-A).")
+    elif d is not None and kind == "cap":
+        bound = f"C = {q.cap:,}" if q.neighbouring == "unbounded" else f"2C = {2 * q.cap:,} (bounded)"
+        st.markdown(f"**The cap does not bind:** {bound} ≥ k = {q.k:,}, so a person may be in every "
+                    f"database. There is no constraint: all {q.databases:,} mechanisms are composed, as in "
+                    "classic composition.")
+    elif d is not None:
+        st.markdown(f"**This constraint does not bind:** all {q.databases:,} mechanisms can tell the "
+                    "hypotheses apart, as in classic composition.")
+    for row in view.tables["paper_note"]:  # HBW Ex. 3 as printed beside Def. 3 (docs/MATH.md §20)
+        st.info(row["note"])
+    ui.table(view.tables["bounds"], key="table_bounds")
+    st.caption(
+        "*Proved for*: HBW Def. 3 has two inequalities. Forward: the membership prior's output probability "
+        "is at most e^ε times the null hypothesis's plus δ; reverse: the other way round. Exact values and "
+        "classic guarantees hold both ways. Theorem 3 is evaluated with one common δ̂ for every term, which "
+        "proves both directions (the *one common δ̂* rows); the *best split of δ* rows choose a δ̂_i per "
+        "term (docs/MATH.md §12), which proves the forward direction only where the row says so."
+    )
+
+    tag = ui.export.file_stem("priors", {"preset": preset.key, "kind": kind, "k": k, **shown, **extra})
+    ui.show_figure(view.figures["epsilon_vs_k"], filename=f"{tag}_epsilon_vs_k", key="fig_gce_k")
+    for row in view.tables["region_note"]:
+        st.warning(row["note"])
+    ui.show_figure(view.figures["region"], filename=f"{tag}_region", key="fig_gce_region")
+    ui.download_csv(view.csv["bounds"], filename=f"{tag}_bounds.csv", key="csv_gce_bounds",
+                    label="Download the bounds (CSV)")
+    ui.download_csv(view.csv["epsilon_vs_k"], filename=f"{tag}_epsilon_vs_k.csv", key="csv_gce_k",
+                    label="Download ε against k (CSV)")
+    ui.download_json(view.payload, filename=f"{tag}.json", key="json_gce")
+    ui.download_tables({"bounds": view.tables["bounds"]}, title=SPEC.title, values=values, stem=tag,
+                       key="report_priors")
+    ui.cite_box("priors")
+
     if kind == "cap":
-        extra["cap"] = ui.param_input(with_default(CAP, preset.cap), cols[1])
-    if kind == "at-least":
-        extra["k2"] = ui.param_input(with_default(K2, preset.k2), cols[1])
-    if kind == "typed":
-        extra["prior"] = ui.param_input(PRIOR, cols[1])
-        extra["null"] = ui.param_input(NULL, cols[2])
-if kind in ("cap", "features", "allowed"):
-    extra["neighbouring"] = ui.choice_input(NEIGHBOURING.label, ["unbounded", "bounded"],
-                                            key=NEIGHBOURING.key, default=NEIGHBOURING.default,
-                                            help=NEIGHBOURING.help)
-values.update(shown, **extra)
+        st.header("Heterogeneous releases")
+        st.markdown(f"The same cap (C = {q.cap:,}, {q.neighbouring}), each database with its own guarantee: "
+                    "one row per kind of release, with its ε, δ and how many there are (as `gce --levels … "
+                    "--cap`). The exact worst case composes the worst set of releases a person can be in, "
+                    "compared over every choice that no swap for a release with larger ε and δ improves; the "
+                    "*Constraint* rows are HBW Thm 2 with each composition theorem on the same sets "
+                    "(docs/MATH.md §22).")
+        levels = ui.levels_editor(LEVELS)
+        if levels is not None:
+            try:
+                ui.table(ui.cached(heterogeneous_rows)(levels, cap=q.cap, neighbouring=q.neighbouring,
+                                                        delta=values["delta"]), key="table_hetero")
+            except ParameterError as exc:
+                ui.notice(exc)
 
-# said at once when the exact worst case will take more than about a second (large k, many count
-# classes): the core's estimate, for an answer that is not cached; replaced by the answer
-slow = ui.pending(lambda: database_priors.build_cost(**values), SPEC.build, **values)
-waiting = st.empty()
-if slow:
-    waiting.info(f"{slow}…", icon=":material/hourglass_top:")
-try:
-    view = ui.cached(SPEC.build)(**values)
-except ParameterError as exc:
-    ui.notice(exc)
-    st.stop()
-waiting.empty()
-q = view.summary["question"]
-k = q.databases
 
-st.subheader(f"ε at total δ ≤ {ui.unbroken(values['delta'])}, k = {q.databases:,}")
-d = view.summary["compositions"]
-if d is not None and d < q.databases:
-    st.markdown(f"Under this constraint only **{d:,}** of the {q.databases:,} mechanisms can tell the "
-                "hypotheses apart; every composition theorem is applied to those alone (HBW §V-A).")
-elif d is not None and kind == "cap":
-    bound = f"C = {q.cap:,}" if q.neighbouring == "unbounded" else f"2C = {2 * q.cap:,} (bounded)"
-    st.markdown(f"**The cap does not bind:** {bound} ≥ k = {q.k:,}, so a person may be in every database. "
-                f"There is no constraint: all {q.databases:,} mechanisms are composed, as in classic "
-                "composition.")
-elif d is not None:
-    st.markdown(f"**This constraint does not bind:** all {q.databases:,} mechanisms can tell the hypotheses "
-                "apart, as in classic composition.")
-for row in view.tables["paper_note"]:  # HBW Ex. 3 as printed beside Def. 3 (docs/MATH.md §20)
-    st.info(row["note"])
-ui.table(view.tables["bounds"], key="table_bounds")
-st.caption(
-    "*Proved for*: HBW Def. 3 has two inequalities. Forward: the membership prior's output probability "
-    "is at most e^ε times the null hypothesis's plus δ; reverse: the other way round. Exact values and "
-    "classic guarantees hold both ways. Theorem 3 is evaluated with one common δ̂ for every term, which "
-    "proves both directions (the *one common δ̂* rows); the *best split of δ* rows choose a δ̂_i per "
-    "term (docs/MATH.md §12), which proves the forward direction only where the row says so."
-)
-
-tag = ui.export.file_stem("priors", {"preset": preset.key, "kind": kind, "k": k, **shown, **extra})
-ui.show_figure(view.figures["epsilon_vs_k"], filename=f"{tag}_epsilon_vs_k", key="fig_gce_k")
-for row in view.tables["region_note"]:
-    st.warning(row["note"])
-ui.show_figure(view.figures["region"], filename=f"{tag}_region", key="fig_gce_region")
-ui.download_csv(view.csv["bounds"], filename=f"{tag}_bounds.csv", key="csv_gce_bounds",
-                label="Download the bounds (CSV)")
-ui.download_csv(view.csv["epsilon_vs_k"], filename=f"{tag}_epsilon_vs_k.csv", key="csv_gce_k",
-                label="Download ε against k (CSV)")
-ui.download_json(view.payload, filename=f"{tag}.json", key="json_gce")
-ui.download_tables({"bounds": view.tables["bounds"]}, title=SPEC.title, values=values, stem=tag,
-                   key="report_priors")
-ui.cite_box("priors")
-
-if kind == "cap":
-    st.header("Heterogeneous releases")
-    st.markdown(f"The same cap (C = {q.cap:,}, {q.neighbouring}), each database with its own guarantee: one "
-                "row per kind of release, with its ε, δ and how many there are (as `gce --levels … --cap`). "
-                "The exact worst case composes the worst set of releases a person can be in, compared over "
-                "every choice that no swap for a release with larger ε and δ improves; the *Constraint* rows "
-                "are HBW Thm 2 with each composition theorem on the same sets (docs/MATH.md §22).")
-    levels = ui.levels_editor(LEVELS)
-    if levels is not None:
-        try:
-            ui.table(ui.cached(heterogeneous_rows)(levels, cap=q.cap, neighbouring=q.neighbouring,
-                                                    delta=values["delta"]), key="table_hetero")
-        except ParameterError as exc:
-            ui.notice(exc)
+question_section()
 
 with st.expander("Why the prior helps, and what subsampling has to do with it"):
     st.markdown(

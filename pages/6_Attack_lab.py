@@ -2,8 +2,7 @@
 (KOV §2; Steinke §3.2; HBW's generalized experiment). Inputs → ``dpviz.attack`` (cached per seed) →
 ``dpviz.views.attack`` → display."""
 
-import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import streamlit as st
 
@@ -59,17 +58,24 @@ def run(attack: av.Attack, _progress=None) -> av.AttackResult:
 
 def run_with_progress(attack: av.Attack) -> av.AttackResult:
     """``run`` in a worker thread while this one moves the progress bar: the cached function itself
-    never touches an element (a cached call that updates one cannot be replayed)."""
+    never touches an element (a cached call that updates one cannot be replayed). A run answered
+    before is read at once, with no thread and no bar (issue 20: a change that reruns the lab but
+    not its trials sent the bar and its removal, and started a thread, for nothing); the bar's slot
+    is drawn either way, so the elements below keep their places in the page."""
+    slot = st.empty()
+    if ui.feedback.is_cached(run, attack):
+        result = run(attack)
+        ui.feedback.remember(run, (attack,), {}, entries=RUNS_CACHED)  # most recent, as in the cache
+        return result
     done = [0.0]
     # said at once when the core estimates more than about a second and the run is not cached
     label = ui.pending(lambda: av.trials_cost(attack), run, attack) or "Sampling the trials"
-    bar = st.progress(0.0, text=f"{label}…")
+    bar = slot.progress(0.0, text=f"{label}…")
     with ThreadPoolExecutor(max_workers=1) as pool:
         future = pool.submit(run, attack, _progress=lambda f: done.__setitem__(0, f))
-        while not future.done():
+        while wait([future], timeout=0.2).not_done:  # returns as soon as the run ends
             bar.progress(min(done[0], 1.0), text=f"{label}… {done[0]:.0%}")
-            time.sleep(0.2)
-    bar.empty()
+    slot.empty()
     result = future.result()
     ui.feedback.remember(run, (attack,), {}, entries=RUNS_CACHED)  # answered: no notice next time
     return result

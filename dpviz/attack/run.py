@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -40,6 +42,16 @@ PREVIEW = 12
 THEORY_CACHED = 32
 """Settings whose proven ε and trade-off curve are kept (``theory_of``; a few arrays each)."""
 
+TRIALS_KEPT = 2
+"""Settings whose trials are kept (``trials_of``): their samples and error curve."""
+
+TRIALS_KEPT_BYTES = 32 * 2**20
+"""Samples larger than this (both hypotheses' statistics: two float arrays of N trials, N above about
+2·10^6) are not kept."""
+
+SAMPLERS_KEPT = 4
+"""Settings whose sampler is kept (``sampler_for``): a binned one holds its composed law's CDFs."""
+
 CHUNK_TRIALS = 1 << 18
 """Trials per progress step for samplers whose cost does not grow with k."""
 
@@ -47,9 +59,19 @@ CHUNK_TRIALS = 1 << 18
 def sampler_for(a: Attack, *, per_step: bool = False) -> S.Sampler:
     """The cheapest sampler of a valid statistic (``dpviz.attack.sampling``): the exact loss sum
     where one draw per trial does it; for Laplace and subsampled mechanisms the binned
-    post-processing's composed law (docs/MATH.md §14.5), or with ``per_step`` every step drawn."""
-    if not per_step and binned_law(a) is not None:
-        law, lattice = binned_law(a)  # type: ignore[misc]
+    post-processing's composed law (docs/MATH.md §14.5), or with ``per_step`` every step drawn.
+    Made once per law (``SAMPLERS_KEPT``): the seed, N, δ and the confidence do not change what is
+    sampled, and a sampler draws only from the generator it is given (issue 20: the binned law's
+    composition, 1-3 ms, was made again for every new seed or N)."""
+    return _sampler(replace(a, seed=0, trials=1, delta=0.0, confidence=0.95), per_step)
+
+
+@functools.lru_cache(maxsize=SAMPLERS_KEPT)
+def _sampler(a: Attack, per_step: bool) -> S.Sampler:
+    """``sampler_for`` of a setting whose seed, N, δ and confidence are set to one value."""
+    binned = None if per_step else binned_law(a)
+    if binned is not None:
+        law, lattice = binned
         return S.binned_sum(B.composed_law(law, a.k, lattice), a.k)
     if a.prior == "uniform":
         return S.uniform_prior_count(dict(a.params)["eps0"], a.k)
@@ -250,21 +272,63 @@ def theory_of(a: Attack, budget: Budget | None) -> tuple[Guarantee, theory.Curve
     return g, theory.tradeoff(a, proven_epsilon=g.upper if g.feasible else None, budget=budget)
 
 
-def run_attack(a: Attack, *, progress: Callable[[float], None] | None = None,
-               budget: Budget | None = None) -> AttackResult:
-    """Sample, test, certify, and compare with the theory (module docstring); refused (``admit``)
-    when the trials are over ``budget``."""
-    admit(a, budget)
+@dataclass(frozen=True)
+class Trials:
+    """One setting's draws (``sample``) and the error curve of every threshold on them (read-only
+    arrays, shared by the results of every δ and confidence)."""
+
+    s_in: NDArray[np.float64]
+    s_out: NDArray[np.float64]
+    sampler: S.Sampler
+    curve: C.ErrorCurve
+    seconds: float
+    """The time the sampling took."""
+
+
+_TRIALS: OrderedDict[Attack, Trials] = OrderedDict()
+_TRIALS_LOCK = threading.Lock()
+
+
+def trials_of(a: Attack, progress: Callable[[float], None] | None = None) -> Trials:
+    """``a``'s samples under both hypotheses and their error curve. Neither depends on δ or on the
+    confidence, which only the certificate and the proven ε read: the last ``TRIALS_KEPT`` settings'
+    are kept (when under ``TRIALS_KEPT_BYTES``), so a change of δ or of the confidence draws nothing
+    again (issue 20); the same seed draws the same trials, so the numbers are those of a new draw."""
+    key = replace(a, delta=0.0, confidence=0.95)
+    with _TRIALS_LOCK:
+        kept = _TRIALS.get(key)
+        if kept is not None:
+            _TRIALS.move_to_end(key)
+            return kept
     t0 = time.perf_counter()
     s_in, s_out, sampler = sample(a, progress)
-    t1 = time.perf_counter()
-    cert = C.certify(s_in, s_out, delta=a.delta, confidence=a.confidence, slack=sampler.law_error)
+    seconds = time.perf_counter() - t0
     t = curve_thresholds(s_in, s_out)
     fa, md = C.error_counts(s_in, s_out, t)
-    curve = C.ErrorCurve(thresholds=t, false_alarms=fa, misses=md, trials=a.trials)
+    for array in (s_in, s_out, t, fa, md):
+        array.flags.writeable = False
+    out = Trials(s_in=s_in, s_out=s_out, sampler=sampler, seconds=seconds,
+                 curve=C.ErrorCurve(thresholds=t, false_alarms=fa, misses=md, trials=a.trials))
+    if s_in.nbytes + s_out.nbytes <= TRIALS_KEPT_BYTES:
+        with _TRIALS_LOCK:
+            _TRIALS[key] = out
+            while len(_TRIALS) > TRIALS_KEPT:
+                _TRIALS.popitem(last=False)
+    return out
+
+
+def run_attack(a: Attack, *, progress: Callable[[float], None] | None = None,
+               budget: Budget | None = None) -> AttackResult:
+    """Sample (``trials_of``), test, certify, and compare with the theory (module docstring); refused
+    (``admit``) when the trials are over ``budget``."""
+    admit(a, budget)
+    t0 = time.perf_counter()
+    trials = trials_of(a, progress)
+    s_in, s_out, sampler, curve = trials.s_in, trials.s_out, trials.sampler, trials.curve
+    cert = C.certify(s_in, s_out, delta=a.delta, confidence=a.confidence, slack=sampler.law_error)
     g, trade = theory_of(replace(a, seed=0, trials=1, confidence=0.5), budget)
     return AttackResult(attack=a, curve=curve, boxes=C.thin_indices(curve, BOXES), certificate=cert,
                         proven=g, tradeoff=trade, preview_in=s_in[:PREVIEW].copy(),
                         preview_out=s_out[:PREVIEW].copy(), draws=sampler.work(a.trials),
-                        per_step=sampler.per_step, law_error=sampler.law_error, sample_seconds=t1 - t0,
+                        per_step=sampler.per_step, law_error=sampler.law_error, sample_seconds=trials.seconds,
                         seconds=time.perf_counter() - t0)

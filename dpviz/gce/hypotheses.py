@@ -15,9 +15,9 @@ Weights of exchangeable priors are kept in log space, so k = 10^5 is fine.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache, wraps
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,6 +27,14 @@ from dpviz.validation import K_MAX, ParameterError, check_count
 
 EXPLICIT_K_MAX = 16
 """Largest k for an explicit list of membership vectors."""
+
+REMEMBERED_K = 10_000
+"""The paper's priors of at most this many databases are made once per (k, k') and shared
+(``_remembered``): a view asks for them about 70 times (each point of the ε-against-k series, its
+cost, its search and its answer), and their cached ln π(b) with them."""
+
+REMEMBERED = 32
+"""Priors remembered per family (a series has 24 points): at most 32 · 3 arrays of 10^4 floats."""
 
 _WEIGHT_TOL = 1e-9
 """Explicit weights must sum to 1 within this (they are then renormalised)."""
@@ -119,6 +127,20 @@ def _levels(k: int, log_w: NDArray[np.float64], family: str, label: str, thresho
                         threshold=threshold)
 
 
+def _remembered(make: Callable[..., Exchangeable]) -> Callable[..., Exchangeable]:
+    """``make`` whose result for a small k (an ``int`` up to ``REMEMBERED_K``) is made once and
+    shared: an ``Exchangeable`` is immutable (read-only arrays), so every caller reads the same
+    floats as from a new one. Other arguments go to ``make`` as given (it validates them)."""
+    remembered = lru_cache(maxsize=REMEMBERED)(make)
+
+    @wraps(make)
+    def prior(*, k: int, **kwargs: int) -> Exchangeable:
+        small = type(k) is int and 0 < k <= REMEMBERED_K and all(type(v) is int for v in kwargs.values())
+        return remembered(k=k, **kwargs) if small else make(k=k, **kwargs)
+    return prior
+
+
+@_remembered
 def point_zero(*, k: int) -> Exchangeable:
     """p(0⃗) = 1: the record is in no database (classic H0)."""
     k = check_count(k, field="k")
@@ -135,6 +157,7 @@ def point_one(*, k: int) -> Exchangeable:
     return _levels(k, log_w, "one", "1⃗ (in every database)")
 
 
+@_remembered
 def uniform_nonzero(*, k: int) -> Exchangeable:
     """U(B ∖ {0⃗}): in at least one database, no further knowledge (HBW §V-B example)."""
     k = check_count(k, field="k", maximum=K_MAX)
@@ -150,6 +173,7 @@ def _uniform_levels(k: int, mask: NDArray[np.bool_]) -> NDArray[np.float64]:
     return log_c - float(logsumexp(log_c[mask]))
 
 
+@_remembered
 def at_least(*, k: int, k2: int) -> Exchangeable:
     """U{b : |b| ≥ k'} (HBW §III-A Example 2, the "many doctors" hypothesis)."""
     k = check_count(k, field="k")
@@ -158,6 +182,7 @@ def at_least(*, k: int, k2: int) -> Exchangeable:
                    threshold=k2)
 
 
+@_remembered
 def below(*, k: int, k2: int) -> Exchangeable:
     """U{b : |b| < k'} (the null hypothesis of HBW Example 2)."""
     k = check_count(k, field="k")

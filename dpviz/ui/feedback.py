@@ -21,7 +21,16 @@ CACHE_ENTRIES = 64
 """Bound on every cache of ``dpviz.ui.cached`` (and so on its mirror here): old entries are evicted,
 memory stays flat."""
 
-_SEEN: dict[Callable[..., Any], OrderedDict[Hashable, None]] = {}
+_SEEN: dict[Hashable, OrderedDict[Hashable, None]] = {}
+
+
+def _function(fn: Callable[..., Any]) -> Hashable:
+    """What names ``fn`` across reruns, as Streamlit's caches name it: its file and qualified name. A
+    function a page defines (the attack lab's ``run``) is a new object at every rerun of the page's
+    script, while its cache lives on; keyed by the object, every rerun read as a first call."""
+    inner = getattr(fn, "__wrapped__", fn)
+    code = getattr(inner, "__code__", None)
+    return fn if code is None else (code.co_filename, inner.__qualname__)
 
 
 def _key(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Hashable | None:
@@ -41,7 +50,7 @@ def remember(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     key = _key(args, kwargs)
     if key is None:
         return
-    seen = _SEEN.setdefault(fn, OrderedDict())
+    seen = _SEEN.setdefault(_function(fn), OrderedDict())
     seen[key] = None
     seen.move_to_end(key)
     while len(seen) > entries:
@@ -51,7 +60,7 @@ def remember(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
 def is_cached(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> bool:
     """Whether ``dpviz.ui.cached(fn)(*args, **kwargs)`` will answer from the cache (see module)."""
     key = _key(args, kwargs)
-    return key is not None and key in _SEEN.get(fn, {})
+    return key is not None and key in _SEEN.get(_function(fn), {})
 
 
 def pending(estimate: Callable[[], Cost], fn: Callable[..., Any], *args: Any, **kwargs: Any) -> str | None:

@@ -204,7 +204,9 @@ def test_a_run_is_determined_by_its_attack_which_keys_the_pages_cache(kind, para
     from dpviz.views import attack as av
 
     a = make_attack(kind, k=5, trials=4000, seed=2, delta=1e-3, **params)
-    one, two = run_attack(a), run_attack(a)
+    one = run_attack(a)
+    forget_trials()  # two draws, not one kept
+    two = run_attack(a)
     key = av.RESULT_KEY[AttackResult]
     assert key(one) == key(two) == a and key(run_attack(replace(a, seed=3))) != key(one)
     for name in ("thresholds", "false_alarms", "misses"):
@@ -238,3 +240,89 @@ def test_the_theory_is_computed_once_for_every_seed_n_and_confidence(kind, param
             assert np.array_equal(got.p_fa, want.p_fa) and np.array_equal(got.p_md, want.p_md)
     assert theory_of.cache_info().hits == hits + 3  # answered from the first run's entry
     assert run_attack(replace(a, delta=1e-2)).proven.upper != first.proven.upper  # δ is part of the key
+
+
+def forget_trials() -> None:
+    """Drop the trials ``run.trials_of`` keeps: the next run draws afresh."""
+    from dpviz.attack import run as R
+
+    with R._TRIALS_LOCK:
+        R._TRIALS.clear()
+
+
+def _same_numbers(one, two) -> None:
+    """Two results show the same numbers (every array, the certificate, the proven ε, the view)."""
+    from dataclasses import replace
+
+    from dpviz.views import attack as av
+
+    for name in ("thresholds", "false_alarms", "misses"):
+        assert np.array_equal(getattr(one.curve, name), getattr(two.curve, name))
+    assert one.certificate == two.certificate
+    assert replace(one.proven, seconds=0.0) == replace(two.proven, seconds=0.0)
+    for name in ("preview_in", "preview_out", "boxes"):
+        assert np.array_equal(getattr(one, name), getattr(two, name))
+    assert (one.draws, one.law_error, one.per_step) == (two.draws, two.law_error, two.per_step)
+    assert av.build(one).summary == av.build(two).summary
+    assert np.array_equal(one.columns()["P_FA_upper"], two.columns()["P_FA_upper"])
+
+
+@pytest.mark.parametrize("kind,params", [("canonical", {"eps0": 0.5}), ("laplace", {"scale": 1.0}),
+                                         ("gaussian", {"sigma": 1.0, "sampling_rate": 0.3}),
+                                         ("canonical", {"eps0": 0.4, "prior": "uniform"})])
+def test_a_change_of_delta_or_confidence_draws_no_trial_again(kind, params, monkeypatch):
+    """Issue 20: the trials and their error curve do not depend on δ or on the confidence, so a run
+    that changes only those reads the kept trials (``run.trials_of``), and shows the numbers of a
+    run that draws them afresh."""
+    from dataclasses import replace
+
+    from dpviz.attack import make_attack
+    from dpviz.attack import run as R
+
+    drawn: list[int] = []
+    sample = R.sample
+    monkeypatch.setattr(R, "sample", lambda *args, **kwargs: drawn.append(1) or sample(*args, **kwargs))
+    a = make_attack(kind, k=5, trials=4000, seed=4, delta=1e-3, **params)
+    for other in (replace(a, delta=1e-2), replace(a, confidence=0.9), replace(a, delta=0.0, confidence=0.99)):
+        forget_trials()
+        R.run_attack(a)
+        before = len(drawn)
+        kept = R.run_attack(other)
+        assert len(drawn) == before, "δ and the confidence draw nothing"
+        forget_trials()
+        fresh = R.run_attack(other)
+        assert len(drawn) == before + 1
+        _same_numbers(kept, fresh)
+    R.run_attack(replace(a, seed=5))  # another seed, another N: drawn
+    R.run_attack(replace(a, trials=5000))
+    assert len(drawn) == 3 * 2 + 2
+    monkeypatch.setattr(R, "TRIALS_KEPT_BYTES", 0)  # too large to keep: drawn every time
+    forget_trials()
+    R.run_attack(a), R.run_attack(replace(a, delta=1e-2))
+    assert len(drawn) == 3 * 2 + 2 + 2
+
+
+@pytest.mark.parametrize("kind,params", [("laplace", {"scale": 1.0}),
+                                         ("gaussian", {"sigma": 1.0, "sampling_rate": 0.3}),
+                                         ("canonical", {"eps0": 0.5}), ("gaussian", {"sigma": 1.0})])
+def test_a_sampler_is_made_once_per_law_and_draws_as_a_new_one(kind, params):
+    """Issue 20: the seed, N, δ and the confidence do not change what is sampled, so a setting's
+    sampler (a binned law's composition for Laplace and subsampled mechanisms) is made once and
+    shared; it draws only from the generator it is given, as one made afresh draws."""
+    from dataclasses import replace
+
+    from dpviz.attack import make_attack
+    from dpviz.attack import run as R
+
+    a = make_attack(kind, k=7, trials=3000, seed=1, delta=1e-3, **params)
+    first = R.sampler_for(a)
+    for other in (replace(a, seed=8), replace(a, trials=5000), replace(a, delta=0.0, confidence=0.9)):
+        assert R.sampler_for(other) is first
+    assert R.sampler_for(replace(a, k=8)) is not first
+    fresh = R._sampler.__wrapped__(a, False)
+    assert fresh is not first
+    for under_p in (True, False):
+        one, two = np.random.default_rng(5), np.random.default_rng(5)
+        assert np.array_equal(first.draw(one, 2000, under_p), fresh.draw(two, 2000, under_p))
+        assert np.array_equal(first.draw(one, 100, under_p), fresh.draw(two, 100, under_p))  # no state kept
+    assert (first.per_step, first.k, first.law_error) == (fresh.per_step, fresh.k, fresh.law_error)

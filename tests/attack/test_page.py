@@ -170,3 +170,34 @@ def test_the_example_draws_with_the_seed_the_lab_shows_now():
     assert f"seed {default + 6}" in " ".join(c.value for c in at.caption)
     at.text_input(key="seed").set_value("not a seed").run()  # the lab runs with its default, the example too
     assert _shown_trials(at) == _alice_trials(default)
+
+
+def test_a_run_answered_before_shows_no_progress_bar(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rerun whose trials are cached (here the worked example's rule, which reruns no trials)
+    reads both runs at once: no progress bar is drawn and no worker thread started (issue 20), while
+    a run not yet answered still shows its bar."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import streamlit as st
+    import streamlit.delta_generator as dg
+
+    drawn: list[str] = []
+
+    def counting(draw):
+        def counted(*args, **kwargs):
+            drawn.append(kwargs.get("text", ""))
+            return draw(*args, **kwargs)
+        return counted
+
+    monkeypatch.setattr(dg.DeltaGenerator, "progress", counting(dg.DeltaGenerator.progress))
+    monkeypatch.setattr(st, "progress", counting(st.progress))
+    monkeypatch.setattr(ThreadPoolExecutor, "submit", counting(ThreadPoolExecutor.submit))
+    at = run_page(PAGE, seed="913")  # a seed no other test runs: both runs are new
+    assert_clean(at)
+    assert sum(text.startswith("Sampling") for text in drawn) >= 2, drawn  # the lab's bar and the example's
+    shown = metrics(at)
+    drawn.clear()
+    at.text_input(key="alice_t").set_value("2").run()
+    assert_clean(at)
+    assert drawn == []
+    assert metrics(at) == shown

@@ -53,3 +53,26 @@ def test_bad_priors_name_the_field(make, field: str) -> None:
 def test_duplicate_vectors_are_merged() -> None:
     e = H.explicit([((1, 0), 0.25), ((1, 0), 0.25), ((0, 1), 0.5)])
     assert dict(e.support) == {(0, 1): 0.5, (1, 0): 0.5}
+
+
+@pytest.mark.parametrize("make,kwargs", [(H.point_zero, {}), (H.uniform_nonzero, {}),
+                                         (H.at_least, {"k2": 3}), (H.below, {"k2": 3})])
+def test_small_paper_priors_are_made_once_and_read_as_new_ones(make, kwargs):
+    """Issue 20: a view asks for the same prior about 70 times; up to REMEMBERED_K databases it is
+    made once (with its cached ln π(b)) and shared, holding the floats of one made afresh; a larger
+    one, or a k that is not an int, is made anew."""
+    first = make(k=40, **kwargs)
+    assert make(k=40, **kwargs) is first
+    fresh = make.__wrapped__(k=40, **kwargs)
+    assert fresh is not first
+    for name in ("log_level_weights", "log_v", "levels"):
+        assert np.array_equal(getattr(first, name), getattr(fresh, name))
+    assert (first.family, first.label, first.threshold, first.is_zero) == \
+        (fresh.family, fresh.label, fresh.threshold, fresh.is_zero)
+    assert not first.log_level_weights.flags.writeable and not first.log_v.flags.writeable
+    big = H.REMEMBERED_K + 1
+    assert make(k=big, **kwargs) is not make(k=big, **kwargs)
+    assert make(k=np.int64(40), **kwargs) is not first
+    assert make(k=40, **{key: np.int64(v) for key, v in kwargs.items()}) is not first or not kwargs
+    with pytest.raises(ParameterError):
+        make(k=0, **kwargs)

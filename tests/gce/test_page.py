@@ -103,3 +103,41 @@ def test_the_short_names_the_help_lists_open_the_page() -> None:
     named = run_page(PAGE, preset=PRESETS["custom"].title, kind=KIND_LABELS["typed"], k="8",
                      prior="1:0.5, 2:0.3, 3:0.2")
     assert [t.to_csv() for t in tables(short)] == [t.to_csv() for t in tables(named)]
+
+
+def _fragments(sent: list, kind: str, text: str = "") -> set[str]:
+    """The fragment ids (``""``: the page itself) of the elements of ``kind`` a run drew (whose
+    Markdown body starts with ``text``, when given)."""
+    ids = set()
+    for m in sent:
+        if m.WhichOneof("type") != "delta" or m.delta.WhichOneof("type") != "new_element":
+            continue
+        element = m.delta.new_element
+        if element.WhichOneof("type") == kind and (not text or element.markdown.body.startswith(text)):
+            ids.add(m.delta.fragment_id)
+    return ids
+
+
+def test_an_input_change_reruns_the_question_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 20: the inputs and everything drawn from them are one fragment, so a change reruns it
+    alone; the title and the explanations, which no input changes, are drawn by the page around it
+    (not sent again on every change)."""
+    from streamlit.testing.v1.local_script_runner import LocalScriptRunner
+
+    sent: list = []
+    recorded = LocalScriptRunner.forward_msgs
+
+    def record(self: LocalScriptRunner) -> list:
+        sent[:] = recorded(self)
+        return sent
+
+    monkeypatch.setattr(LocalScriptRunner, "forward_msgs", record)
+    at = run_page(PAGE, preset=PRESETS["hospitals"].title)  # a cap: the heterogeneous section too
+    assert_clean(at)
+    drawn = set().union(*(_fragments(sent, kind) for kind in ("text_input", "radio", "plotly_chart",
+                                                              "arrow_data_frame")))
+    assert len(drawn) == 1 and "" not in drawn, drawn
+    # the bounds, the levels editor and the heterogeneous releases' table
+    assert len(at.text_input) >= 4 and len(figures(at)) == 2 and len(at.dataframe) == 3
+    assert _fragments(sent, "markdown", "Classic composition assumes the worst") == {""}
+    assert _fragments(sent, "heading") >= {""}
