@@ -242,7 +242,8 @@ class Buckets:
                 break
             if base.swamped or (acc is not None and acc.swamped) or 2.0 * base.log_f > MAX_LOG_F:
                 return base._trivial() if acc is None else acc._trivial()
-            base = base.squared().compose(base.squared())
+            half = base.squared()
+            base = half.compose(half)  # one node squared: each array transformed once (``fft.convolve``)
             if acc is not None:
                 acc = acc.squared()
         assert acc is not None

@@ -109,3 +109,29 @@ def test_fft_helper_is_shared_with_the_pld_grids():
     assert bmod.fft is fft and power.fft is fft
     a = np.array([0.25, 0.5, 0.25])
     assert np.allclose(fft.convolve(a, a, same=True), np.convolve(a, a), atol=1e-16)
+
+
+def test_a_squaring_node_transforms_its_arrays_once(monkeypatch):
+    """Binary powering squares one node (issue 20: it squared two equal copies, each transformed):
+    every base product convolves an array with itself, and the tree is the one of two copies."""
+    from dpviz.buckets import buckets as bucket_module
+
+    law = gaussian.loss_law(sigma=1.0)
+    leaf = Buckets.from_law(law, log_f=2e-3, n=2_000)
+    sames = []
+    plain = bucket_module.fft.convolve
+
+    def counted(a, b, *, same=False):
+        sames.append(same)
+        return plain(a, b, same=same)
+
+    monkeypatch.setattr(bucket_module.fft, "convolve", counted)
+    tree = leaf.self_compose(8, squaring=True)  # three squarings, no other product
+    assert sames == [True] * 9
+    monkeypatch.setattr(bucket_module.fft, "convolve", plain)
+    copies = leaf
+    for _ in range(3):
+        copies = copies.squared().compose(copies.squared())
+    for name in ("a", "q_real", "q_virt"):
+        assert (getattr(tree, name) == getattr(copies, name)).all(), name
+    assert (tree.a_inf, tree.err, tree.log_f) == (copies.a_inf, copies.err, copies.log_f)
