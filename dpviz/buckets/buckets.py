@@ -50,6 +50,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
@@ -242,7 +243,8 @@ class Buckets:
                 break
             if base.swamped or (acc is not None and acc.swamped) or 2.0 * base.log_f > MAX_LOG_F:
                 return base._trivial() if acc is None else acc._trivial()
-            base = base.squared().compose(base.squared())
+            half = base.squared()
+            base = half.compose(half)  # one node squared: each array transformed once (``fft.convolve``)
             if acc is not None:
                 acc = acc.squared()
         assert acc is not None
@@ -285,25 +287,34 @@ class Buckets:
                        err=k * (self.err + fft.l1_error(nfft, self.a, self.q_virt[1:])))
 
     # ------------------------------------------------------------- bounds
+    @cached_property
+    def _levels(self) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """The indices i and their losses i·ln f (increasing), made once for the many δ(ε) a
+        bisection reads (``epsilon_from_delta_curve``)."""
+        i = self.index
+        return i, np.asarray(i * self.log_f, dtype=np.float64)
+
+    def _above(self, epsilon: float) -> int:
+        """The first bucket with i·ln f > ε: the buckets above ε are that one and all after it."""
+        return int(np.searchsorted(self._levels[1], epsilon, side="right"))
+
     def delta_upper(self, epsilon: float, *, error_correction: bool = True) -> float:
         """Thm 1 (and, with ``error_correction``, the real EC terms of §4.1)."""
-        i = self.index
-        above = np.flatnonzero(i * self.log_f > epsilon)
-        gap = epsilon - i[above] * self.log_f  # ε − i ln f < 0
-        plain = self.a[above] * -np.expm1(gap)
+        i, level = self._levels
+        j = self._above(epsilon)
+        gap = epsilon - level[j:]  # ε − i ln f < 0
+        plain = self.a[j:] * -np.expm1(gap)
         if error_correction:
-            safe = (i[above] - self.slack) * self.log_f >= epsilon
-            corrected = np.maximum(self.a[above] - np.exp(gap) * self.q_real[above], 0.0)
+            safe = (i[j:] - self.slack) * self.log_f >= epsilon
+            corrected = np.maximum(self.a[j:] - np.exp(gap) * self.q_real[j:], 0.0)
             plain = np.where(safe, np.minimum(plain, corrected), plain)
         return min(1.0, self.a_inf + float(plain.sum()) + self.err)
 
     def delta_lower(self, epsilon: float) -> float:
         """Data-processing lower bound with the virtual EC terms (exact bucket B-masses)."""
-        i = self.index
-        above = np.flatnonzero(i * self.log_f > epsilon)
-        above = above[above > 0]  # bucket −n left out
-        factor = np.exp(epsilon - i[above] * self.log_f)  # < 1: round-off is not amplified
-        body = float(np.maximum(self.a[above] - factor * self.q_virt[above], 0.0).sum())
+        j = max(self._above(epsilon), 1)  # bucket −n left out
+        factor = np.exp(epsilon - self._levels[1][j:])  # < 1: round-off is not amplified
+        body = float(np.maximum(self.a[j:] - factor * self.q_virt[j:], 0.0).sum())
         if self.log_q_virt_inf == -math.inf:
             return max(0.0, body + self.a_inf - self.err)
         log_b = epsilon + self.log_q_virt_inf  # e^ε·B(∞) in log space (e^ε overflows)

@@ -24,7 +24,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping
 from dataclasses import replace
-from functools import partial
+from functools import lru_cache, partial
+from types import MappingProxyType
 from typing import Any
 
 from dpviz import budget as budgets
@@ -167,19 +168,38 @@ def build(mech: Any, *, k: int, delta: float | None = None, epsilon: float | Non
 Values = tuple[tuple[str, Any], ...]
 """A mechanism's page values as sorted (key, value) pairs: hashable, so a cache can key on them."""
 
+QUICK_KEPT = 32
+"""``quick_for`` answers kept for ``refine_for`` (a few KB each): the page asks for the refinement
+right after the first answer, another session's change may come between."""
+
 
 def as_values(values: Mapping[str, Any]) -> Values:
     return tuple(sorted(values.items()))
 
 
-def quick_for(kind: str, values: Values, **target: Any) -> dict[str, Guarantee]:
-    """``quick`` for the mechanism ``kind`` with ``values`` (``as_values``): cacheable arguments."""
-    return quick(make_mechanism(kind, dict(values)), **target)
+def quick_for(kind: str, values: Values, *, k: int, delta: float | None = None,
+              epsilon: float | None = None) -> dict[str, Guarantee]:
+    """``quick`` for the mechanism ``kind`` with ``values`` (``as_values``): cacheable arguments.
+    The answers are kept (``QUICK_KEPT``) for ``refine_for`` with the same arguments."""
+    try:
+        hash(values)
+    except TypeError:  # a value that cannot be a key (never one of the page's): not kept
+        return quick(make_mechanism(kind, dict(values)), k=k, delta=delta, epsilon=epsilon)
+    return dict(_kept_quick(kind, values, k, delta, epsilon))
 
 
-def refine_for(kind: str, values: Values, **target: Any) -> View:
-    """``refine`` with cacheable arguments (``as_values``)."""
-    return refine(make_mechanism(kind, dict(values)), **target)
+@lru_cache(maxsize=QUICK_KEPT)
+def _kept_quick(kind: str, values: Values, k: int, delta: float | None,
+                epsilon: float | None) -> Mapping[str, Guarantee]:
+    return MappingProxyType(quick(make_mechanism(kind, dict(values)), k=k, delta=delta, epsilon=epsilon))
+
+
+def refine_for(kind: str, values: Values, *, k: int, delta: float | None = None, epsilon: float | None = None,
+               **options: Any) -> View:
+    """``refine`` with cacheable arguments (``as_values``); the cheap routes' answers are
+    ``quick_for``'s (the page has just computed them for its first answer), not computed again."""
+    return refine(make_mechanism(kind, dict(values)), k=k, delta=delta, epsilon=epsilon,
+                  first=quick_for(kind, values, k=k, delta=delta, epsilon=epsilon), **options)
 
 
 def refine_cost_for(kind: str, values: Values, *, k: int, first: Mapping[str, Guarantee],

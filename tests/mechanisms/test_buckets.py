@@ -109,3 +109,60 @@ def test_fft_helper_is_shared_with_the_pld_grids():
     assert bmod.fft is fft and power.fft is fft
     a = np.array([0.25, 0.5, 0.25])
     assert np.allclose(fft.convolve(a, a, same=True), np.convolve(a, a), atol=1e-16)
+
+
+def test_a_squaring_node_transforms_its_arrays_once(monkeypatch):
+    """Binary powering squares one node (issue 20: it squared two equal copies, each transformed):
+    every base product convolves an array with itself, and the tree is the one of two copies."""
+    from dpviz.buckets import buckets as bucket_module
+
+    law = gaussian.loss_law(sigma=1.0)
+    leaf = Buckets.from_law(law, log_f=2e-3, n=2_000)
+    sames = []
+    plain = bucket_module.fft.convolve
+
+    def counted(a, b, *, same=False):
+        sames.append(same)
+        return plain(a, b, same=same)
+
+    monkeypatch.setattr(bucket_module.fft, "convolve", counted)
+    tree = leaf.self_compose(8, squaring=True)  # three squarings, no other product
+    assert sames == [True] * 9
+    monkeypatch.setattr(bucket_module.fft, "convolve", plain)
+    copies = leaf
+    for _ in range(3):
+        copies = copies.squared().compose(copies.squared())
+    for name in ("a", "q_real", "q_virt"):
+        assert (getattr(tree, name) == getattr(copies, name)).all(), name
+    assert (tree.a_inf, tree.err, tree.log_f) == (copies.a_inf, copies.err, copies.log_f)
+
+
+def _thm1_reference(b, eps):
+    """δ bounds of ``b`` at ε with the buckets above ε picked one by one (i·ln f > ε), as written."""
+    import numpy as np
+
+    i = b.index
+    above = np.flatnonzero(i * b.log_f > eps)
+    gap = eps - i[above] * b.log_f
+    plain = b.a[above] * -np.expm1(gap)
+    safe = (i[above] - b.slack) * b.log_f >= eps
+    corrected = np.maximum(b.a[above] - np.exp(gap) * b.q_real[above], 0.0)
+    upper = min(1.0, b.a_inf + float(np.where(safe, np.minimum(plain, corrected), plain).sum()) + b.err)
+    above = above[above > 0]
+    body = float(np.maximum(b.a[above] - np.exp(eps - i[above] * b.log_f) * b.q_virt[above], 0.0).sum())
+    log_b = eps + b.log_q_virt_inf
+    inf_term = 0.0 if log_b > 1.0 else max(0.0, b.a_inf - math.exp(log_b))
+    return upper, max(0.0, body + inf_term - b.err)
+
+
+def test_delta_bounds_read_the_buckets_above_epsilon_also_on_a_boundary():
+    """The bounds take the buckets above ε as one run (``Buckets._above``, for the bisection's many
+    reads): the same floats as picking them one by one, at ε on a bucket boundary (i·ln f itself,
+    which is not above) and between boundaries."""
+    law = gaussian.loss_law(sigma=1.0)
+    b = Buckets.from_law(law, log_f=2e-3, n=2_000).self_compose(20, squaring=True)
+    levels = b.index * b.log_f
+    for eps in [0.0, *levels[[2000, 2001, 2500, 3100, 3999, 4000]], 0.37, 1.2345, 9.0, 1e4]:
+        upper, lower = _thm1_reference(b, float(eps))
+        assert b.delta_upper(float(eps)) == upper
+        assert b.delta_lower(float(eps)) == lower
