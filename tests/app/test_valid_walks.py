@@ -228,3 +228,14 @@ def test_walk(page: str, seed: int) -> None:
         walk.step()
     print(f"\n{walk.report()}\nnotices: {len(walk.notices)}")
 
+
+# --- what the walks found, pinned -------------------------------------------------------------------
+
+def test_a_typed_null_for_another_k_is_named_by_its_label() -> None:
+    """Database priors, Custom, a typed prior: a null hypothesis that does not fit k named its URL key
+    (``null must be sizes |b| from 0 to k = 1001 …``), not the input a person sees."""
+    at = run_page("pages/3_Database_priors.py", preset="Custom", k="1001", null="1000000",
+                  kind="a prior you type (weights over |b| or over b)")
+    assert not at.exception
+    shown = errors(at)
+    assert len(shown) == 1 and shown[0].startswith("null hypothesis p0 must be sizes |b| from 0 to k = 1001")
