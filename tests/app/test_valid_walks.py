@@ -25,11 +25,12 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.helpers import errors, run_page
+from tests.app.helpers import errors, run_page, tables
 
 STEPS = int(os.environ.get("DPVIZ_WALK_STEPS", "5"))
 """Changes per walk; each is one rerun of the page."""
 SEEDS = tuple(int(s) for s in os.environ.get("DPVIZ_WALK_SEEDS", "1").split(","))
+KEEP_GOING = os.environ.get("DPVIZ_WALK_KEEP_GOING") == "1"
 EXTREME = float(os.environ.get("DPVIZ_WALK_EXTREME", "0.2"))
 """Probability that a text change jumps to an extreme value instead of a nearby one."""
 
@@ -40,6 +41,9 @@ EXTREMES = ("1e-12", "1e-9", "1e-6", "0.001", "0", "1", "0.5", "0.999", "0.99999
             "100", "1000", "10000", "100000", "1000000", "10000000")
 """Values at or near the ends of the fields' ranges (a field for which one is invalid says so)."""
 
+ENGINE_FAILURE = "the computation failed here"
+"""A route's note when its numerics raised (``dpviz.views.mechanism_routes._guarded``): shown, not a
+crash, yet an engine error on a valid input."""
 NOTICE = re.compile(r"(?P<field>.+?) must be (?P<allowed>.+), got (?P<value>.+)", re.S)
 NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d*)?(?:e-?\d+)?")
 
@@ -74,7 +78,7 @@ class Walk:
     """One session on one page: its AppTest, the path so far and each text input's default."""
 
     page: str
-    seed: int
+    seed: float
     at: AppTest = field(init=False)
     rng: random.Random = field(init=False)
     path: list[str] = field(default_factory=list)
@@ -180,14 +184,24 @@ class Walk:
             m = NOTICE.match(text)
             assert m is not None, f"not a notice naming a field after {what}: {text!r}\n" + self.report()
             name = m.group("field").strip("` ")
-            assert any(v and v in name for v in visible), (
+            assert any(v and (v in name or name in v) for v in visible), (
                 f"the notice names {name!r}, which the page does not show (after {what}): {text!r}\n"
                 + self.report())
             self.notices.append(text)
+        for text in self.shown_text():
+            assert ENGINE_FAILURE not in text, (f"an engine failure shown after {what}: {text!r}\n"
+                                                + self.report())
         named = " ".join(errors(self.at))
         for w in self.at.text_input:
             if w.label not in named:
                 self.good[w.key] = w.value
+
+    def shown_text(self) -> list[str]:
+        """Every table cell and paragraph on the page (where a route's note would say it failed)."""
+        texts = [str(v) for frame in tables(self.at) for v in frame.to_numpy().ravel()]
+        for kind in ("markdown", "caption", "warning", "info"):
+            texts += [str(el.value) for el in getattr(self.at, kind)]
+        return texts
 
     def visible_fields(self) -> set[str]:
         """What a notice may name: an input's label, a table's column, a key typed in a cell, a row."""
@@ -223,11 +237,22 @@ def _options(editor: Any, column: str) -> list[str]:
 @pytest.mark.parametrize("page", PAGES)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_walk(page: str, seed: int) -> None:
-    walk = Walk(page, seed)
-    for _ in range(STEPS):
-        walk.step()
-    print(f"\n{walk.report()}\nnotices: {len(walk.notices)}")
-
+    """``STEPS`` changes in one session; with ``DPVIZ_WALK_KEEP_GOING=1`` a failure opens a new
+    session (seed ``seed``.1, .2, …) until ``STEPS`` changes are walked, and all failures are
+    reported at the end."""
+    walk, failures, steps, restarts = Walk(page, seed), [], 0, 0
+    while steps < STEPS:
+        steps += 1
+        try:
+            walk.step()
+        except AssertionError as exc:
+            if not KEEP_GOING:
+                raise
+            failures.append(str(exc))
+            restarts += 1
+            walk = Walk(page, float(f"{seed}.{restarts}"))
+    print(f"\n{walk.report()}\nWALKED {page} seed {seed}: {steps} steps, {restarts} restarts")
+    assert not failures, "\n\n".join(failures)
 
 # --- what the walks found, pinned -------------------------------------------------------------------
 
