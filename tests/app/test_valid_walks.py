@@ -132,7 +132,10 @@ class Walk:
         else:
             what = self.edit(w)
         self.path.append(what)
-        self.at.run()
+        try:
+            self.at.run()
+        except RuntimeError as exc:  # AppTest's timeout: a person would wait that long, or give up
+            raise AssertionError(f"{exc} after {what}\n" + self.report()) from None
         self.check(what)
 
     def edit(self, editor: Any) -> str:
