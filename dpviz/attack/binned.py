@@ -83,14 +83,14 @@ def step_width(law: LossLaw, k: int, lattice: float | None = None) -> float:
     given (atoms then sit at window centres), doubled until the k-fold range fits ``MAX_BINS``."""
     lo, hi = law.support(TAIL)
     width = max(hi - lo, 1e-300)
-    _, sd = _mean_sd(law)
+    mean_p, sd = _mean_sd(law)
     h = max(min(width / STEP_CELLS, sd / SD_CELLS), width / MAX_STEP_CELLS)
     if lattice:
         h = lattice / max(1, math.ceil(lattice / h))
     # the kept range holds both k-fold laws, whose means are k·(E_P L − E_Q L) apart (the two KL
     # divergences): for Laplace ε0 = 20 at k = 2·10^5, 7.7·10^6 in loss, where the spread alone
     # gave a few thousand (the composition then ran for minutes on 10^8 bins)
-    drift = k * max(_mean_sd(law)[0] - _mean_sd(law, side="q")[0], 0.0)
+    drift = k * max(mean_p - _mean_sd(law, side="q")[0], 0.0)
     while 2.0 * (30.0 * math.sqrt(k) * sd + width) / h + width / h + drift / h > MAX_BINS:
         h *= 2.0
     return h
