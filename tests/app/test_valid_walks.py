@@ -267,3 +267,12 @@ def test_a_typed_null_for_another_k_is_named_by_its_label() -> None:
     assert not at.exception
     shown = errors(at)
     assert len(shown) == 1 and shown[0].startswith("null hypothesis p0 must be sizes |b| from 0 to k = 1001")
+
+
+def test_too_many_mechanisms_in_all_is_named_by_the_count_column() -> None:
+    """Composition curves, the heterogeneous table: rows of 10^7 + 10 mechanisms in all read
+    ``levels must be at most 10,000,000 mechanisms in all`` (the URL key); the table's column now."""
+    at = run_page("pages/2_Composition_curves.py", levels="0.1:0:10000000,0.5:0:10")
+    assert not at.exception
+    assert any(m.startswith("count (all rows) must be at most 10,000,000 mechanisms in all")
+               for m in errors(at)), errors(at)
