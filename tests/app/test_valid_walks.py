@@ -276,3 +276,14 @@ def test_too_many_mechanisms_in_all_is_named_by_the_count_column() -> None:
     assert not at.exception
     assert any(m.startswith("count (all rows) must be at most 10,000,000 mechanisms in all")
                for m in errors(at)), errors(at)
+
+
+def test_a_mix_cell_without_key_is_a_notice() -> None:
+    """Mechanisms, the mix table: a parameters cell typed as ``0.5`` (no ``sigma=``) raised the
+    core's ParameterError outside any notice (an exception box); now it names the cell."""
+    at = run_page("pages/4_Mechanisms.py")
+    at.session_state["mix_editor_0"] = {"edited_rows": {0: {"parameters": "0.5"}}, "added_rows": [],
+                                        "deleted_rows": []}
+    at.run()
+    assert not at.exception
+    assert any(m.startswith("mix[0].parameters must be key=value pairs separated by ;") for m in errors(at))
