@@ -48,7 +48,8 @@ KINDS = {"gaussian": ("sigma", 0.2, 20.0), "laplace": ("scale", 0.2, 20.0),
 
 @settings(max_examples=30, deadline=None)
 @given(kind=st.sampled_from(sorted(KINDS)), noise=st.floats(0.0, 1.0), sensitivity=st.sampled_from([1, 2, 3]),
-       rate=st.sampled_from([None, 0.001, 0.01, 0.3]), neighbouring=st.sampled_from(["add-remove", "replace-one"]),
+       rate=st.sampled_from([None, 0.001, 0.01, 0.3]),
+       neighbouring=st.sampled_from(["add-remove", "replace-one"]),
        k=st.integers(1, 2000), delta=st.sampled_from([1e-12, 1e-8, 5e-6, 1e-3]))
 def test_figures_never_raise_across_the_pages_space(kind, noise, sensitivity, rate, neighbouring, k,
                                                     delta) -> None:
