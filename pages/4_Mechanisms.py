@@ -10,10 +10,7 @@ from dpviz.validation import ParameterError
 from dpviz.views import mechanisms as mv
 
 ui.page_setup("Mechanisms")
-migrated = mv.legacy_query(st.query_params.to_dict())  # old shared links: today's keys, then rerun
-if migrated != st.query_params.to_dict():
-    st.query_params.from_dict(migrated)
-    st.rerun()
+ui.migrate_url("mechanisms", mv.legacy_query)  # an old shared link: today's keys, then rerun
 
 st.title("Mechanisms")
 st.markdown(

@@ -287,3 +287,19 @@ def test_a_mix_cell_without_key_is_a_notice() -> None:
     at.run()
     assert not at.exception
     assert any(m.startswith("mix[0].parameters must be key=value pairs separated by ;") for m in errors(at))
+
+
+def test_a_typed_zero_sampling_rate_after_fixed_size_is_a_notice() -> None:
+    """Mechanisms: q typed as 0, fixed-size, back to Poisson, then any change: the old-link migration
+    (sampling_rate=0 meant no subsampling) ran on every run and set the widget-bound key, which
+    Streamlit refuses (an exception box). It runs once, as a link opens; the 0 gets its notice."""
+    at = run_page("pages/4_Mechanisms.py")
+    at.text_input(key="sampling_rate").set_value("0")
+    at.run()
+    for change in (lambda: at.radio(key="sampling").set_value("fixed-size"),
+                   lambda: at.radio(key="sampling").set_value("Poisson"),
+                   lambda: at.toggle(key="compare").set_value(True)):
+        change()
+        at.run()
+        assert not at.exception
+    assert any(m.startswith("sampling rate q must be a number in (0, 1], got `'0'`") for m in errors(at))
