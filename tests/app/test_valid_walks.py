@@ -6,12 +6,19 @@ to a nearby value (×2, ÷2, ±1, one number of a list or prior scaled) or back 
 then to an extreme one (10⁻¹²…10⁷, the value ×10³ or ÷10³: the ends of the valid ranges a ×2 walk
 takes long to reach), or a data editor's cell edited, a row added or deleted. After every step: no
 exception box, and every error box is a deliberate notice (``dpviz.ui.notice_text``) naming a field
-the person can see (an input's label, a table's column or a key typed in a cell).
+the person can see (an input's label, a table's column or a key typed in a cell), and no route's
+note says its computation failed. Under the suite's warnings-as-errors a numerical warning inside a
+run (an invalid cast, a log of a negative number) is an exception box too. A text change starts from
+the field's last accepted value, as a person corrects a value the page refused.
 
-A seeded generator keeps CI runs reproducible (two short walks per page, about 20 s);
-``DPVIZ_WALK_STEPS=400 DPVIZ_WALK_SEEDS=1,2,3 pytest tests/app/test_valid_walks.py -s`` walks longer.
-A failure prints the seed, the path walked and the page's URL query, which opens the same state:
-``tests.app.helpers.run_page(page, **query)``.
+A seeded generator keeps CI runs reproducible (one walk of 5 changes per page, about 15 s); longer:
+``DPVIZ_WALK_STEPS=300 DPVIZ_WALK_SEEDS=1,2,3 pytest tests/app/test_valid_walks.py -s``, with
+``DPVIZ_WALK_EXTREME=0.5`` for more extreme values and ``DPVIZ_WALK_KEEP_GOING=1`` to go on after a
+failure in a new session and report them all. A failure prints the seed, the path walked and the
+page's inputs as a URL query: ``tests.app.helpers.run_page(page, **query)`` opens the same state
+(the path replays it in one session: ``Walk(page, seed)`` takes the same steps).
+
+Below them, the crashes the walks found, pinned (each failed before its fix).
 """
 
 from __future__ import annotations
