@@ -18,7 +18,7 @@ failure in a new session and report them all. A failure prints the seed, the pat
 page's inputs as a URL query: ``tests.app.helpers.run_page(page, **query)`` opens the same state
 (the path replays it in one session: ``Walk(page, seed)`` takes the same steps).
 
-Below them, the crashes the walks found, pinned (each failed before its fix).
+Below the walk, what the walks found, pinned (each test failed before its fix).
 """
 
 from __future__ import annotations
