@@ -11,7 +11,7 @@ note says its computation failed. Under the suite's warnings-as-errors a numeric
 run (an invalid cast, a log of a negative number) is an exception box too. A text change starts from
 the field's last accepted value, as a person corrects a value the page refused.
 
-A seeded generator keeps CI runs reproducible (one walk of 5 changes per page, about 15 s); longer:
+A seeded generator keeps CI runs reproducible (two walks of 8 changes per page, about 20 s); longer:
 ``DPVIZ_WALK_STEPS=300 DPVIZ_WALK_SEEDS=1,2,3 pytest tests/app/test_valid_walks.py -s``, with
 ``DPVIZ_WALK_EXTREME=0.5`` for more extreme values and ``DPVIZ_WALK_KEEP_GOING=1`` to go on after a
 failure in a new session and report them all. A failure prints the seed, the path walked and the
@@ -34,9 +34,9 @@ from streamlit.testing.v1 import AppTest
 
 from tests.app.helpers import errors, run_page, tables
 
-STEPS = int(os.environ.get("DPVIZ_WALK_STEPS", "5"))
+STEPS = int(os.environ.get("DPVIZ_WALK_STEPS", "8"))
 """Changes per walk; each is one rerun of the page."""
-SEEDS = tuple(int(s) for s in os.environ.get("DPVIZ_WALK_SEEDS", "1").split(","))
+SEEDS = tuple(int(s) for s in os.environ.get("DPVIZ_WALK_SEEDS", "1,2").split(","))
 KEEP_GOING = os.environ.get("DPVIZ_WALK_KEEP_GOING") == "1"
 EXTREME = float(os.environ.get("DPVIZ_WALK_EXTREME", "0.2"))
 """Probability that a text change jumps to an extreme value instead of a nearby one."""
