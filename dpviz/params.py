@@ -283,5 +283,6 @@ def row_levels(rows: list[Row]) -> tuple[Levels | None, list[ParameterError]]:
         return None, problems
     try:
         return as_levels(levels), []
-    except ParameterError as exc:
-        return None, [exc]
+    except ParameterError as exc:  # the table as a whole (too many mechanisms in all): its column
+        column = "count (all rows)" if str(exc.value).startswith("total count") else "rows"
+        return None, [ParameterError(column, exc.value, exc.allowed)]

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from dpviz import ui
+from dpviz.params import in_words
 from dpviz.validation import ParameterError
 from dpviz.views import database_priors
 from dpviz.views.database_priors import (
@@ -157,8 +158,8 @@ def question_section() -> None:
         waiting.info(f"{slow}…", icon=":material/hourglass_top:")
     try:
         view = ui.cached(SPEC.build)(**values)
-    except ParameterError as exc:
-        ui.notice(exc)
+    except ParameterError as exc:  # e.g. a typed null hypothesis for another k: named by its label
+        ui.notice(in_words(exc, SPEC.params))
         return
     waiting.empty()
     q = view.summary["question"]

@@ -10,10 +10,7 @@ from dpviz.validation import ParameterError
 from dpviz.views import mechanisms as mv
 
 ui.page_setup("Mechanisms")
-migrated = mv.legacy_query(st.query_params.to_dict())  # old shared links: today's keys, then rerun
-if migrated != st.query_params.to_dict():
-    st.query_params.from_dict(migrated)
-    st.rerun()
+ui.migrate_url("mechanisms", mv.legacy_query)  # an old shared link: today's keys, then rerun
 
 st.title("Mechanisms")
 st.markdown(
@@ -152,8 +149,9 @@ st.markdown("Different mechanisms composed in one run (a heterogeneous accountan
             "`python -m dpviz mechanism mix --spec` reads.")
 
 
-def mix_editor() -> str:
-    """The mix table, seeded from the URL (``?mix=``) and written back after each edit; the spec text.
+def mix_editor() -> str | None:
+    """The mix table, seeded from the URL (``?mix=``) and written back after each edit; the spec text
+    (None, after a notice, when a cell cannot be read).
 
     As ``ui.levels_editor``: the table a person edits keeps its seed while the URL holds what this
     session last wrote, so an edit is never lost to a rebuilt widget."""
@@ -183,7 +181,11 @@ def mix_editor() -> str:
                             })
     rows = [{c: "" if v is None or v != v else str(v) for c, v in zip(mv.MIX_COLUMNS, row, strict=True)}
             for row in edited.itertuples(index=False)]
-    new_text = mv.mix_spec(rows)
+    try:
+        new_text = mv.mix_spec(rows)
+    except ParameterError as exc:  # a malformed cell (a parameter without key=): named; the URL kept
+        ui.notice(exc)
+        return None
     if seed["problem"] is not None:
         ui.notice(seed["problem"], default="mix")
         if rows == seed["rows"]:
@@ -195,20 +197,21 @@ def mix_editor() -> str:
 
 
 spec = mix_editor()
-try:
-    mixed = ui.cached(mv.mix_view)(spec, **target_kw)
-except ParameterError as exc:
-    ui.notice(exc)  # a mix entry's fields are the keys typed in it (scale=2)
-else:
-    st.markdown("**The mix:** " + mv.headline(mixed.summary, solve=solve, refined=True))
-    ui.table(mixed.tables["mix"], key="table_mix")
-    m1, m2 = st.columns(2)
-    with m1:
-        ui.download_json(mixed.payload, filename=f"mechanisms_mix_{solve}.json", key="json_mix",
-                         label="Mix and results (JSON)")
-    with m2:
-        ui.download_csv(mixed.csv["mix"], filename=f"mechanisms_mix_{solve}.csv", key="csv_mix",
-                        label="Mix routes (CSV)")
+if spec is not None:  # else a cell that cannot be read, named above
+    try:
+        mixed = ui.cached(mv.mix_view)(spec, **target_kw)
+    except ParameterError as exc:
+        ui.notice(exc)  # a mix entry's fields are the keys typed in it (scale=2)
+    else:
+        st.markdown("**The mix:** " + mv.headline(mixed.summary, solve=solve, refined=True))
+        ui.table(mixed.tables["mix"], key="table_mix")
+        m1, m2 = st.columns(2)
+        with m1:
+            ui.download_json(mixed.payload, filename=f"mechanisms_mix_{solve}.json", key="json_mix",
+                             label="Mix and results (JSON)")
+        with m2:
+            ui.download_csv(mixed.csv["mix"], filename=f"mechanisms_mix_{solve}.csv", key="csv_mix",
+                            label="Mix routes (CSV)")
 
 st.header("Heterogeneous composition")
 st.markdown("Mechanisms with different (ε_i, δ_i): one row per kind with its count (type numbers as "

@@ -13,10 +13,7 @@ from dpviz.views import attack as av
 from dpviz.views.regions import K_PAGE_MAX
 
 ui.page_setup("Attack lab")
-migrated = migrate(st.query_params.to_dict())  # old shared links: today's values, then rerun
-if migrated != st.query_params.to_dict():
-    st.query_params.from_dict(migrated)
-    st.rerun()
+ui.migrate_url("attack", migrate)  # an old shared link: today's values, then rerun
 st.title("Attack lab")
 st.markdown(
     "The regions page says what no test can do; here a test is run. An adversary sees k releases and "

@@ -63,20 +63,28 @@ def compositions_for_allowed(allowed: Sequence[Sequence[int]], *, neighbouring: 
 
 
 HAMMING_K_MAX = 20
-"""Longest vectors ``hamming_diameter`` takes (a table of 2^k distances: 8 MiB at k = 20)."""
+"""Longest vectors the cube method of ``hamming_diameter`` takes (a table of 2^k distances: 8 MiB at
+k = 20); longer vectors (HBW Ex. 3's feature columns, a few vectors of any length) are compared in
+pairs."""
+
+PAIR_CHUNK = 1 << 20
+"""Pair distances held at once by the pairwise method of ``hamming_diameter`` (8 MiB)."""
 
 
 def hamming_diameter(a: np.ndarray, b: np.ndarray) -> int:
-    """max |x ⊕ y| over the rows x of ``a`` and y of ``b`` (vectors of k ≤ ``HAMMING_K_MAX`` bits).
+    """max |x ⊕ y| over the rows x of ``a`` and y of ``b`` (vectors of one length k ≥ 1).
 
-    |x ⊕ y| = k − |x̄ ⊕ y|, so the answer is k − min over x of dist(x̄, b): the distance from every
-    vector of the cube to the set b, one pass per coordinate (a Hamming distance is a sum over
-    coordinates, so relaxing along each axis once is exact). Time O(k·2^k + |a| + |b|): all pairs
-    (|a|·|b|·k) took 99 s and 1.36 GB for 7,200 vectors of 16 bits (issue 22)."""
+    For k ≤ ``HAMMING_K_MAX``: |x ⊕ y| = k − |x̄ ⊕ y|, so the answer is k − min over x of dist(x̄, b):
+    the distance from every vector of the cube to the set b, one pass per coordinate (a Hamming
+    distance is a sum over coordinates, so relaxing along each axis once is exact). Time
+    O(k·2^k + |a| + |b|): all pairs (|a|·|b|·k) took 99 s and 1.36 GB for 7,200 vectors of 16 bits
+    (issue 22). Longer vectors: every pair, |x ⊕ y| = |x| + |y| − 2 x·y, in chunks of rows of
+    ``a`` (the typed sets are at most 16 bits long: only a few long vectors come here)."""
     k = a.shape[1]
-    if b.shape[1] != k or not 1 <= k <= HAMMING_K_MAX:
-        raise ParameterError("vectors", f"lengths {a.shape[1]} and {b.shape[1]}",
-                             f"vectors of one length from 1 to {HAMMING_K_MAX}")
+    if b.shape[1] != k or k < 1:
+        raise ParameterError("vectors", f"lengths {a.shape[1]} and {b.shape[1]}", "vectors of one length ≥ 1")
+    if k > HAMMING_K_MAX:
+        return _pairwise_diameter(a.astype(np.int64), b.astype(np.int64))
     weights = 1 << np.arange(k - 1, -1, -1)
     codes_a, codes_b = a.astype(np.int64) @ weights, b.astype(np.int64) @ weights
     cube = np.arange(1 << k)
@@ -85,6 +93,19 @@ def hamming_diameter(a: np.ndarray, b: np.ndarray) -> int:
     for bit in weights:
         np.minimum(dist, dist[cube ^ bit] + 1, out=dist)
     return int(k - dist[codes_a ^ ((1 << k) - 1)].min())
+
+
+def _pairwise_diameter(a: np.ndarray, b: np.ndarray) -> int:
+    """max |x ⊕ y| over all pairs of rows, exactly (integer arithmetic), at most ``PAIR_CHUNK``
+    distances at a time."""
+    weight_b = b.sum(axis=1)
+    rows = max(1, PAIR_CHUNK // max(1, b.shape[0]))
+    best = 0
+    for start in range(0, a.shape[0], rows):
+        x = a[start:start + rows]
+        dist = x.sum(axis=1)[:, None] + weight_b[None, :] - 2 * (x @ b.T)
+        best = max(best, int(dist.max()))
+    return best
 
 
 def feature_columns(*, common: int, free_only: int, paid_only: int) -> tuple[tuple[int, ...], ...]:

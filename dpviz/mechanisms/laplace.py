@@ -153,6 +153,14 @@ class Laplace(Mechanism):
         return self.eps0
 
 
+def _log_expm1(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """ln(e^x − 1) for x ≥ 0 (−∞ at 0), without overflow for large x."""
+    with np.errstate(divide="ignore"):
+        small = np.log(np.expm1(np.minimum(x, 1.0)))
+    big = x + np.log1p(-np.exp(-np.maximum(x, 1.0)))
+    return np.where(x > 1.0, big, small)
+
+
 def replace_one_law(*, eps0: float, rate: float) -> LossLaw:
     """Loss law of P' = (1−q)Lap(0) + qLap(Δ) against Q' = (1−q)Lap(0) + qLap(−Δ) (replace-one,
     Steinke §6.2), in units of b (t = x/b, e = ε0). Derivation (ours): with c = ln(1 − q + q e^{−e}),
@@ -174,11 +182,14 @@ def replace_one_law(*, eps0: float, rate: float) -> LossLaw:
     def sf(t: NDArray[np.float64]) -> NDArray[np.float64]:
         return cdf(-t)
 
+    odds = a - math.log(q)  # ln((1 − q)/q), −∞ at q = 1
+
     def t_of(v: NDArray[np.float64]) -> NDArray[np.float64]:
         ell = np.clip(np.abs(np.asarray(v, dtype=float)), 0.0, top)
-        y = ell + c  # ln(e^y − (1 − q)) = y + ln(1 − (1 − q)e^{−y}), e^y ≥ e^c > 1 − q
-        with np.errstate(divide="ignore"):
-            inner = y + (np.log1p(-(1.0 - q) * np.exp(-y)) if q < 1 else 0.0) - math.log(q)
+        # e^{ℓ+c} − (1 − q) = (1 − q)(e^ℓ − 1) + q e^{ℓ−e}: no difference of nearly equal numbers
+        # (as e^{ℓ+c} − (1 − q) it was 0 or negative by round-off near ℓ = 0 once q e^{−e} fell below
+        # an ulp of 1 − q, e.g. e = Δ/b = 10^5: NaN masses and a failed PLD route)
+        inner = np.logaddexp(odds + _log_expm1(ell), ell - e)
         t = np.clip((e + inner) / 2.0, 0.0, e)
         return np.sign(np.asarray(v, dtype=float)) * t
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpviz.pld.cost import Parts
+from dpviz.pld.law import LossLaw
 
 
 def anchor(parts: Parts) -> float | None:
@@ -24,11 +25,27 @@ def anchor(parts: Parts) -> float | None:
     return None
 
 
+LATTICE_STEPS_MAX = 1 << 26
+"""Most lattice steps from 0 to a law's largest finite loss. The test "on the lattice" allows a
+relative float error of 1e-9 (a loss computed as a product or a log is exact only to a few ulps):
+at 2^26 steps that is 0.07 of a step, still telling a lattice point from its neighbours; far
+beyond it every number passes. A loss that is 0 up to round-off, e.g. ln(1 − q + q e^0) =
+8.7e-19 for a Poisson-subsampled discrete Gaussian at q = 0.005, made a "lattice" of 8.7e-19 whose
+steps overflowed ``stride``'s int64."""
+
+
+def _finite_atoms(law: LossLaw) -> np.ndarray:
+    """The finite losses of the atoms with mass (an infinite loss is kept apart, never on a grid)."""
+    loss = law.loss[(law.p > 0) | (law.q > 0)]
+    return loss[np.isfinite(loss)]
+
+
 def common_lattice(parts: Parts) -> float | None:
-    """The coarsest h putting every atom of every law on the grid h·ℤ (None if there is none)."""
+    """The coarsest h putting every finite atom of every law on the grid h·ℤ, with at most
+    ``LATTICE_STEPS_MAX`` steps to the largest (None if there is none)."""
     cands = []
     for law, _ in parts:
-        loss = law.loss[(law.p > 0) | (law.q > 0)]
+        loss = _finite_atoms(law)
         nz = np.abs(loss[loss != 0])
         if nz.size == 0:
             continue
@@ -40,8 +57,9 @@ def common_lattice(parts: Parts) -> float | None:
         h0 = base / div
         ok = True
         for law, _ in parts:
-            t = law.loss[(law.p > 0) | (law.q > 0)] / h0
-            if np.any(np.abs(t - np.round(t)) > 1e-9 * np.maximum(1.0, np.abs(t))):
+            t = _finite_atoms(law) / h0
+            if np.any(np.abs(t) > LATTICE_STEPS_MAX) or \
+                    np.any(np.abs(t - np.round(t)) > 1e-9 * np.maximum(1.0, np.abs(t))):
                 ok = False
                 break
         if ok:
@@ -61,9 +79,9 @@ def stride(parts: Parts, lattice: float) -> int:
     at the odd multiples of Δ/(2σ²) only: half the bins of its common lattice were empty."""
     index = []
     for law, _ in parts:
-        loss = law.loss[(law.p > 0) | (law.q > 0)]
+        loss = _finite_atoms(law)
         if loss.size:
-            index.append(np.rint(loss / lattice).astype(np.int64))
+            index.append(np.rint(loss / lattice).astype(np.int64))  # |steps| ≤ LATTICE_STEPS_MAX
     if not index:
         return 1
     for m in range(MAX_STRIDE, 1, -1):

@@ -170,6 +170,11 @@ def _widths(parts: Sequence[tuple[LossLaw, int]], h: float, theta: float, tail: 
     w = unkept = 0.0
     for (up, k), (down, _k) in zip(_singles(parts, h, tail, True, offsets),
                                    _singles(parts, h, tail, False, offsets), strict=True):
+        if not (up.mass.sum() > 0.0 and down.mass.sum() > 0.0):
+            # a grid without finite P-mass (met in the planner's σ search for a subsampled Gaussian
+            # at total ε = 0, q = 0.25, Δ = 0.25) has no cumulant, the width no estimate: 0, and the
+            # pilot and refinement decide, as they did when 0/0 made it NaN
+            return 0.0, 0.0
         w += k * _tilt_gap(up, down, theta)
         unkept += k * (_cumulant(down, -1.0) - _cumulant(up, -1.0))
     return max(w, 0.0), max(unkept, 0.0)

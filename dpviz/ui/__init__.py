@@ -243,6 +243,27 @@ def url_aliases(aliases: Mapping[str, str]) -> None:
 _ALIASED = "_dpviz_aliased_url_values"
 
 
+def migrate_url(page: str, rewrite: Callable[[dict[str, str]], dict[str, str]]) -> None:
+    """An old shared link's query in today's keys and values (``rewrite``), then a rerun: once per
+    session and ``page``, as the link opens. Afterwards the query holds what this session's inputs
+    wrote, and a value a person types is theirs to be told about: the Mechanisms page's sampling rate
+    typed as 0 (an old link's "no subsampling") was rewritten on every run, and once its input had
+    been hidden and drawn again (fixed-size, then Poisson) Streamlit refused to set the widget-bound
+    key: an exception box."""
+    done = st.session_state.setdefault(_MIGRATED, set())
+    if page in done:
+        return
+    done.add(page)
+    query = st.query_params.to_dict()
+    new = rewrite(query)
+    if new != query:
+        st.query_params.from_dict(new)
+        st.rerun()
+
+
+_MIGRATED = "_dpviz_migrated_pages"
+
+
 def url_value(key: str, convert: Callable[[str], Any]) -> str | None:
     """The raw URL text for the input ``key``: from the query string, or from an old key read by
     ``url_aliases`` (then set as the widget's value when ``convert`` accepts it; a value it

@@ -130,3 +130,16 @@ def test_binned_certificate_exceeds_the_proven_epsilon_no_more_than_the_confiden
     assert exceed(1.0) <= allowed
     # samples of a leakier law (b = 0.7: ε0 43% larger) fail the same check (measured: 0.43 > 0.30)
     assert exceed(0.7) > allowed
+
+
+def test_the_kept_range_holds_both_laws_far_apart() -> None:
+    """Laplace ε0 = 20 at k = 201,999 (a walk of the Attack lab): the k-fold laws under P and Q sit
+    about 2k(ε0 − 1) ≈ 7.7·10^6 apart in loss, and h was chosen from the spread alone (0.054): 1.5·10^8 bins,
+    ten minutes of composition behind a progress bar. The estimate now counts the means' distance."""
+    law, lattice = B.law_of(make("laplace", scale=0.05), sampling_rate=None)
+    k = 201_999
+    h = B.step_width(law, k, lattice)
+    gap = B._mean_sd(law)[0] - B._mean_sd(law, side="q")[0]
+    assert gap > 37.0
+    assert k * gap / h <= B.MAX_BINS
+    assert B.composed_law(law, k, lattice).p.size <= B.MAX_BINS

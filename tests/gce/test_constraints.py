@@ -148,3 +148,22 @@ def test_the_classic_series_is_the_classic_answer_at_each_point(points, delta0, 
     together = summary.classics(points, delta0=delta0, delta=delta, budget=budget)
     alone = [summary.classic(k=k, eps0=eps0, delta0=delta0, delta=delta, budget=budget) for k, eps0 in points]
     assert together == alone
+
+
+def test_long_vectors_have_their_hamming_diameter() -> None:
+    """Vectors longer than the cube method's 20 bits, e.g. HBW Ex. 3's feature columns with 3,000
+    common columns on the Database priors page (bounded), raised "vectors must be of one length
+    from 1 to 20": compared in pairs, against the brute force."""
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    for k in (21, 33, 64):
+        a, b = rng.integers(0, 2, size=(7, k)), rng.integers(0, 2, size=(5, k))
+        assert C.hamming_diameter(a, b) == int((a[:, None, :] != b[None, :, :]).sum(axis=2).max())
+    for k1, fa, pa in ((3000, 4, 5), (0, 30, 20), (25, 0, 0)):
+        allowed = C.feature_columns(common=k1, free_only=fa, paid_only=pa)
+        for nb in C.NEIGHBOURING:
+            d = C.feature_compositions(common=k1, free_only=fa, paid_only=pa, neighbouring=nb)
+            assert C.compositions_for_allowed(allowed, neighbouring=nb) == d
+            res = summary.allowed_set(allowed, neighbouring=nb, eps0=0.1, delta0=0.0, delta=0.0)
+            assert res["exact"].epsilon == pytest.approx(d * 0.1, rel=1e-12)  # pure DP at δ = 0: d·ε0

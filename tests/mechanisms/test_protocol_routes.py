@@ -203,6 +203,24 @@ def test_replace_one_law_against_numerical_integration(mu: float, q: float) -> N
         assert float(law.delta(eps)[0]) == pytest.approx(truth, rel=1e-6, abs=1e-13)
 
 
+def test_replace_one_laplace_far_beyond_its_scale_has_finite_masses() -> None:
+    """Δ/b = 10^5 on a fixed-size batch of 256 of 60,000 records (replace-one at q = m/n), reached by a
+    walk of the Mechanisms page: e^{ℓ+c} − (1 − q) was ≤ 0 by round-off at ℓ = 0, the masses NaN
+    and the PLD route failed ("math domain error"). The person's record decides almost every output:
+    δ(100) = q up to e^{−5·10^4}, inside the certified interval."""
+    from dpviz.mechanisms.laplace import replace_one_law
+    from dpviz.pld import accountant
+
+    q = 256 / 60_000
+    law = replace_one_law(eps0=1e5, rate=q)
+    v = np.array([0.0, 1e-12, 1.0, law.continuous.hi / 2])
+    for f in (law.continuous.sf_p, law.continuous.cdf_p, law.continuous.sf_q, law.continuous.cdf_q):
+        assert np.all(np.isfinite(f(v))) and np.all((f(v) >= 0) & (f(v) <= 1))
+    g = accountant.delta_bounds([(law, 1)], epsilon=100.0)
+    assert g.lower is not None and g.upper is not None
+    assert g.lower <= q * (1 + 1e-12) and q * (1 - 1e-12) <= g.upper
+
+
 def test_replace_one_at_rate_one_is_the_gaussian_of_twice_the_sensitivity() -> None:
     a = make("gaussian", sigma=1.5, sampling_rate=1.0, neighbouring="replace-one").law
     b = make("gaussian", sigma=1.5, sensitivity=2.0).law

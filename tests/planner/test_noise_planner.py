@@ -169,3 +169,17 @@ def test_a_hint_moves_the_answer_only_within_the_tolerance(key: str, kw: dict, h
     assert hinted.beyond is not None and fits_state(hinted.beyond, kw["epsilon"]) is not True
     rtol = noise.RTOL_PLD if dict(hinted.extra)["route"] == "pld" else noise.RTOL_EXACT
     assert math.isclose(hinted.value, plain.value, rel_tol=3 * rtol)
+
+
+def test_total_epsilon_zero_subsampled_has_a_plan_without_warnings() -> None:
+    """Plan a budget at total ε = 0, q = 0.25, Δ = 0.25 (a walk of the page): a σ tried by the
+    search gave a PLD grid with no finite P-mass, whose cumulant divided 0 by 0 in the width
+    prediction (a RuntimeWarning: an exception box under warnings-as-errors). The plan has a
+    certified check."""
+    from dpviz.views import planner as view
+
+    plans = view.noise_plans(epsilon=0.0, delta=1e-5, k=100, sensitivity=0.25, sampling_rate=0.25)
+    plan = plans["gaussian"]
+    assert not isinstance(plan, str)
+    assert plan.check.lower is not None and plan.check.upper is not None
+    assert plan.check.lower <= plan.check.upper

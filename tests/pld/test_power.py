@@ -310,3 +310,18 @@ def test_cumulants_plain_exponential_is_the_masked_one(seed: int) -> None:
             want = (part.k * (top + math.log(total)), part.k * mean,
                     part.k * float(np.einsum("i,i,i->", w, dev, dev)))
             assert power.cumulants([part], a) == want
+
+
+def test_a_vanishing_finite_mass_keeps_the_alias_bound_finite() -> None:
+    """Regression (Mechanisms, heterogeneous rows: ε = 5, δ = 0.999, count = 10^7): the finite mass
+    of the composition, 10^{−3k}, is e^{norm} with norm < −700; the untilted alias bound
+    (below + above)·e^{−norm} raised OverflowError (an exception box). Normalised in the exponent, it
+    is finite, and the composition is all at +∞: δ(ε) = 1 at every ε."""
+    j = np.arange(201) - 100
+    mass = np.exp(-0.5 * (j / 30.0) ** 2)
+    mass *= 1e-3 / mass.sum()
+    g = GridPLD(h=0.05, lo=-100, mass=mass, p_inf=0.999, pessimistic=True)
+    for k in (1000, 10**6):
+        c = power.compose_power([(g, k)], tail=1e-12)
+        assert c.informative and c.p_inf >= 1.0
+        assert c.delta(1.0) == 1.0 and c.delta(50.0) == 1.0

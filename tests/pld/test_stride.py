@@ -66,3 +66,23 @@ def test_strided_epsilon_at_many_steps_within_the_plain_lattice_interval(monkeyp
     monkeypatch.setattr(refine, "stride", lambda parts, lattice: 1)
     plain = accountant.epsilon_bounds([(law, 50)], delta=1e-6)
     assert plain.lower <= g.lower <= g.upper <= plain.upper
+
+
+def test_a_loss_zero_up_to_round_off_makes_no_lattice() -> None:
+    """A Poisson-subsampled discrete Gaussian (σ = 1, Δ = 2, q = 0.005, add/remove) has the loss
+    ln(1 − q + q e^0) = 0 computed as 8.7e-19: taken for the lattice's step, its other losses were
+    10^19 steps, ``stride`` overflowed int64 (invalid cast; on the Mechanisms page an exception box
+    under the test suite's warnings-as-errors, and the PLD route lost to "h must be coarse enough").
+    No lattice now; the PLD interval overlaps the one at a width chosen by hand."""
+    from dpviz.mechanisms import registry
+    from dpviz.pld.lattice import LATTICE_STEPS_MAX
+
+    law = registry.make("discrete-gaussian", sampling_rate=0.005, neighbouring="add-remove", sigma=1.0,
+                        sensitivity=2.0).law
+    assert 0 < np.abs(law.loss).min() < 1e-15  # the premise: a zero loss off by round-off
+    lattice = common_lattice([(law, 2)])
+    assert lattice is None or np.abs(law.loss).max() / lattice <= LATTICE_STEPS_MAX
+    g = accountant.delta_bounds([(law, 2)], epsilon=2.0)
+    ref = accountant.delta_bounds([(law, 2)], epsilon=2.0, h=1e-3)
+    assert g.upper is not None and ref.upper is not None and g.lower is not None and ref.lower is not None
+    assert g.lower <= ref.upper and ref.lower <= g.upper
