@@ -84,3 +84,36 @@ def test_subsampled_gaussian_with_losses_beyond_709_keeps_its_tails(sigma: float
     # the closed form is accurate to ~1e-12 relative in δ; ε's certified ends must straddle 1e-3
     assert _subsampled_gaussian_delta(g.upper, mu=mu, q=rate) <= 1e-3 * (1 + 1e-9)
     assert _subsampled_gaussian_delta(g.lower, mu=mu, q=rate) >= 1e-3 * (1 - 1e-9)
+
+
+def test_epsilon_is_zero_where_no_step_samples_the_person_with_probability_one_minus_delta() -> None:
+    """Subsampled.closed_form: ε = 0 exactly at δ ≥ 1 − (1 − q)^k (the PLD's interval agrees), None
+    just below; and the planner's σ search at such a q answers from it without a PLD grid (it once
+    spent 30-110 s on grids whose every ε read 0)."""
+    from dpviz.guarantee import Kind
+    from dpviz.mechanisms import routes as R
+    from dpviz.mechanisms.registry import make
+
+    mech = make("gaussian", sigma=0.2, sampling_rate=1e-4, neighbouring="add-remove")  # TV of N, N + 1: 0.988
+    sampled = 1.0 - (1.0 - 1e-4) ** 10
+    g = mech.closed_form(10, delta=sampled * 1.01)
+    assert g is not None and g.kind is Kind.EXACT and g.epsilon == 0.0
+    assert mech.closed_form(10, delta=sampled * 0.99) is None
+    pld = R.pld([(mech, 10)], delta=sampled * 1.01)
+    assert pld.lower == 0.0
+    below = R.pld([(mech, 10)], delta=sampled * 0.5)
+    assert below.upper > 0.0  # the bound is not loose by much: half of it needs ε > 0
+
+
+def test_the_planner_search_at_a_tiny_rate_needs_no_grid(monkeypatch) -> None:
+    from dpviz.mechanisms.subsampling import SOURCE_UNSAMPLED
+    from dpviz.planner import calibration
+    from dpviz.views import planner
+
+    def no_grid(*args, **kwargs):
+        raise AssertionError("the PLD grid was composed")
+
+    monkeypatch.setitem(calibration.ROUTES, "pld", no_grid)
+    plans = planner.noise_plans(epsilon=1.0, delta=1e-5, k=20, sensitivity=1.0, sampling_rate=1.25e-10)
+    check = plans["gaussian"].check
+    assert check.epsilon == 0.0 and check.source == SOURCE_UNSAMPLED
