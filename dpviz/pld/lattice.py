@@ -15,13 +15,13 @@ def anchor(parts: Parts) -> float | None:
     subsampled Laplace's atoms at its largest and smallest loss, where δ is decided); None if no
     part has two atoms."""
     for law, _ in parts:
-        keep = law.p > 0
+        keep = (law.p > 0) & np.isfinite(law.loss)
         if np.count_nonzero(keep) >= 2:
             loss, p = law.loss[keep], law.p[keep]
             two = np.argsort(p)[-2:]
             d = abs(float(loss[two[1]] - loss[two[0]]))
-            if d > 0:
-                return d
+            if d * LATTICE_STEPS_MAX > float(np.max(np.abs(loss))):  # as ``common_lattice``: two atoms
+                return d  # 1.2e-9 apart (a subsampled discrete Gaussian's, at ±347) made h = 1.2e-9
     return None
 
 

@@ -86,3 +86,22 @@ def test_a_loss_zero_up_to_round_off_makes_no_lattice() -> None:
     ref = accountant.delta_bounds([(law, 2)], epsilon=2.0, h=1e-3)
     assert g.upper is not None and ref.upper is not None and g.lower is not None and ref.lower is not None
     assert g.lower <= ref.upper and ref.lower <= g.upper
+
+
+def test_anchor_ignores_two_heaviest_atoms_closer_than_a_lattice_can_tell() -> None:
+    """A subsampled discrete Gaussian (σ = 0.625, Δ = 5, q = 0.008, replace-one) has its two heaviest
+    atoms 1.2e-9 apart among losses up to ±347: as the anchor that forced h = 1.2e-9, and the PLD
+    route answered "not computed" (the Mechanisms page then showed Rényi DP's 338,886 for ε ≈ 731).
+    The grid is now chosen as for a law without an anchor; the interval holds a fixed-width one."""
+    from dpviz.pld.accountant import epsilon_bounds
+    from dpviz.pld.lattice import anchor
+    from dpviz.views import mechanisms as mv
+
+    law = mv.make_mechanism("discrete-gaussian", {"sigma": 0.625, "sensitivity": 5, "sampling_rate": 0.008,
+                                                  "neighbouring": "replace-one"}).law
+    assert anchor([(law, 1250)]) is None
+    g = epsilon_bounds([(law, 1250)], delta=1e-5)
+    assert g.lower is not None and g.upper is not None
+    assert (g.upper - g.lower) / g.upper <= 2e-4
+    fixed = epsilon_bounds([(law, 1250)], delta=1e-5, h=1e-3)  # another grid: the intervals meet
+    assert max(g.lower, fixed.lower) <= min(g.upper, fixed.upper)
