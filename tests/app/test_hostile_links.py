@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from dpviz.views.database_priors import KIND_LABELS, PRESET_TITLES
+from dpviz.views.database_priors import KIND_LABELS, PRESET_TITLES, PRIOR
 from tests.app.helpers import LOOPBACK, assert_clean, assert_inert, errors, run_page
 
 PLANNER = "pages/5_Plan_a_budget.py"
@@ -67,7 +67,8 @@ def test_range_beyond_k_on_the_priors_page() -> None:
     at = run_page(PRIORS, preset=PRESET_TITLES["custom"], kind=KIND_LABELS["typed"], k="10",
                   prior="1-10000000:1")
     assert_clean(at)
-    assert any(e.startswith("prior must be") and "k = 10" in e for e in errors(at)), errors(at)
+    # named as the page shows the field (its label, ``in_words``), with the allowed range
+    assert any(e.startswith(f"`{PRIOR.label}` must be") and "k = 10" in e for e in errors(at)), errors(at)
 
 
 def test_many_distinct_levels_on_the_curves_page() -> None:
