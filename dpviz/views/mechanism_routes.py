@@ -44,6 +44,9 @@ QUICK = ("exact", "analytic", "pure", "rdp", "rdp_analytic", "zcdp", "generic")
 """The cheap routes of ``dpviz.mechanisms.routes`` (milliseconds), in table order; the PLD and
 privacy buckets refine."""
 
+OPTIONAL = ("pure", "rdp_analytic", "zcdp")
+"""Cheap routes left out of the first answer where they do not apply (their answer is "not computed")."""
+
 EXACT_SHARE = 0.1
 """The exact route's share of the page's budget in the first answer (0.2 s of estimated work): beyond
 it the PLD's certified interval answers and the row says why (the command line computes it). Finite
@@ -56,16 +59,20 @@ def quick(mech: Any, *, k: int, delta: float | None = None, epsilon: float | Non
     route is left out where it does not apply (a continuous law, too many atoms), and says why where
     it is over its share of ``budget`` (``EXACT_SHARE``)."""
     parts = [(mech, k)]
+    exact_budget = budget.share(EXACT_SHARE)  # beyond it the exact row says why
     out: dict[str, Guarantee] = {}
     for key in QUICK:
-        route = getattr(routes, key)
-        kw: dict[str, Any] = {"budget": budget.share(EXACT_SHARE)} if key == "exact" else {}
-        g = _timed(lambda r=route, kw=kw: r(parts, delta=delta, epsilon=epsilon, **kw))  # type: ignore[misc]
-        optional = key in ("exact", "pure", "rdp_analytic", "zcdp")
-        over_budget = key == "exact" and isinstance(routes.exact_cost(parts), Cost)  # applies: say why
-        if g is None or (optional and g.status is Status.NOT_COMPUTED and not over_budget):
-            continue  # the route does not apply (a continuous or unbounded law, too many atoms)
-        out[key] = g
+        if key == "exact":
+            if isinstance(routes.exact_cost(parts), str):
+                continue  # the route does not apply (a continuous law, too many atoms or outcomes)
+            g = _timed(lambda: routes.exact(parts, delta=delta, epsilon=epsilon, budget=exact_budget))
+        else:
+            route = getattr(routes, key)
+            g = _timed(lambda r=route: r(parts, delta=delta, epsilon=epsilon))  # type: ignore[misc]
+            if g is not None and key in OPTIONAL and g.status is Status.NOT_COMPUTED:
+                continue  # the route does not apply (an unbounded law, no closed form)
+        if g is not None:
+            out[key] = g
     return out
 
 
