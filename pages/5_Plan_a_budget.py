@@ -37,13 +37,13 @@ with st.expander("How to read this page"):
         "larger ε0 than composing all k releases (C ≥ k: no constraint). With a prior (`uniform-nonzero`, "
         "`at-least:K2`) instead of C, the rows are that prior's bounds.\n"
         "- With a sampling rate q < 1 (DP-SGD) only the Gaussian row is computed (PLD accountant), "
-        "which takes a few seconds."
+        "which takes up to about half a second."
     )
 
 values = ui.param_inputs(SPEC.params)
 common = {"epsilon": values["epsilon"], "delta": values["delta"]}
 # Said at once (a spinner appears after half a second) and with what takes long: with q < 1 the
-# Gaussian's σ is searched with the PLD accountant, a few seconds (README, "Plan a budget").
+# Gaussian's σ is searched with the PLD accountant, 0.2-0.5 s on the 2-core benchmark machine.
 subsampled = values["sampling_rate"] < 1.0
 gce_args = {**common, **{key: values[key] for key in ("k", "delta0", "cap", "prior")}}
 noise_args = {**common, **{key: values[key] for key in ("k", "sensitivity", "sampling_rate")}}
@@ -54,7 +54,7 @@ waiting = st.empty()
 if slow:  # at once, not after the spinner's half second; replaced by the tables below
     waiting.info("; ".join(slow) + "…", icon=":material/hourglass_top:")
 with st.spinner("Solving the inverse questions… the subsampled Gaussian's σ is searched with the PLD "
-                "accountant: a few seconds" if subsampled else "Solving the inverse questions…",
+                "accountant" if subsampled else "Solving the inverse questions…",
                 show_time=True):
     eps0_p = ui.cached(planner.eps0_plans)(**common, k=values["k"], delta0=values["delta0"])
     k_p = ui.cached(planner.k_plans)(**common, eps0=values["eps0"], delta0=values["delta0"])
