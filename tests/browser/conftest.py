@@ -135,9 +135,18 @@ def cold_app_url() -> Iterator[str]:
         yield from _serve(_free_port(), log)
 
 
-def _serve(port: int, log) -> Iterator[str]:
+@pytest.fixture(scope="session")
+def long_run_url() -> Iterator[str]:
+    """``tests/browser/long_run.py`` (a script that runs until it is stopped) served as the app is,
+    from the repository, so with the project's own ``.streamlit/config.toml``."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with open(ROOT / "test-artifacts" / "streamlit-long-run.log", "w") as log:
+        yield from _serve(_free_port(), log, script="tests/browser/long_run.py")
+
+
+def _serve(port: int, log, *, script: str = "app.py") -> Iterator[str]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+        [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true",
          "--browser.gatherUsageStats", "false"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
