@@ -1,4 +1,4 @@
-"""The pilot width of a δ-at-ε refinement (``dpviz.pld.refine.pilot_h``): a law spread over
+"""The pilot width of a δ-at-ε refinement (``dpviz.pld.pilot.pilot_h``): a law spread over
 thousands of loss units starts at 1/``PILOT_CELLS`` of its support instead of ``PILOT_H``, and its
 certified interval still holds the enumerated δ, within the accuracy, on a grid a tenth the size
 (issue 20: a discrete Gaussian at Δ/σ = 96 spent 0.95 s of a Mechanisms change on a 184,000-cell
@@ -13,7 +13,7 @@ import pytest
 
 from dpviz.mechanisms import discrete_gaussian, gaussian
 from dpviz.mechanisms.subsampling import subsample_remove
-from dpviz.pld import accountant, refine
+from dpviz.pld import accountant, pilot, refine
 from tests.pld.test_stride import _exact_delta
 
 
@@ -28,13 +28,13 @@ def test_a_widely_spread_law_starts_coarse_and_holds_the_enumerated_delta(monkey
                                                                           k, eps) -> None:
     law = subsample_remove(discrete_gaussian.loss_law(sigma=0.5, sensitivity=sensitivity), rate=rate)
     lo, hi = law.support(1e-12)
-    assert refine.pilot_h([(law, k)]) == pytest.approx((hi - lo) / refine.PILOT_CELLS)
-    assert refine.pilot_h([(law, k)]) > 5 * refine.PILOT_H
+    assert pilot.pilot_h([(law, k)]) == pytest.approx((hi - lo) / pilot.PILOT_CELLS)
+    assert pilot.pilot_h([(law, k)]) > 5 * pilot.PILOT_H
     exact = _exact_delta(law, k, eps)
     g = accountant.delta_bounds([(law, k)], epsilon=eps)
     assert g.lower <= exact * (1 + 1e-9) and exact <= g.upper * (1 + 1e-9)
     assert g.upper - g.lower <= refine.DEFAULT_ACCURACY * g.upper
-    monkeypatch.setattr(refine, "PILOT_CELLS", math.inf)  # PILOT_H alone, as before
+    monkeypatch.setattr(pilot, "PILOT_CELLS", math.inf)  # PILOT_H alone, as before
     old = accountant.delta_bounds([(law, k)], epsilon=eps)
     if old.lower is None:  # the fine pilot did not even fit (more cells than a grid may have)
         assert "bins" in (old.reason or "") or "budget" in (old.reason or ""), old.reason
@@ -47,5 +47,5 @@ def test_a_narrow_law_keeps_the_pilot_it_had() -> None:
     """The Gaussian mechanism (losses within ±8 at tail 1e-12 for σ = 1): PILOT_H, as before."""
     law = gaussian.loss_law(sigma=1.0)
     lo, hi = law.support(1e-12)
-    assert (hi - lo) / refine.PILOT_CELLS < refine.PILOT_H
-    assert refine.pilot_h([(law, 100)]) == refine.PILOT_H
+    assert (hi - lo) / pilot.PILOT_CELLS < pilot.PILOT_H
+    assert pilot.pilot_h([(law, 100)]) == pilot.PILOT_H
