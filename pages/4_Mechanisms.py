@@ -48,39 +48,51 @@ with st.expander("How to read this page"):
     )
 
 # --- inputs: every key is the CLI flag of `python -m dpviz mechanism` ----------------------------
-kind = ui.choice_input("Mechanism", list(mv.KINDS.values()), key="mechanism", default=mv.MECHANISM.default,
-                       help=mv.MECHANISM.help)
-own = mv.mechanism_params(kind)
-# each input keeps its slot (ui.param_inputs): the mechanism's own parameters, padded to two, then k
-slots = (*own, *(None,) * max(0, 2 - len(own)), mv.K)
-values = ui.param_inputs(slots, per_row=3)
+# the question first: the mechanism, the mix and their figures all answer it, so a change of it
+# reruns the page, while a change of the mechanism's own inputs reruns its fragment alone (issue 20)
 c1, c2, c3 = st.columns(3)
-values["sampling"] = ui.choice_input(mv.SAMPLING.label, list(SAMPLING_SCHEMES), key="sampling",
-                                     default=mv.SAMPLING.default, container=c1, help=mv.SAMPLING.help)
-if values["sampling"] == "fixed-size":  # m of n without replacement: replace-one by definition
-    values["batch_size"] = ui.param_input(mv.BATCH_SIZE, c2)
-    values["dataset_size"] = ui.param_input(mv.DATASET_SIZE, c3)
-    c1.caption("Neighbouring: replace-one (a fixed-size batch keeps its size). Bounded like Poisson "
-               "sampling at q = m/n (Balle-Barthe-Gaboardi 2018).")
-else:
-    values["sampling_rate"] = ui.param_input(mv.SAMPLING_RATE, c2)
-    values["neighbouring"] = ui.choice_input("neighbouring relation", list(mv.registry.NEIGHBOURING),
-                                             key="neighbouring", default=mv.NEIGHBOURING.default,
-                                             container=c3, help=mv.NEIGHBOURING.help)
-c1, c2, c3 = st.columns(3)
-with c3:
+with c1:
     solve = ui.choice_input("answer", list(mv.SOLVE_OPTIONS), key="solve", default=mv.SOLVE.default,
                             help=mv.SOLVE.help)
 target_param = mv.DELTA if solve == "epsilon" else mv.EPSILON
-target = ui.param_input(target_param, c3)
-compare = ui.param_input(mv.COMPARE, c1)
-k = values["k"]
+target = ui.param_input(target_param, c2)
 target_kw = {"delta": target} if solve == "epsilon" else {"epsilon": target}
 q_name, t_name = ("ε", "δ") if solve == "epsilon" else ("δ", "ε")
 
 
+def mechanism_inputs() -> tuple[str, tuple, dict, bool]:
+    """The mechanism, its parameters (each input in its own slot, ``ui.param_inputs``), k, the
+    sampling and the buckets toggle: (kind, its own parameters, every value, compare)."""
+    kind = ui.choice_input("Mechanism", list(mv.KINDS.values()), key="mechanism",
+                           default=mv.MECHANISM.default, help=mv.MECHANISM.help)
+    own = mv.mechanism_params(kind)
+    # the mechanism's own parameters, padded to two, then k
+    slots = (*own, *(None,) * max(0, 2 - len(own)), mv.K)
+    values = ui.param_inputs(slots, per_row=3)
+    c1, c2, c3 = st.columns(3)
+    values["sampling"] = ui.choice_input(mv.SAMPLING.label, list(SAMPLING_SCHEMES), key="sampling",
+                                         default=mv.SAMPLING.default, container=c1, help=mv.SAMPLING.help)
+    if values["sampling"] == "fixed-size":  # m of n without replacement: replace-one by definition
+        values["batch_size"] = ui.param_input(mv.BATCH_SIZE, c2)
+        values["dataset_size"] = ui.param_input(mv.DATASET_SIZE, c3)
+        c1.caption("Neighbouring: replace-one (a fixed-size batch keeps its size). Bounded like Poisson "
+                   "sampling at q = m/n (Balle-Barthe-Gaboardi 2018).")
+    else:
+        values["sampling_rate"] = ui.param_input(mv.SAMPLING_RATE, c2)
+        values["neighbouring"] = ui.choice_input("neighbouring relation", list(mv.registry.NEIGHBOURING),
+                                                 key="neighbouring", default=mv.NEIGHBOURING.default,
+                                                 container=c3, help=mv.NEIGHBOURING.help)
+    compare = ui.param_input(mv.COMPARE)
+    return kind, own, values, compare
+
+
+@st.fragment(key="mechanism_single")
 def single_mechanism() -> None:
-    """The chosen mechanism: first answer, refined routes' table, figures, downloads."""
+    """The chosen mechanism's inputs, first answer, refined routes' table, figures and downloads: a
+    change of one of its inputs reruns this fragment alone (issue 20), not the explanations, the
+    mix and the heterogeneous table below (28 % of a rerun's CPU), which do not depend on them."""
+    kind, own, values, compare = mechanism_inputs()
+    k = values["k"]
     try:
         mv.make_mechanism(kind, values)  # a bad combination is named before anything is computed
         args = (kind, mv.as_values({key: v for key, v in values.items() if key != "k"}))
