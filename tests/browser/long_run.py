@@ -4,7 +4,7 @@ Served from the repository, so under the project's own ``.streamlit/config.toml`
 pages' own menu item (``dpviz.ui.layout.ABOUT``): what the test checks is that this configuration (a
 minimal toolbar, which a page without a menu item does not show at all) still shows Streamlit's
 running indicator and its Stop button, and that Stop ends a run. The app itself no longer has a run
-long enough to click Stop on reliably: its changes take under a second of the server's CPU
+long enough to click Stop on reliably: most of its changes take well under a second of CPU
 (benchmarks/results/server_cpu.md)."""
 
 import sys

@@ -3,7 +3,7 @@
 - While a script runs, the toolbar shows Streamlit's running indicator and its Stop button (the
   project's toolbar is otherwise minimal: one "About" item), and Stop ends the run without an error
   box. Checked on a script that runs until stopped (``long_run.py``), under the project's config: the
-  app's own pages now answer in well under a second, too quickly to click Stop on reliably (this
+  app's own pages now answer most changes in well under a second, too quickly to click Stop on (this
   test used a planner search of several seconds, then a Mechanisms refinement of two; both got fast
   and the test flaked).
 - A change the core estimates above a second names what runs and for how long at once. The notice
