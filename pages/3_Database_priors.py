@@ -88,10 +88,7 @@ with st.expander("How to read this page"):
     )
 
 titles = {p.title: key for key, p in PRESETS.items()}
-named = url_query(st.query_params.to_dict())  # kind=typed (the CLI's value): the menu's name, then rerun
-if named != st.query_params.to_dict():
-    st.query_params.from_dict(named)
-    st.rerun()
+ui.migrate_url("priors", url_query)  # kind=typed (the CLI's value): the menu's name, then rerun
 
 
 ui.url_aliases(SPEC.aliases)  # links shared before the URL keys became the CLI's flags (?nb=)
