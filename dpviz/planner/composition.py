@@ -77,7 +77,7 @@ def largest_factor(method: Method, levels: Levels, *, epsilon: float, delta: flo
         return score_levels(scaled(levels, c))
 
     lo, hi = largest(score, start=start, top=top, smallest=SMALLEST * start, rtol=EPS0_RTOL,
-                     narrow_rtol=EPS0_RTOL)
+                     narrow_rtol=EPS0_RTOL, probe=True)
     if lo is None:
         return None, hi, None
     # the forward ε(δ) at lo must itself fit (budgeted methods were bisected on δ(ε))

@@ -44,13 +44,17 @@ def narrow(score: Callable[[float], float], lo: float, hi: float, s_lo: float, s
 
 def largest(score: Callable[[float], float], *, start: float, top: float, smallest: float, rtol: float,
             narrow_rtol: float = 1e-8, steps: int = 12,
-            bottom: float | None = None, grow: float = 2.0) -> tuple[float | None, float]:
+            bottom: float | None = None, grow: float = 2.0,
+            probe: bool = False) -> tuple[float | None, float]:
     """(lo, hi): lo the largest x found with score(x) ≤ 0, hi the smallest found above it
     (``inf`` when ``top`` itself fits); ``(None, hi)`` when nothing down to ``smallest`` fits.
     ``bottom``: the smallest x allowed at all (e.g. a mechanism's largest σ); the halving stops
     there, evaluating ``bottom`` itself, and ``(None, bottom)`` says even it does not fit.
     ``grow``: the first step of the bracketing, a factor in (1, 2] squared at each further step up
-    to 2 (a ``start`` known to be close, e.g. another mechanism's answer, is bracketed at once)."""
+    to 2 (a ``start`` known to be close, e.g. another mechanism's answer, is bracketed at once).
+    ``probe``: when ``start`` does not fit, evaluate ``smallest`` once before halving; the score is
+    monotone, so if even it does not fit nothing does, and a hopeless search (e.g. k·δ0 above the
+    total δ) costs two evaluations instead of the ~40 halvings down to ``smallest``."""
     c = min(start, top) if bottom is None else max(min(start, top), bottom)
     factor = min(max(grow, 1.0 + 1e-6), 2.0)
     s_c = score(c)
@@ -68,6 +72,8 @@ def largest(score: Callable[[float], float], *, start: float, top: float, smalle
                 hi, s_hi = nxt, s
     else:
         hi, s_hi = c, s_c
+        if probe and bottom is None and smallest < hi and score(smallest) > 0:
+            return None, smallest
         while True:
             if bottom is not None:
                 if hi <= bottom:

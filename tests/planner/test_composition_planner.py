@@ -155,3 +155,30 @@ def test_delta_zero_optimal_is_pure_composition() -> None:
     assert plans["optimal"].value == pytest.approx(0.1, rel=1e-9) and plans["optimal"].check.epsilon <= 1.0
     k = pc.max_k(eps0=0.1, epsilon=1.0, delta=0.0)["optimal"]
     assert k.value in (9, 10) and k.check.epsilon <= 1.0  # 10 × 0.1 is 1 + 1 ulp once rounded up soundly
+
+
+def test_k_delta0_above_the_total_delta_fits_nothing_at_once() -> None:
+    """k·δ0 > δ: no ε0 fits by any method (the optimum's floor 1 − (1 − δ0)^k is above δ). Each
+    method's search says so after its probe at the smallest ε0, not after halving down to it."""
+    from dpviz.composition import METHODS
+    from dpviz.planner import composition
+
+    calls: dict[str, int] = {}
+    original = composition.score_fn
+
+    def counting(method, **kw):  # type: ignore[no-untyped-def]
+        score = original(method, **kw)
+
+        def counted(levels):  # type: ignore[no-untyped-def]
+            calls[method.key] = calls.get(method.key, 0) + 1
+            return score(levels)
+        return counted
+
+    composition.score_fn = counting
+    try:
+        plans = composition.max_eps0(k=50, epsilon=1.0, delta=1e-5, delta0=1e-6)
+    finally:
+        composition.score_fn = original
+    assert set(plans) == set(METHODS)
+    assert all(not p.feasible and p.value is None for p in plans.values())
+    assert all(n <= 2 for n in calls.values()), calls
