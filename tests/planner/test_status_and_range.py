@@ -104,3 +104,25 @@ def test_answer_moves_on_while_the_value_just_below_is_certified(monkeypatch) ->
     assert p.feasible and p.check.upper is not None and p.check.upper <= 1.0
     assert p.beyond is not None and p.beyond.upper is not None and p.beyond.upper > 1.0
     assert abs(p.value - exact.value) <= 2e-4 * exact.value
+
+
+def test_discrete_gaussian_is_validated_without_building_its_law(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The allowed range of σ is found by constructing the mechanism ~40 times near σ = 1000: each
+    construction checks σ and Δ (the law's only checks) without building the 75,000-atom law."""
+    import pytest
+
+    from dpviz.mechanisms import discrete_gaussian as dgm
+    from dpviz.mechanisms.registry import make
+    from dpviz.validation import ParameterError
+
+    def built(**kw):  # type: ignore[no-untyped-def]
+        raise AssertionError("the law was built to validate")
+
+    monkeypatch.setattr(dgm, "loss_law", built)
+    assert make("discrete-gaussian", sigma=999.0, sensitivity=3).sigma == 999.0
+    for bad, field in (({"sigma": 1000.5}, "sigma"), ({"sigma": 0.04}, "sigma"),
+                       ({"sigma": 2.0, "sensitivity": 0}, "sensitivity"),
+                       ({"sigma": 2.0, "sensitivity": 2.5}, "sensitivity")):
+        with pytest.raises(ParameterError) as err:
+            make("discrete-gaussian", **bad)
+        assert err.value.field == field, (bad, str(err.value))
