@@ -90,8 +90,9 @@ def largest_factor(method: Method, levels: Levels, *, epsilon: float, delta: flo
 
 
 def _plan_factor(key: str, method: Method, levels: Levels, *, name: str, epsilon: float, delta: float,
-                 budget: Budget | None, start: float, unit: float = 1.0) -> Plan:
-    """The plan for the largest factor of ``levels`` (for ε0: levels of ε = 1)."""
+                 budget: Budget | None, start: float, unit: float = 1.0, beyond: bool = True) -> Plan:
+    """The plan for the largest factor of ``levels`` (for ε0: levels of ε = 1); ``beyond``: also the
+    forward check of the next value up (the tables show it; a series of answers does not)."""
     lo, hi, g = largest_factor(method, levels, epsilon=epsilon, delta=delta, budget=budget, start=start)
     if lo is None or g is None:
         g = forward(method, scaled(levels, SMALLEST * start), delta=delta, budget=budget)
@@ -101,20 +102,21 @@ def _plan_factor(key: str, method: Method, levels: Levels, *, name: str, epsilon
         return Plan(key=key, name=name, value=None, check=g, target_epsilon=epsilon, target_delta=delta,
                     reason=reason)
     nxt = lo * (1.0 + 1e-9)
-    beyond = forward(method, scaled(levels, nxt), delta=delta, budget=budget) \
-        if nxt * max(lv.epsilon for lv in levels) <= EPSILON_MAX else None
+    after = forward(method, scaled(levels, nxt), delta=delta, budget=budget) \
+        if beyond and nxt * max(lv.epsilon for lv in levels) <= EPSILON_MAX else None
     note = "" if math.isfinite(hi) else f"every ε0 up to {EPSILON_MAX:g} fits"
     n = sum(lv.count for lv in levels)
     what = (f"composing {n:,} × ε0 = {lo * unit:.10g}" if name == "eps0" else
             f"composing the {n:,} mechanisms with every ε × {lo * unit:.10g}")
     return Plan(key=key, name=name, value=lo * unit, check=g, target_epsilon=epsilon, target_delta=delta,
-                beyond_value=nxt * unit if beyond is not None else None, beyond=beyond, note=note, what=what)
+                beyond_value=nxt * unit if after is not None else None, beyond=after, note=note, what=what)
 
 
 def max_eps0(*, k: int, epsilon: float, delta: float, delta0: float = 0.0, budget: Budget | None = None,
-             methods: Sequence[str] | None = None) -> dict[str, Plan]:
+             methods: Sequence[str] | None = None, beyond: bool = True) -> dict[str, Plan]:
     """The largest per-step ε0 (to 1e-9 relative) with k-fold composition of (ε0, δ0)-DP steps
-    within (ε, δ), for each method."""
+    within (ε, δ), for each method. ``beyond=False``: the same answers without the check of
+    ε0 × (1 + 1e-9) (a series of answers, e.g. the planner's utility figure, shows no such check)."""
     budget = step_budget(budget)
     k = check_count(k, field="k")
     epsilon = check_epsilon(epsilon, field="epsilon")
@@ -123,21 +125,21 @@ def max_eps0(*, k: int, epsilon: float, delta: float, delta0: float = 0.0, budge
     base = homogeneous(k=k, eps0=1.0, delta0=delta0)
     start = max(epsilon, SMALLEST) / k
     return _plan_all(_methods(methods), base, name="eps0", epsilon=epsilon, delta=delta, budget=budget,
-                     start=start)
+                     start=start, beyond=beyond)
 
 
 def _plan_all(methods: dict[str, Method], levels: Levels, *, name: str, epsilon: float, delta: float,
-              budget: Budget | None, start: float) -> dict[str, Plan]:
+              budget: Budget | None, start: float, beyond: bool = True) -> dict[str, Plan]:
     """Every method's plan. The closed forms (not budgeted) cost microseconds; the largest of their
     answers starts the search of the budgeted ones (the exact optimum allows at least as much as
     any sound theorem), which saves most of its bracketing steps."""
     cheap = {key: _plan_factor(key, m, levels, name=name, epsilon=epsilon, delta=delta, budget=budget,
-                               start=start)
+                               start=start, beyond=beyond)
              for key, m in METHODS.items() if not m.budgeted}
     hint = max((p.value for p in cheap.values() if p.feasible and p.value is not None), default=start)
     return {key: cheap[key] if key in cheap else
             _plan_factor(key, m, levels, name=name, epsilon=epsilon, delta=delta, budget=budget,
-                         start=hint if m.budgeted else start)
+                         start=hint if m.budgeted else start, beyond=beyond)
             for key, m in methods.items()}
 
 

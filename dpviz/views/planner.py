@@ -213,10 +213,11 @@ def utility_ks(k_max: int) -> np.ndarray:
 
 def eps0_series(*, epsilon: float, delta: float, delta0: float, k_max: int,
                 budget: Budget = budgets.PAGE) -> tuple[np.ndarray, list[dict[str, Plan]]]:
-    """The k of the utility figure and, at each, every method's largest ε0 (``composition.max_eps0``)."""
+    """The k of the utility figure and, at each, every method's largest ε0 (``composition.max_eps0``;
+    the same values as the table's, without its check of the next value up)."""
     ks = utility_ks(k_max)
-    return ks, [composition.max_eps0(k=int(k), epsilon=epsilon, delta=delta, delta0=delta0, budget=budget)
-                for k in ks]
+    return ks, [composition.max_eps0(k=int(k), epsilon=epsilon, delta=delta, delta0=delta0, budget=budget,
+                                     beyond=False) for k in ks]
 
 
 def gaussian_series(*, epsilon: float, delta: float, sensitivity: float, k_max: int) -> np.ndarray | None:

@@ -182,3 +182,17 @@ def test_k_delta0_above_the_total_delta_fits_nothing_at_once() -> None:
     assert set(plans) == set(METHODS)
     assert all(not p.feasible and p.value is None for p in plans.values())
     assert all(n <= 2 for n in calls.values()), calls
+
+
+def test_utility_series_gives_the_tables_answers() -> None:
+    """One answer: the utility figure's ε0 at each of its k is the ε0 the table (and ``plan eps0``)
+    gives for that k, bit for bit; only the check of the next value up is left out."""
+    from dpviz.planner import composition
+    from dpviz.views import planner
+
+    ks, series = planner.eps0_series(epsilon=0.7, delta=3e-6, delta0=1e-8, k_max=300)
+    for k, at_k in list(zip(ks, series, strict=True))[::3]:
+        table = composition.max_eps0(k=int(k), epsilon=0.7, delta=3e-6, delta0=1e-8)
+        assert {m: p.value for m, p in at_k.items()} == {m: p.value for m, p in table.items()}
+        assert all(p.beyond is None for p in at_k.values())
+        assert any(p.beyond is not None for p in table.values())
