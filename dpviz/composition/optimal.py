@@ -21,12 +21,12 @@ import math
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dpviz import budget as budgets
+from dpviz.bounded_cache import bounded_cache
 from dpviz.budget import Budget, Cost, cost_of
 from dpviz.composition import advanced, basic, kov, zcdp
 from dpviz.composition.atoms import LossAtoms, deltas_at, epsilons
@@ -130,10 +130,24 @@ def _build_small(many: Sequence[Levels], budget: Budget | None) -> None:
                       if len(lv) == 1 and atom_count(lv) <= SMALL_ATOMS and b.admits(cost(lv))])
 
 
-@lru_cache(maxsize=32)
+ATOM_SETS_KEPT = 256
+"""Atom sets ``loss_atoms`` keeps (least recently used dropped), within ``ATOM_BYTES_KEPT``."""
+ATOM_BYTES_KEPT = 128e6
+"""Bytes those sets hold at most (``_atom_bytes``): one of the largest allowed (``MAX_ATOMS``), or
+hundreds of a page's usual few thousand atoms."""
+
+
+def _atom_bytes(atoms: LossAtoms) -> float:
+    """The bytes an atom set keeps alive, from above: its two columns, and as much again for what
+    is derived from them (sorted copies, cumulative sums)."""
+    return 2.0 * (atoms.loss.nbytes + atoms.log_p.nbytes)
+
+
+@bounded_cache(entries=ATOM_SETS_KEPT, max_bytes=ATOM_BYTES_KEPT, held=_atom_bytes)
 def loss_atoms(levels: Levels) -> LossAtoms:
-    """The privacy loss atoms of the composed canonical pairs (bounded caches: small homogeneous
-    sets also in ``_small_binomial``)."""
+    """The privacy loss atoms of the composed canonical pairs (kept by ``dpviz.bounded_cache``:
+    the Database priors page asks for 35 sets on every rerun, which thrashed an LRU of 32 entries;
+    small homogeneous sets are also kept by ``_small_binomial``)."""
     if len(levels) == 1:
         lv = levels[0]
         if atom_count(levels) <= SMALL_ATOMS:
