@@ -13,7 +13,7 @@ with its own source and the reason the exact value was not computed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from dpviz import budget as budgets
@@ -141,8 +141,17 @@ def capped(*, k: int, cap: int, neighbouring: str, eps0: float, delta0: float,
            delta: float, budget: Budget | None = None) -> dict[str, Guarantee]:
     """At most ``cap`` databases per person (HBW §V-A Ex. 1-2); exact = optimal of d."""
     k, eps0, delta0, delta = _inputs(k, eps0, delta0, delta)
+    return {key: row(eps0) for key, row in capped_rows(k=k, cap=cap, neighbouring=neighbouring, delta0=delta0,
+                                                       delta=delta, budget=budget).items()}
+
+
+def capped_rows(*, k: int, cap: int, neighbouring: str, delta0: float, delta: float,
+                budget: Budget | None = None) -> dict[str, Callable[[float], Guarantee]]:
+    """Each row of :func:`capped` as its own function of ε0, inputs checked once: the planner
+    searches each row's largest ε0 on that row alone (``dpviz.planner.gce``)."""
+    k, _, delta0, delta = _inputs(k, 0.0, delta0, delta)
     d = constraints.compositions_for_cap(k=k, cap=cap, neighbouring=neighbouring)  # type: ignore[arg-type]
-    return _constrained(d=d, k=k, eps0=eps0, delta0=delta0, delta=delta, budget=budget)
+    return _constrained_rows(d=d, k=k, delta0=delta0, delta=delta, budget=budget)
 
 
 def allowed_set(allowed: Sequence[Sequence[int]], *, neighbouring: str, eps0: float, delta0: float,
@@ -156,10 +165,27 @@ def allowed_set(allowed: Sequence[Sequence[int]], *, neighbouring: str, eps0: fl
 
 def _constrained(*, d: int, k: int, eps0: float, delta0: float, delta: float,
                  budget: Budget | None = None) -> dict[str, Guarantee]:
-    per = constraints.composed_bounds(d=d, eps0=eps0, delta0=delta0, delta=delta, budget=budget)
-    return {"classic": classic(k=k, eps0=eps0, delta0=delta0, delta=delta, budget=budget),
-            "exact": per["optimal"],
-            "cap_basic": per["basic"], "cap_advanced": per["advanced"], "cap_kov": per["kov"],
-            "cap_zcdp": per["zcdp"],
-            "parallel": constraints.parallel_composition(d=d, eps0=eps0, delta0=delta0)}
+    return {key: row(eps0) for key, row in _constrained_rows(d=d, k=k, delta0=delta0, delta=delta,
+                                                             budget=budget).items()}
+
+
+CAP_METHODS = {"exact": "optimal", "cap_basic": "basic", "cap_advanced": "advanced", "cap_kov": "kov",
+               "cap_zcdp": "zcdp"}
+"""The rows of a constraint that compose the d mechanisms left (HBW Thm 2), and the method of each."""
+
+
+def _constrained_rows(*, d: int, k: int, delta0: float, delta: float,
+                      budget: Budget | None = None) -> dict[str, Callable[[float], Guarantee]]:
+    """A constraint's rows as functions of ε0: classic (all k), the d mechanisms left composed by
+    each method of ``CAP_METHODS`` (exact = optimal), parallel composition (d·ε0)."""
+    def left(method: str) -> Callable[[float], Guarantee]:
+        return lambda e: constraints.composed_bound(method, d=d, eps0=e, delta0=delta0, delta=delta,
+                                                    budget=budget)
+
+    rows: dict[str, Callable[[float], Guarantee]] = {
+        "classic": lambda e: classic(k=k, eps0=e, delta0=delta0, delta=delta, budget=budget)}
+    rows |= {key: left(method) for key, method in CAP_METHODS.items()}
+    rows["parallel"] = lambda e: constraints.parallel_composition(d=d, eps0=e, delta0=delta0)
+    return rows
+
 

@@ -3,10 +3,10 @@ k databases, one (ε0, δ0)-DP mechanism each, a membership cap C or a database 
 (ε, δ) — for the exact worst case and each paper bound of ``dpviz.gce.summary``.
 
 Every bound of the summary grows with ε0, so each row's largest ε0 is found by the planner's
-search on that row's own bound. For the uniform-nonzero prior each row is evaluated alone (a cheap
-row is searched fast, HBW Thm 3 with optimal composition at its own cost) and each row's search
-is estimated by counted work before it runs; the other questions' summaries are computed once per
-ε0 and shared by the rows. A row fits when it has a value, its δ is within the target and its ε
+search on that row's own bound. For the uniform-nonzero prior and for a cap each row is evaluated
+alone (a cheap row is searched fast, an exact optimum at its own cost); the uniform-nonzero prior's
+searches are estimated by counted work before they run. The at-least prior's summary is computed
+once per ε0 and shared by its rows. A row fits when it has a value, its δ is within the target and its ε
 is ≤ the target ε.
 """
 
@@ -198,6 +198,9 @@ def max_eps0(*, k: int, epsilon: float, delta: float, delta0: float = 0.0, prior
     if prior == "uniform-nonzero":
         rows = _uniform_rows(k=k, delta0=delta0, delta=delta, budget=step)
         skipped = admitted(row_costs(k=k, eps0=start, delta0=delta0), budgets.resolve(budget))
+    elif prior is None and cap is not None:  # each row alone: its search evaluates only its own bound
+        rows = summary.capped_rows(k=k, cap=cap, neighbouring=neighbouring, delta0=delta0, delta=delta,
+                                   budget=step)
     else:
         ask = question(k=k, prior=prior, cap=cap, neighbouring=neighbouring, delta0=delta0, delta=delta,
                        budget=step)
