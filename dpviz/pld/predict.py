@@ -10,7 +10,9 @@ the ε read at δ by about k_i·ΔΛ_i(θ)/θ, and the interval's width is
 
 Λ_pess,i and Λ_opt,i those of one step's pessimistic and optimistic grids at h (about 0.3·h²·(1 + θ)/2
 a step for smooth laws: where both grids keep each cell's P- and Q-mass this is the second-moment
-law (M2_pess − M2_opt)(1 + θ)/2). It is measured on the single steps the composition then uses, so
+law (M2_pess − M2_opt)(1 + θ)/2). At a target ε instead (δ at ε) θ solves Λ′(θ) = ε and a width w in
+ε is a relative width s·w in δ, s = −d ln δ/dε of the saddlepoint approximation (``predict``). It
+is measured on the single steps the composition then uses, so
 it also sees a grid that does not keep the Q-mass: next to an atom the post-processing's last
 symbol may be left unbalanced, stored below its loss, which makes the width depend on the parity of
 the cells between atoms (a subsampled Laplace at q = 0.0015: 1.27e-4 at 23 cells, 4e-6 at 24). This
@@ -21,7 +23,7 @@ refinement checks the width.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,7 +35,6 @@ from dpviz.pld.cost import (
     COST_CELLS,
     Parts,
     above_bound,
-    coarse_grid,
     directions,
     first_stage_cost,
     planned_bins,
@@ -41,7 +42,7 @@ from dpviz.pld.cost import (
 from dpviz.pld.cost import check as check_cost
 from dpviz.pld.grid import GridPLD, composed_bins
 from dpviz.pld.law import LossLaw
-from dpviz.pld.power import cumulants, merged_part
+from dpviz.pld.saddlepoint import saddlepoint, saddlepoint_at
 from dpviz.pld.staged import Stages
 from dpviz.validation import ParameterError
 
@@ -53,8 +54,6 @@ first guess of h uses it."""
 
 AIM = 0.7
 """Fraction of the target width the predicted width aims at (the prediction is good to ±35 %)."""
-
-SEARCH_STEPS = 60
 
 MEASUREMENTS = 3
 """Most widths whose single steps are discretised to measure the width (the last one kept is also
@@ -76,6 +75,10 @@ SPARE_MAX = 8.0
 TILT_SHARE = 0.2
 """The composition is tilted where the untilted round-off would take more than this share of the
 target width (``refine``'s rule for a pilot: a fifth of the width aimed for)."""
+
+SMALLEST_DELTA = 1e-10
+"""At a target ε, below this saddlepoint δ no width is predicted (the pilot and refinement decide):
+a relative accuracy of so small a δ asks for widths the tilt, not h, decides."""
 
 TILT_DELTA = 1e-9
 """Below this δ a composition of laws with unbounded losses is tilted at the predicted ε in any case
@@ -104,49 +107,6 @@ def smooth(parts: Parts) -> bool:
     applies. Atoms are allowed where the grid holds them exactly (``predict``'s ``lattice``: a
     Laplace law's two atoms on grid points, its continuous part between them)."""
     return all(law.continuous is not None and law.p_inf == 0 and law.q_neg_inf == 0 for law, _ in parts)
-
-
-def saddlepoint(parts: Sequence[tuple[LossLaw, int]], delta: float,
-                tail: float) -> tuple[float, float, float]:
-    """(ε, θ, Λ″(θ)) with δ ≈ e^{Λ(θ) − θε}/(θ(1 + θ)·√(2πΛ″(θ))), Λ′(θ) = ε: the saddlepoint
-    approximation of δ(ε) = E_P[(1 − e^{ε−L})_+] for the composed P-law (Λ its cumulant function,
-    from coarse single steps: the grids ``cost.cost`` sizes the composition with, at ``tail``). Only a
-    guess of where δ is made."""
-    merged = []
-    for law, k in parts:
-        lo, hi = law.support(tail)
-        merged.append(merged_part(coarse_grid(law, max((hi - lo) / COST_CELLS, 1e-9), tail), k))
-    span = max(p.span for p in merged)
-    log_delta = math.log(delta)
-
-    def excess(theta: float) -> tuple[float, float, float]:
-        """ln of the approximate δ at θ minus ln δ, with Λ′ and Λ″ there."""
-        lam, d1, d2 = cumulants(merged, theta)
-        if not (d2 > 0 and math.isfinite(lam)):
-            return -math.inf, d1, d2
-        f = lam - theta * d1 - math.log(theta * (1.0 + theta)) - 0.5 * math.log(2 * math.pi * d2)
-        return f - log_delta, d1, d2
-
-    lo, hi = math.log(1e-8), math.log(600.0 / max(span, 1e-12))
-    f, d1, d2 = excess(math.exp(hi))
-    if f > 0:
-        return d1, math.exp(hi), d2
-    # excess is decreasing in θ: Newton steps in ln θ (its derivative without the Λ‴ term, which
-    # only slows them), kept inside a shrinking bracket
-    u = min(max(0.0, lo), hi)
-    for _ in range(SEARCH_STEPS):
-        theta = math.exp(u)
-        f, d1, d2 = excess(theta)
-        if f > 0:
-            lo = u
-        else:
-            hi = u
-        if hi - lo < 1e-3 or abs(f) < 1e-3:
-            break
-        slope = -theta * (theta * d2 + (1.0 + 2.0 * theta) / (theta * (1.0 + theta)))
-        nxt = u - f / slope if math.isfinite(f) and slope < 0 else math.nan
-        u = nxt if lo < nxt < hi else 0.5 * (lo + hi)
-    return d1, theta, d2  # at the last θ evaluated
 
 
 def _singles(parts: Sequence[tuple[LossLaw, int]], h: float, tail: float, pessimistic: bool,
@@ -236,17 +196,27 @@ def round_off(parts: Sequence[tuple[LossLaw, int]], h: float, tail: float, theta
             2.0 * tilted * (1.0 + theta) * math.sqrt(2.0 * math.pi * curvature))
 
 
-def predict(parts: Parts, *, delta: float, accuracy: float, tail: float, budget: Budget | None = None,
-            lattice: float | None = None, offsets: bool = False, stages: bool = True) -> Prediction | None:
+def predict(parts: Parts, *, delta: float | None = None, epsilon: float | None = None, accuracy: float,
+            tail: float, budget: Budget | None = None, lattice: float | None = None, offsets: bool = False,
+            stages: bool = True) -> Prediction | None:
     """h aiming at ``AIM`` of the width ``accuracy``·max(ε, 0.05) where ``smooth`` (None otherwise):
     a first guess from ``SECOND_MOMENT``, corrected by the measured width (``width_at``); the tilt
     where the untilted round-off would take more than ``TILT_SHARE`` of the width (or δ is below
     ``TILT_DELTA``), and the round-off's share taken off the width the discretisation may use.
     ``lattice``: every h tried divides it (the composition's atoms on grid points, ``lattice.anchor``);
     ``offsets``: the grids shifted as the composition's will be (``composed.single_step``);
-    ``stages``: two stages may be chosen (``_stageable``)."""
+    ``stages``: two stages may be chosen (``_stageable``).
+
+    At a target ε instead of δ (δ at ε, relative ``accuracy``): by the saddlepoint approximation ln δ
+    falls by s = θ + (1/θ + 1/(1 + θ))/Λ″(θ) per unit of ε, so the width aimed at in ε is accuracy/s,
+    at the direction whose δ is the larger (``saddlepoint_at``); one stage, all directions at h
+    (docs/MATH.md §17.9)."""
     if not smooth(parts):
         return None
+    if epsilon is not None:
+        return _predict_at_epsilon(parts, epsilon=epsilon, accuracy=accuracy, tail=tail, budget=budget,
+                                   lattice=lattice, offsets=offsets)
+    assert delta is not None
     best: tuple[float, float, float, list[tuple[LossLaw, int]]] | None = None
     reads = []
     for d in directions(parts):
@@ -261,59 +231,112 @@ def predict(parts: Parts, *, delta: float, accuracy: float, tail: float, budget:
     target = accuracy * max(eps, 0.05)
     kk = sum(k for _, k in dom)
     first = math.sqrt(2.0 * AIM * target / (SECOND_MOMENT * kk * (1.0 + theta)))
-    unbounded = all(math.isinf(law.max_loss()) for law, _ in parts)
 
-    def measured(share: float) -> tuple[float, float, bool, float] | None:
-        """(h, its measured width, tilt, the width aimed at) for the discretisation's ``share`` of
-        the width (the first stage's in two stages); None where the budget or the steps refuse."""
-        h = composed.on_lattice(min(0.05, first * math.sqrt(share)), lattice)
-        aim = AIM * target
-        for attempt in range(MEASUREMENTS):
-            # (None: an upper bound of the estimate is within the budget, ``cost.above_bound``)
-            estimate = above_bound(parts, h=h, tail=tail, budget=budget) if share == 1.0 \
-                else first_stage_cost(parts, h, tail)
-            try:  # the single steps at h are discretised: only within the budget the composition has
-                if estimate is not None:
-                    budgets.check(estimate, budget)
-            except (OverBudget, ParameterError):
-                return None  # the pilot and refinement coarsen within it
-            w, unkept = _widths(dom, h, theta, tail, offsets)
-            if not w > 0:
-                return None  # the steps are not smooth on this grid: the pilot and refinement decide
-            if lattice is not None and unkept > UNKEPT_SHARE * w:
-                # the width is mostly Q-mass the optimistic grid lost beside an atom: whether the
-                # post-processing's last symbol there is balanced depends on the parity of the cells
-                # between atoms (§17.9), so the next finer divisor is measured too, the narrower kept
-                finer = lattice / (round(lattice / h) + 1)
-                try:
-                    check_cost(parts, h=finer, tail=tail, budget=budget)  # the same decision
-                    w_finer = width_at(dom, finer, theta, tail, offsets=offsets)
-                except (OverBudget, ParameterError):
-                    w_finer = math.inf
-                if 0.0 < w_finer < w:
-                    h, w = finer, w_finer
-            plain, tilted = round_off(dom, h, tail, theta, curvature, delta, offsets=offsets)
-            tilt = (unbounded and delta < TILT_DELTA) or plain > TILT_SHARE * target
-            aim = max(AIM * target - (tilted if tilt else plain), 0.25 * AIM * target)
-            if 0.5 * share * aim <= w <= 1.15 * share * aim or attempt == MEASUREMENTS - 1:
-                break  # h is the width measured last
-            h = composed.on_lattice(min(0.05, h * min(4.0, max(0.25, math.sqrt(share * aim / w)))), lattice)
-        return h, w, tilt, aim
+    def measured(share: float) -> Measured | None:
+        return _measure(parts, dom, share, first=first, target=target, theta=theta, curvature=curvature,
+                        delta=delta, tail=tail, budget=budget, lattice=lattice, offsets=offsets)
 
-    # in two stages the widths measured are the first stage's, aiming at its share of the width
-    staging = stages and _stageable(dom, composed.on_lattice(min(0.05, first), lattice), tail)
-    found = measured(STAGE_SHARE if staging else 1.0)
-    plan = None
-    if found is not None and staging:
-        h, w, tilt, aim = found
-        plan = _stages(dom, h, aim - w, theta)
-        if plan is None:  # the first stage leaves the second no width (e.g. h at the steps' precision
-            found = measured(1.0)  # floor, where a finer grid is wider): one stage, measured as such
+    found, plan = _in_stages(measured, dom, first=first, theta=theta, tail=tail, lattice=lattice,
+                             stages=stages)
     if found is None:
         return None
     h, w, tilt, aim = found
     return Prediction(h=h, epsilon=eps, theta=theta, width=w, tilt=tilt,
                       spare=_spare(reads, h, w if plan is None else aim, lattice), stages=plan)
+
+
+Measured = tuple[float, float, bool, float]
+"""(h, its measured width, tilt, the width aimed at): ``_measure``'s answer."""
+
+
+def _in_stages(measured: Callable[[float], Measured | None], dom: Sequence[tuple[LossLaw, int]], *,
+               first: float, theta: float, tail: float, lattice: float | None,
+               stages: bool) -> tuple[Measured | None, Stages | None]:
+    """The width measured for one stage, or for the first of two (``_stageable``: the widths measured
+    are then the first stage's, aiming at its share ``STAGE_SHARE``), and the two stages' plan."""
+    staging = stages and _stageable(dom, composed.on_lattice(min(0.05, first), lattice), tail)
+    found = measured(STAGE_SHARE if staging else 1.0)
+    plan = None
+    if found is not None and staging:
+        h, w, _tilt, aim = found
+        plan = _stages(dom, h, aim - w, theta)
+        if plan is None:  # the first stage leaves the second no width (e.g. h at the steps' precision
+            found = measured(1.0)  # floor, where a finer grid is wider): one stage, measured as such
+    return found, plan
+
+
+def _measure(parts: Parts, dom: Sequence[tuple[LossLaw, int]], share: float, *, first: float, target: float,
+             theta: float, curvature: float, delta: float, tail: float, budget: Budget | None,
+             lattice: float | None, offsets: bool) -> Measured | None:
+    """(h, its measured width, tilt, the width aimed at) for the discretisation's ``share`` of the width
+    ``target`` (in ε; the first stage's share in two stages), starting from the guess ``first``; None
+    where the budget or the steps refuse. ``dom``: the direction the width is measured on, at the
+    saddlepoint θ (curvature Λ″(θ), δ there)."""
+    unbounded = all(math.isinf(law.max_loss()) for law, _ in parts)
+    h = composed.on_lattice(min(0.05, first * math.sqrt(share)), lattice)
+    aim = AIM * target
+    for attempt in range(MEASUREMENTS):
+        # (None: an upper bound of the estimate is within the budget, ``cost.above_bound``)
+        estimate = above_bound(parts, h=h, tail=tail, budget=budget) if share == 1.0 \
+            else first_stage_cost(parts, h, tail)
+        try:  # the single steps at h are discretised: only within the budget the composition has
+            if estimate is not None:
+                budgets.check(estimate, budget)
+        except (OverBudget, ParameterError):
+            return None  # the pilot and refinement coarsen within it
+        w, unkept = _widths(dom, h, theta, tail, offsets)
+        if not w > 0:
+            return None  # the steps are not smooth on this grid: the pilot and refinement decide
+        if lattice is not None and unkept > UNKEPT_SHARE * w:
+            # the width is mostly Q-mass the optimistic grid lost beside an atom: whether the
+            # post-processing's last symbol there is balanced depends on the parity of the cells
+            # between atoms (§17.9), so the next finer divisor is measured too, the narrower kept
+            finer = lattice / (round(lattice / h) + 1)
+            try:
+                check_cost(parts, h=finer, tail=tail, budget=budget)  # the same decision
+                w_finer = width_at(dom, finer, theta, tail, offsets=offsets)
+            except (OverBudget, ParameterError):
+                w_finer = math.inf
+            if 0.0 < w_finer < w:
+                h, w = finer, w_finer
+        plain, tilted = round_off(dom, h, tail, theta, curvature, delta, offsets=offsets)
+        tilt = (unbounded and delta < TILT_DELTA) or plain > TILT_SHARE * target
+        aim = max(AIM * target - (tilted if tilt else plain), 0.25 * AIM * target)
+        if 0.5 * share * aim <= w <= 1.15 * share * aim or attempt == MEASUREMENTS - 1:
+            break  # h is the width measured last
+        h = composed.on_lattice(min(0.05, h * min(4.0, max(0.25, math.sqrt(share * aim / w)))), lattice)
+    return h, w, tilt, aim
+
+
+def _predict_at_epsilon(parts: Parts, *, epsilon: float, accuracy: float, tail: float, budget: Budget | None,
+                        lattice: float | None, offsets: bool) -> Prediction | None:
+    """``predict`` at a target ε: the width in ε that moves ln δ by ``accuracy``, measured
+    on the direction whose saddlepoint δ is the larger; None where a direction has no saddlepoint
+    above its mean loss (the pilot and refinement decide)."""
+    best: tuple[float, float, float, list[tuple[LossLaw, int]]] | None = None
+    for d in directions(parts):
+        at = saddlepoint_at(d, epsilon, tail)
+        if at is None:
+            return None
+        if best is None or at[0] > best[0]:
+            best = (*at, d)
+    assert best is not None
+    delta, theta, curvature, dom = best
+    if not delta >= SMALLEST_DELTA:
+        return None
+    # −d ln δ/dε of the saddlepoint approximation: θ, and its prefactor's 1/(θ(1 + θ)) moving with
+    # θ (dθ/dε = 1/Λ″): the ε-width that moves ln δ by the accuracy
+    slope = theta + (1.0 / theta + 1.0 / (1.0 + theta)) / curvature
+    target = accuracy / slope
+    kk = sum(k for _, k in dom)
+    first = math.sqrt(2.0 * AIM * target / (SECOND_MOMENT * kk * (1.0 + theta)))
+
+    found = _measure(parts, dom, 1.0, first=first, target=target, theta=theta, curvature=curvature,
+                     delta=delta, tail=tail, budget=budget, lattice=lattice, offsets=offsets)
+    if found is None:
+        return None
+    h, w, tilt, _aim = found
+    return Prediction(h=h, epsilon=epsilon, theta=theta, width=w, tilt=tilt)
 
 
 STAGE_BINS = 90_000

@@ -2,8 +2,8 @@
 
 ``composition`` returns composed grids (``dpviz.pld.composed``) for a target δ (or ε) whose certified
 interval is within ``accuracy``: atoms-only laws on a common lattice use that lattice (exact); laws
-with a continuous part, at a δ target, the width predicted from the single steps (on a divisor of
-their atoms' lattice; ``dpviz.pld.predict``, docs/MATH.md §17.9), refined only if it misses;
+with a continuous part the width predicted from the single steps for the target δ or ε (on a divisor
+of their atoms' lattice; ``dpviz.pld.predict``, docs/MATH.md §17.9), refined only if it misses;
 otherwise a pilot width from the single steps' spread, refined by the second-order error law (width
 ∝ h²) until the interval is narrow enough or the next grid is over the budget. Where the round-off
 bound widens the interval, the transforms are redone on masses tilted by the Chernoff θ of the target
@@ -130,7 +130,7 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
     if lattice is None:
         lattice = anchor(parts)
         req.offsets = True
-    predicted = _predicted(req, delta, lattice) if delta is not None else None
+    predicted = _predicted(req, lattice) if PREDICT_EPSILON_TARGET or delta is not None else None
     if predicted is not None:
         return predicted
     hh = pilot_h(parts)
@@ -170,14 +170,20 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
     return _refine(req, c, hh, lattice, pending=req.tilt is not None)
 
 
-def _predicted(req: _Target, delta: float, lattice: float | None) -> Composed | None:
+PREDICT_EPSILON_TARGET = True
+"""δ at a target ε also starts at a predicted width (``predict``'s ε target), not at a pilot."""
+
+
+def _predicted(req: _Target, lattice: float | None) -> Composed | None:
     """The composition at the predicted width (``_at_prediction``), None without a prediction. Two
     stages that miss the accuracy (a law far from its saddlepoint: q = 1e-4, σ = 0.6, 10⁶ steps) are
-    followed by the one-stage route, as before them, and the narrower kept."""
+    followed by the one-stage route, as before them, and the narrower kept (a δ target only: at a
+    target ε the prediction is one stage)."""
     staged: Composed | None = None
     for stages in (True, False):
-        guess = predict(req.parts, delta=delta, accuracy=req.accuracy, tail=req.tail, budget=req.budget,
-                        lattice=lattice, offsets=req.offsets, stages=stages)
+        guess = predict(req.parts, delta=req.delta, epsilon=req.epsilon if req.delta is None else None,
+                        accuracy=req.accuracy, tail=req.tail, budget=req.budget, lattice=lattice,
+                        offsets=req.offsets, stages=stages)
         if guess is None:
             return None
         c = _at_prediction(req, guess, lattice)

@@ -180,3 +180,62 @@ def test_the_prediction_spares_the_smaller_direction():
     assert guess is not None and guess.spare is not None
     lead, factor = guess.spare
     assert lead == 0 and 2.0 <= factor <= predict.SPARE_MAX
+
+
+@pytest.mark.parametrize(("sigma", "k", "epsilon"), [(1.0, 10, 12.0), (5.0, 200, 15.0), (2.0, 1000, 200.0)])
+def test_saddlepoint_delta_at_epsilon_is_close_to_the_closed_form(sigma, k, epsilon):
+    """δ at a target ε (``saddlepoint_at``): Λ′(θ) = ε, and the saddlepoint δ within 30 % of the
+    Gaussian closed form (Steinke Cor. 8), the only use being a guess of the width; none at or below
+    the composed mean loss kμ²/2 (θ ≤ 0: δ is not made in the tail, the pilot decides)."""
+    law = gaussian.loss_law(sigma=sigma)
+    found = predict.saddlepoint_at([(law, k)], epsilon, 1e-12)
+    assert found is not None
+    delta, theta, curvature = found
+    assert delta == pytest.approx(gaussian.delta_for_epsilon(epsilon=epsilon, sigma=sigma, k=k), rel=0.3)
+    assert theta > 0 and curvature > 0
+    assert predict.saddlepoint_at([(law, k)], 0.5 * k / sigma**2, 1e-12) is None  # ε at the mean loss
+
+
+@pytest.mark.parametrize(("sigma", "k", "epsilon"), [(1.0, 10, 8.0), (3.0, 1000, 80.0), (2.0, 100, 20.0)])
+def test_delta_target_composed_at_the_predicted_width_holds_the_closed_form(monkeypatch, sigma, k, epsilon):
+    """δ at a target ε above the mean loss of k Gaussian steps starts at the width predicted for it
+    (no pilot): at most one refinement after it, within the accuracy, and the interval holds the
+    closed form."""
+    hs: list[float] = []
+    orig = refine.compose
+
+    def counting(*args, **kw):
+        hs.append(kw["h"])
+        return orig(*args, **kw)
+
+    monkeypatch.setattr(refine, "compose", counting)
+    g = accountant.delta_bounds([(gaussian.loss_law(sigma=sigma), k)], epsilon=epsilon)
+    truth = gaussian.delta_for_epsilon(epsilon=epsilon, sigma=sigma, k=k)
+    assert g.lower <= truth <= g.upper
+    assert g.upper - g.lower <= 2e-4 * g.upper
+    assert len(set(hs)) <= 2
+
+
+def test_delta_target_one_composition_on_the_mechanisms_page_default(monkeypatch):
+    """DP-SGD-like, as the Mechanisms page asks "δ at ε = 1": q = 0.01, σ = 1, 1000 steps. The width
+    predicted for δ (the saddlepoint's slope of ln δ, §17.9) meets the accuracy in one composition
+    (the pilot and its refinement were three, and stopped 1.13 times wider than asked); the interval
+    overlaps an independent certified run on a fixed finer grid."""
+    law = subsample_remove(gaussian.loss_law(sigma=1.0), rate=0.01)
+    hs: list[float] = []
+    orig = refine.compose
+
+    def counting(*args, **kw):
+        hs.append(kw["h"])
+        return orig(*args, **kw)
+
+    monkeypatch.setattr(refine, "compose", counting)
+    g = accountant.delta_bounds([(law, 1000)], epsilon=1.0)
+    monkeypatch.undo()
+    assert len(hs) == 1
+    assert g.upper - g.lower <= 2e-4 * g.upper
+    fine = accountant.delta_bounds([(law, 1000)], epsilon=1.0, h=0.5 * hs[0])
+    assert max(g.lower, fine.lower) <= min(g.upper, fine.upper)
+    monkeypatch.setattr(refine, "PREDICT_EPSILON_TARGET", False)
+    pilot = accountant.delta_bounds([(law, 1000)], epsilon=1.0)  # the route before: also certified
+    assert max(g.lower, pilot.lower) <= min(g.upper, pilot.upper)

@@ -17,6 +17,7 @@ EPSILON = 0.2
 
 
 def test_no_finer_grid_where_the_tilted_round_off_sets_the_width(monkeypatch):
+    monkeypatch.setattr(refine, "PREDICT_EPSILON_TARGET", False)  # the pilot's refinement is tested
     hs = composed_widths(monkeypatch)
     g = accountant.delta_bounds(PARTS, epsilon=EPSILON)
     monkeypatch.undo()
@@ -35,6 +36,7 @@ def test_refinement_continues_where_h_sets_the_width(monkeypatch):
     """Where the round-off is not most of the width (subsampled Gaussian, q = 0.0034, σ = 1, 1000
     steps, δ at ε = 1: no tilt, no round-off worth one) the refinement still steps h down."""
     law = subsample_remove(gaussian.loss_law(sigma=1.0), rate=205 / 60_000)
+    monkeypatch.setattr(refine, "PREDICT_EPSILON_TARGET", False)  # the pilot's refinement is tested
     hs = composed_widths(monkeypatch)
     g = accountant.delta_bounds([(law, 1000)], epsilon=1.0)
     assert len(set(hs)) >= 3  # the pilot and two finer grids

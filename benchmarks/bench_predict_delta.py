@@ -1,0 +1,133 @@
+"""δ at a target ε from a predicted width (``dpviz.pld.predict``'s ε target) against the pilot and its
+refinement (``refine.PREDICT_EPSILON_TARGET`` = False, the route before), in one run.
+
+The settings are ``bench_pilot``'s seeded draw (the Mechanisms page's δ-at-ε question: Gaussian,
+Laplace, randomized response and discrete Gaussian; unsampled, Poisson or fixed-size; 1-30,000 steps;
+ε from 0.05 to 30) and the page's own defaults around DP-SGD (σ = 1 to 4, q = 0.01 to 0.1, 800 to
+5,000 steps), kept where a width can be predicted at all (laws with a continuous part: ``smooth``).
+Each setting is answered three times by each route, alternating, each time on a fresh law (nothing
+discretised yet, as on a page's first ask), and the fastest of the three is kept: CPU time of
+``accountant.delta_bounds`` at the page's budget, the compiled scans loaded first. The report gives
+both totals, the settings one route answers within the accuracy and the other not, and any pair of
+intervals that do not overlap (both are certified: none may). Output:
+``benchmarks/results/predict_delta.md``.
+
+    python benchmarks/bench_predict_delta.py
+"""
+
+from __future__ import annotations
+
+import math
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import bench_pilot  # noqa: E402
+
+from dpviz import jit  # noqa: E402
+from dpviz.budget import PAGE  # noqa: E402
+from dpviz.pld import accountant, refine  # noqa: E402
+from dpviz.pld.predict import smooth  # noqa: E402
+from dpviz.pld.refine import DEFAULT_ACCURACY  # noqa: E402
+from dpviz.views import mechanisms as mv  # noqa: E402
+
+OUT = ROOT / "benchmarks" / "results" / "predict_delta.md"
+REPEATS = 3
+PAGE_SETTINGS = [
+    *(("gaussian", {"sigma": s, "sampling_rate": q}, k, e)
+      for s, q, k, e in [(1.0, 0.01, 1000, 1.0), (1.0, 0.01, 1000, 0.5), (1.0, 0.01, 800, 1.0),
+                         (1.0, 0.0125, 800, 2.0), (1.25, 0.0125, 800, 2.0), (2.5, 0.032, 1250, 4.0),
+                         (4.0, 0.1, 5000, 10.0), (1.0, 0.02, 1000, 2.0)]),
+    ("laplace", {"scale": 1.0, "sampling_rate": 0.01}, 1000, 1.0), ("laplace", {"scale": 2.0}, 50, 2.0)]
+"""Around the Mechanisms page's defaults (Gaussian σ = 1, q = 0.01, 1,000 steps, "δ at ε = 1")."""
+
+
+def answer(kind: str, values: dict, k: int, epsilon: float, predicted: bool) -> tuple[float, float | None,
+                                                                                     float | None]:
+    """(CPU seconds, lower, upper) of δ at ``epsilon``, on a fresh law, by the route asked for."""
+    saved = refine.PREDICT_EPSILON_TARGET
+    refine.PREDICT_EPSILON_TARGET = predicted
+    try:
+        parts = [(mv.make_mechanism(kind, values).law, k)]
+        t0 = time.process_time()
+        g = accountant.delta_bounds(parts, epsilon=epsilon, budget=PAGE)
+        return time.process_time() - t0, g.lower, g.upper
+    finally:
+        refine.PREDICT_EPSILON_TARGET = saved
+
+
+def ratio(lo: float | None, up: float | None) -> float:
+    """Width over the width asked for (≤ 1: within the accuracy)."""
+    if lo is None or up is None:
+        return math.inf
+    return 0.0 if up <= 0 else (up - lo) / (DEFAULT_ACCURACY * up)
+
+
+def main() -> None:
+    jit.compile_all()
+    drawn = [s for seed in bench_pilot.SEEDS for s in bench_pilot.settings(seed, bench_pilot.PER_SEED)]
+    rows, totals = [], {True: 0.0, False: 0.0}
+    lost, gained, disjoint = [], [], []
+    n = 0
+    for kind, values, k, eps in [*drawn, *PAGE_SETTINGS]:
+        try:
+            law = mv.make_mechanism(kind, values).law
+        except Exception:  # a combination the registry refuses (named on the page): not a setting
+            continue
+        if not smooth([(law, k)]):
+            continue
+        order = [True, False] if n % 2 == 0 else [False, True]
+        runs: dict[bool, list] = {True: [], False: []}
+        for _ in range(REPEATS):
+            for route in order:
+                runs[route].append(answer(kind, values, k, eps, route))
+        got = {route: min(runs[route]) for route in order}
+        n += 1
+        for route, (s, _lo, _up) in got.items():
+            totals[route] += s
+        (s1, lo1, up1), (s0, lo0, up0) = got[True], got[False]
+        name = f"{kind} {values} ×{k:,}, ε = {eps:g}"
+        r1, r0 = ratio(lo1, up1), ratio(lo0, up0)
+        if r0 <= 1 < r1:
+            lost.append(name)
+        if r1 <= 1 < r0:
+            gained.append(name)
+        if None not in (lo0, up0, lo1, up1) and (lo1 > up0 * (1 + 1e-12) or lo0 > up1 * (1 + 1e-12)):
+            disjoint.append(name)
+        rows.append(f"| {name} | {1e3 * s0:.1f} | {r0:.3g} | {1e3 * s1:.1f} | {r1:.3g} | "
+                    f"{bench_pilot._f(lo1, up1)} |")
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                            cwd=ROOT).stdout.strip()
+    page = rows[-len(PAGE_SETTINGS):]
+    text = [
+        "# δ at ε from a predicted width (`python benchmarks/bench_predict_delta.py`)", "",
+        f"vm: {platform.machine()}, Python {platform.python_version()}; {commit}. {n} settings where a "
+        f"width can be predicted ({len(PAGE_SETTINGS)} around the Mechanisms page's defaults, the others "
+        "`bench_pilot`'s draw); CPU time of `accountant.delta_bounds` at the page's budget on a fresh law, "
+        f"the fastest of {REPEATS} per route, the routes alternating; *ratio*: the interval's relative "
+        f"width over the accuracy ({DEFAULT_ACCURACY:g}), ≤ 1 within it.", "",
+        f"- Total CPU: {totals[False]:.2f} s from the pilot, {totals[True]:.2f} s from the predicted width.",
+        f"- Within the accuracy from the pilot but not from the prediction: {len(lost)}"
+        + "".join(f"; {x}" for x in lost) + ".",
+        f"- Within it from the prediction but not from the pilot: {len(gained)}"
+        + "".join(f"; {x}" for x in gained) + ".",
+        f"- Intervals that do not overlap: {len(disjoint)}" + "".join(f"; {x}" for x in disjoint) + ".", "",
+        "Around the page's defaults:", "",
+        "| setting | pilot ms | ratio | predicted ms | ratio | δ predicted [lower, upper] |",
+        "|---|---:|---:|---:|---:|---|", *page, "",
+        "All settings:", "",
+        "| setting | pilot ms | ratio | predicted ms | ratio | δ predicted [lower, upper] |",
+        "|---|---:|---:|---:|---:|---|", *rows, "",
+    ]
+    OUT.write_text("\n".join(text))
+    print("\n".join(text[:8 + 4 + len(page)]))
+
+
+if __name__ == "__main__":
+    main()
