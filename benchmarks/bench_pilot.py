@@ -64,14 +64,19 @@ def settings(seed: int, n: int) -> list[tuple[str, dict, int, float]]:
     return out
 
 
+def timed(parts: list, epsilon: float) -> tuple[float, float | None, float | None]:
+    """(CPU seconds, lower, upper) of δ at ``epsilon`` at the page's budget."""
+    t0 = time.process_time()
+    g = accountant.delta_bounds(parts, epsilon=epsilon, budget=PAGE)
+    return time.process_time() - t0, g.lower, g.upper
+
+
 def answer(parts: list, epsilon: float, cells: float) -> tuple[float, float | None, float | None]:
-    """(CPU seconds, lower, upper) of δ at ``epsilon`` with ``PILOT_CELLS`` = ``cells``."""
+    """``timed`` with ``PILOT_CELLS`` = ``cells``."""
     saved = pilot.PILOT_CELLS
     pilot.PILOT_CELLS = cells
     try:
-        t0 = time.process_time()
-        g = accountant.delta_bounds(parts, epsilon=epsilon, budget=PAGE)
-        return time.process_time() - t0, g.lower, g.upper
+        return timed(parts, epsilon)
     finally:
         pilot.PILOT_CELLS = saved
 

@@ -21,7 +21,6 @@ import math
 import platform
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,8 +30,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_pilot  # noqa: E402
 
 from dpviz import jit  # noqa: E402
-from dpviz.budget import PAGE  # noqa: E402
-from dpviz.pld import accountant, refine  # noqa: E402
+from dpviz.pld import refine  # noqa: E402
 from dpviz.pld.predict import smooth  # noqa: E402
 from dpviz.pld.refine import DEFAULT_ACCURACY  # noqa: E402
 from dpviz.views import mechanisms as mv  # noqa: E402
@@ -54,10 +52,7 @@ def answer(kind: str, values: dict, k: int, epsilon: float, predicted: bool) -> 
     saved = refine.PREDICT_EPSILON_TARGET
     refine.PREDICT_EPSILON_TARGET = predicted
     try:
-        parts = [(mv.make_mechanism(kind, values).law, k)]
-        t0 = time.process_time()
-        g = accountant.delta_bounds(parts, epsilon=epsilon, budget=PAGE)
-        return time.process_time() - t0, g.lower, g.upper
+        return bench_pilot.timed([(mv.make_mechanism(kind, values).law, k)], epsilon)
     finally:
         refine.PREDICT_EPSILON_TARGET = saved
 

@@ -15,6 +15,7 @@ from dpviz.pld import accountant, composed, predict, refine
 from dpviz.pld.lattice import anchor as lattice_anchor
 from dpviz.pld.lattice import common_lattice as lattice_of
 from dpviz.pld.refine import _bare, target_tail
+from tests.pld.recording import composed_widths
 
 
 def _gaussian_epsilon(sigma: float, k: int, delta: float) -> float:
@@ -201,14 +202,7 @@ def test_delta_target_composed_at_the_predicted_width_holds_the_closed_form(monk
     """δ at a target ε above the mean loss of k Gaussian steps starts at the width predicted for it
     (no pilot): at most one refinement after it, within the accuracy, and the interval holds the
     closed form."""
-    hs: list[float] = []
-    orig = refine.compose
-
-    def counting(*args, **kw):
-        hs.append(kw["h"])
-        return orig(*args, **kw)
-
-    monkeypatch.setattr(refine, "compose", counting)
+    hs = composed_widths(monkeypatch)
     g = accountant.delta_bounds([(gaussian.loss_law(sigma=sigma), k)], epsilon=epsilon)
     truth = gaussian.delta_for_epsilon(epsilon=epsilon, sigma=sigma, k=k)
     assert g.lower <= truth <= g.upper
@@ -222,14 +216,7 @@ def test_delta_target_one_composition_on_the_mechanisms_page_default(monkeypatch
     (the pilot and its refinement were three, and stopped 1.13 times wider than asked); the interval
     overlaps an independent certified run on a fixed finer grid."""
     law = subsample_remove(gaussian.loss_law(sigma=1.0), rate=0.01)
-    hs: list[float] = []
-    orig = refine.compose
-
-    def counting(*args, **kw):
-        hs.append(kw["h"])
-        return orig(*args, **kw)
-
-    monkeypatch.setattr(refine, "compose", counting)
+    hs = composed_widths(monkeypatch)
     g = accountant.delta_bounds([(law, 1000)], epsilon=1.0)
     monkeypatch.undo()
     assert len(hs) == 1
