@@ -130,7 +130,8 @@ def composition(parts: Parts, *, delta: float | None = None, epsilon: float | No
     if lattice is None:
         lattice = anchor(parts)
         req.offsets = True
-    predicted = _predicted(req, lattice) if PREDICT_EPSILON_TARGET or delta is not None else None
+    predicted = _predicted(req, lattice) if delta is not None or (
+        PREDICT_EPSILON_TARGET and epsilon is not None) else None
     if predicted is not None:
         return predicted
     hh = pilot_h(parts)
