@@ -80,6 +80,10 @@ SMALLEST_DELTA = 1e-10
 """At a target ε, below this saddlepoint δ no width is predicted (the pilot and refinement decide):
 a relative accuracy of so small a δ asks for widths the tilt, not h, decides."""
 
+LARGEST_DELTA = 0.25
+"""Above this saddlepoint δ no width is predicted either: δ is then not made in a tail, where the
+approximation holds (it reads 1.0 at q = 0.0027, σ = 0.34, 21 steps, ε = 0.052)."""
+
 TILT_DELTA = 1e-9
 """Below this δ a composition of laws with unbounded losses is tilted at the predicted ε in any case
 (as ``refine.PRETILT_DELTA``)."""
@@ -267,14 +271,16 @@ def _in_stages(measured: Callable[[float], Measured | None], dom: Sequence[tuple
 
 def _measure(parts: Parts, dom: Sequence[tuple[LossLaw, int]], share: float, *, first: float, target: float,
              theta: float, curvature: float, delta: float, tail: float, budget: Budget | None,
-             lattice: float | None, offsets: bool) -> Measured | None:
+             lattice: float | None, offsets: bool, monotone: bool = False) -> Measured | None:
     """(h, its measured width, tilt, the width aimed at) for the discretisation's ``share`` of the width
     ``target`` (in ε; the first stage's share in two stages), starting from the guess ``first``; None
     where the budget or the steps refuse. ``dom``: the direction the width is measured on, at the
-    saddlepoint θ (curvature Λ″(θ), δ there)."""
+    saddlepoint θ (curvature Λ″(θ), δ there). ``monotone``: None as well where a finer h measured
+    wider than a coarser one (h does not set the width there: the pilot and refinement decide)."""
     unbounded = all(math.isinf(law.max_loss()) for law, _ in parts)
     h = composed.on_lattice(min(0.05, first * math.sqrt(share)), lattice)
     aim = AIM * target
+    seen: list[tuple[float, float]] = []
     for attempt in range(MEASUREMENTS):
         # (None: an upper bound of the estimate is within the budget, ``cost.above_bound``)
         estimate = above_bound(parts, h=h, tail=tail, budget=budget) if share == 1.0 \
@@ -287,6 +293,9 @@ def _measure(parts: Parts, dom: Sequence[tuple[LossLaw, int]], share: float, *, 
         w, unkept = _widths(dom, h, theta, tail, offsets)
         if not w > 0:
             return None  # the steps are not smooth on this grid: the pilot and refinement decide
+        if monotone and any(hh > h and ww < w for hh, ww in seen):
+            return None
+        seen.append((h, w))
         if lattice is not None and unkept > UNKEPT_SHARE * w:
             # the width is mostly Q-mass the optimistic grid lost beside an atom: whether the
             # post-processing's last symbol there is balanced depends on the parity of the cells
@@ -322,7 +331,7 @@ def _predict_at_epsilon(parts: Parts, *, epsilon: float, accuracy: float, tail: 
             best = (*at, d)
     assert best is not None
     delta, theta, curvature, dom = best
-    if not delta >= SMALLEST_DELTA:
+    if not SMALLEST_DELTA <= delta <= LARGEST_DELTA:
         return None
     # −d ln δ/dε of the saddlepoint approximation: θ, and its prefactor's 1/(θ(1 + θ)) moving with
     # θ (dθ/dε = 1/Λ″): the ε-width that moves ln δ by the accuracy
@@ -332,7 +341,7 @@ def _predict_at_epsilon(parts: Parts, *, epsilon: float, accuracy: float, tail: 
     first = math.sqrt(2.0 * AIM * target / (SECOND_MOMENT * kk * (1.0 + theta)))
 
     found = _measure(parts, dom, 1.0, first=first, target=target, theta=theta, curvature=curvature,
-                     delta=delta, tail=tail, budget=budget, lattice=lattice, offsets=offsets)
+                     delta=delta, tail=tail, budget=budget, lattice=lattice, offsets=offsets, monotone=True)
     if found is None:
         return None
     h, w, tilt, _aim = found
