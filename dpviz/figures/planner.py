@@ -19,5 +19,5 @@ def noise_vs_k_figure(ks: np.ndarray, series: Mapping[str, np.ndarray], *, epsil
         np.asarray(ks, dtype=float), series,
         title=f"Noise per query against k at total ε = {epsilon:g}, δ = {delta:.3g} "
               f"(sensitivity {sensitivity:g})",
-        x_title="k (number of queries)", y_title="noise standard deviation per query", log_x=True, log_y=True,
+        x_title="k (number of queries)", y_title="noise s.d. per query", log_x=True, log_y=True,
         labels=labels, hover_x="k = %{x:,.0f}", hover_y="s.d. = %{y:.6g}")
