@@ -17,8 +17,6 @@ best bound that applies.
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -26,6 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpviz import budget as budgets
+from dpviz.bounded_cache import BoundedStore
 from dpviz.budget import Budget, Cost, OverBudget, cost_of
 from dpviz.composition.atoms import LossAtoms
 from dpviz.gce.class_loops import split_finite
@@ -144,19 +143,14 @@ def exact_pair(p0: Hypothesis, p1: Hypothesis, *, eps0: float, delta0: float,
     if not b.admits(c):
         raise TooLargeError(c, b, size)
     key = _cache_key(p0, p1, eps0, delta0)
-    with _CACHE_LOCK:
-        if key in _CACHE:
-            _CACHE.move_to_end(key)
-            return _CACHE[key]
+    kept = _CACHE.get(key)
+    if kept is not None:
+        return kept
     if isinstance(p0, Exchangeable) and isinstance(p1, Exchangeable):
         pair = ExactPair(exchangeable_table(p0, p1, eps0, delta0))
     else:
         pair = ExactPair(explicit_table(to_explicit(p0), to_explicit(p1), eps0, delta0))
-    if _held(pair) <= CACHE_BYTES:
-        with _CACHE_LOCK:
-            _CACHE[key] = pair
-            while len(_CACHE) > CACHE_ENTRIES or sum(_held(p) for p in _CACHE.values()) > CACHE_BYTES:
-                _CACHE.popitem(last=False)
+    _CACHE.put(key, pair)
     return pair
 
 
@@ -169,14 +163,15 @@ CACHE_BYTES = 64e6
 """The pairs kept hold at most about this much (``_held``): a pair of two composite priors at
 k = 200 and δ0 = 1e-6 lists 287,330 classes (about 9 MB with its loss atoms)."""
 
-_CACHE: OrderedDict[tuple, ExactPair] = OrderedDict()
-_CACHE_LOCK = threading.Lock()
-
 
 def _held(pair: ExactPair) -> float:
     """Bytes a pair holds, estimated from above: its two class columns, and as much again for the
     loss atoms of each direction (sorted copies, at most one atom per class)."""
     return 2.0 * (pair.table.log_m0.nbytes + pair.table.log_m1.nbytes)
+
+
+_CACHE: BoundedStore[tuple, ExactPair] = BoundedStore(entries=CACHE_ENTRIES, max_bytes=CACHE_BYTES,
+                                                      held=_held)
 
 
 def _cache_key(p0: Hypothesis, p1: Hypothesis, eps0: float, delta0: float) -> tuple:

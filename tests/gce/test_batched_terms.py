@@ -224,7 +224,7 @@ def test_series_with_pairs_searched_together_is_the_series_one_at_a_time(
     xs, together = questions.epsilon_series(q)
     monkeypatch.setattr(questions, "_search_pairs", lambda *a, **kw: None)
     # fresh pairs: nothing searched before
-    monkeypatch.setattr(questions.exact, "_CACHE", type(questions.exact._CACHE)())
+    monkeypatch.setattr(questions.exact, "_CACHE", questions.exact._CACHE.fresh())
     xs2, alone = questions.epsilon_series(q)
     assert xs.tobytes() == xs2.tobytes()
     assert together.keys() == alone.keys()

@@ -7,7 +7,6 @@ wide-open window, against the binomial tail itself, and against the full table."
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 
 import mpmath
 import numpy as np
@@ -25,7 +24,7 @@ from tests import oracles as brute
 def wide_tail(monkeypatch):
     """A window that really cuts at k = 5 (mass 0.02 left out), and a fresh pair cache."""
     monkeypatch.setattr(classes, "WINDOW_TAIL", 0.02)
-    monkeypatch.setattr(exact, "_CACHE", OrderedDict())
+    monkeypatch.setattr(exact, "_CACHE", exact._CACHE.fresh())
 
 
 CASES = [pytest.param(H.point_zero(k=5), H.uniform_nonzero(k=5), brute.zero(5), brute.nonzero(5),
@@ -91,7 +90,7 @@ def test_the_window_changes_nothing_a_double_can_show(monkeypatch, p1, delta0) -
     p0 = H.point_zero(k=p1.k)
     windowed = exact_pair(p0, p1, eps0=0.1, delta0=delta0)
     assert windowed.dropped > 0
-    monkeypatch.setattr(exact, "_CACHE", OrderedDict())
+    monkeypatch.setattr(exact, "_CACHE", exact._CACHE.fresh())
     monkeypatch.setattr(classes, "delta_window", lambda k, d, tail=0.0: (0, k, 0.0))
     full = exact_pair(p0, p1, eps0=0.1, delta0=delta0)
     assert full.dropped == 0.0 and full.table.log_m0.size > windowed.table.log_m0.size

@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from collections.abc import Iterator
 
 import numpy as np
@@ -25,6 +24,7 @@ from numpy.typing import NDArray
 from scipy.spatial import ConvexHull
 from scipy.special import gammaln
 
+from dpviz.bounded_cache import BoundedStore
 from dpviz.composition import optimal
 from dpviz.composition.atoms import LossAtoms
 from dpviz.gce import class_loops, classes, exact, paper_bounds
@@ -169,7 +169,7 @@ def test_region_is_the_old_hull_and_scipys(name: str, pair: exact.ExactPair) -> 
 
 
 def test_typed_priors_with_other_weights_are_other_pairs(monkeypatch) -> None:
-    monkeypatch.setattr(exact, "_CACHE", OrderedDict())
+    monkeypatch.setattr(exact, "_CACHE", exact._CACHE.fresh())
     k = 20
     a = H.exchangeable(k=k, level_weights=[0, 0.5, 0.5] + [0] * (k - 2))
     b = H.exchangeable(k=k, level_weights=[0, 0.4, 0.6] + [0] * (k - 2))
@@ -183,8 +183,9 @@ def test_typed_priors_with_other_weights_are_other_pairs(monkeypatch) -> None:
 
 
 def test_the_cache_holds_at_most_its_bytes(monkeypatch) -> None:
-    monkeypatch.setattr(exact, "_CACHE", OrderedDict())
     monkeypatch.setattr(exact, "CACHE_BYTES", 400_000.0)
+    small = BoundedStore(entries=exact.CACHE_ENTRIES, max_bytes=exact.CACHE_BYTES, held=exact._held)
+    monkeypatch.setattr(exact, "_CACHE", small)
     for k in range(40, 70, 3):
         exact.exact_pair(H.below(k=k, k2=2), H.at_least(k=k, k2=2), eps0=0.2, delta0=1e-6, budget=None)
         assert sum(exact._held(p) for p in exact._CACHE.values()) <= exact.CACHE_BYTES
