@@ -94,8 +94,9 @@ def saddlepoint_at(parts: Sequence[tuple[LossLaw, int]], epsilon: float,
             break
         nxt = u - (d1 - epsilon) / (theta * d2) if d2 > 0 else math.nan
         u = nxt if lo < nxt < hi else 0.5 * (lo + hi)
-    theta = math.exp(u)
-    lam, d1, d2 = cumulants(merged, theta)
+    if math.exp(u) != theta:  # out of steps after a move: read the point moved to (else it was just read)
+        theta = math.exp(u)
+        lam, d1, d2 = cumulants(merged, theta)
     if not (d2 > 0 and math.isfinite(lam)):
         return None
     log_delta = lam - theta * epsilon - math.log(theta * (1.0 + theta)) - 0.5 * math.log(2 * math.pi * d2)
