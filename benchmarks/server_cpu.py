@@ -75,6 +75,14 @@ def cpu_seconds(pids: tuple[int, ...]) -> float:
     return total * TICK
 
 
+def peak_mib(pid: int) -> float:
+    """A process's peak resident memory (``VmHWM``) in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
 class ServerCpu:
     """The server's CPU seconds: the kernel's count for a control group that holds the server and
     every process it starts (nanoseconds), or, where no group can be made, :func:`cpu_seconds` of its
@@ -298,8 +306,10 @@ def measure(args: argparse.Namespace, cpu: ServerCpu) -> tuple[dict[str, PageRes
                 teacher.context.close()
                 browser.close()
             ticks = cpu_seconds(cpu.pids) - start[1]
+            peak = max(peak_mib(pid) for pid in cpu.pids)  # the Streamlit replica's, nginx's far less
             totals = (f"The run's total: {cpu.read() - start[0]:.2f} s by the group's clock, {ticks:.2f} s "
                       "by /proc." if cpu.group else f"The run's total: {ticks:.2f} s.")
+            totals += f" The server's peak memory (VmHWM): {peak:.0f} MiB."
         finally:
             stop_server(server)  # SIGTERM: serve.sh stops its replica and nginx
             shutil.rmtree(run_dir, ignore_errors=True)
