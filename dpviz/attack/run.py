@@ -113,14 +113,15 @@ def sample(a: Attack, progress: Callable[[float], None] | None = None, *, per_st
     return out[True], out[False], sampler
 
 
-def curve_thresholds(s_in: NDArray[np.float64], s_out: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Every distinct observed value when there are few, else ``CURVE_POINTS`` quantiles; and +∞."""
-    pooled = np.concatenate([s_in, s_out])
-    values = np.unique(pooled) if pooled.size <= 8 * CURVE_POINTS else np.unique(
-        C.finite_quantiles(pooled, CURVE_POINTS))
+def curve_thresholds(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Every distinct observed value when there are few, else ``CURVE_POINTS`` quantiles of the pooled
+    sample; and +∞. ``a``, ``b``: the two samples, sorted (the pooled one is not sorted again,
+    ``curve.pooled_quantiles``)."""
+    values = np.unique(np.concatenate([a, b])) if a.size + b.size <= 8 * CURVE_POINTS else np.unique(
+        C.pooled_quantiles(a, b, CURVE_POINTS))
     if values.size > CURVE_POINTS:
         values = values[np.unique(np.linspace(0, values.size - 1, CURVE_POINTS).astype(int))]
-    return np.unique(np.concatenate([values, pooled[np.isinf(pooled)], [math.inf]]))
+    return np.unique(np.concatenate([values, a[np.isinf(a)], b[np.isinf(b)], [math.inf]]))
 
 
 @dataclass(frozen=True)
@@ -303,8 +304,9 @@ def trials_of(a: Attack, progress: Callable[[float], None] | None = None) -> Tri
     t0 = time.perf_counter()
     s_in, s_out, sampler = sample(a, progress)
     seconds = time.perf_counter() - t0
-    t = curve_thresholds(s_in, s_out)
-    fa, md = C.error_counts(s_in, s_out, t)
+    sorted_in, sorted_out = np.sort(s_in), np.sort(s_out)  # once: the thresholds and the counts read both
+    t = curve_thresholds(sorted_in, sorted_out)
+    fa, md = C.sorted_error_counts(sorted_in, sorted_out, t)
     for array in (s_in, s_out, t, fa, md):
         array.flags.writeable = False
     out = Trials(s_in=s_in, s_out=s_out, sampler=sampler, seconds=seconds,

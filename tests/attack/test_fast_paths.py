@@ -5,9 +5,12 @@ threshold is the brute-force count; the certificate is the one the sorting imple
 from __future__ import annotations
 
 import math
+from unittest.mock import patch
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from dpviz.attack import curve as C
 
@@ -43,6 +46,63 @@ def test_sorted_quantiles_are_numpys_bit_for_bit(seed):
         x = np.round(x, 1)
     levels = np.linspace(0.0, 1.0, int(rng.integers(2, 3000))) if seed % 2 else np.sort(rng.random(999))
     assert np.array_equal(C.sorted_quantiles(np.sort(x), levels), np.quantile(x, levels))
+
+
+sorted_arrays = st.lists(st.sampled_from([-math.inf, -2.0, -0.5, 0.0, 0.5, 1.0, 3.0, math.inf]) | st.floats(
+    -1e3, 1e3, allow_nan=False), max_size=60).map(lambda v: np.sort(np.array(v, dtype=float)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(sorted_arrays, sorted_arrays, st.data())
+def test_merged_at_is_the_sorted_pool(a, b, data):
+    # the order statistics of two sorted samples, read without merging them: ties within and across,
+    # infinities, an empty side; every rank or a random few
+    assume(a.size + b.size > 0)
+    pool = np.sort(np.concatenate([a, b]))
+    ranks = np.arange(pool.size) if data.draw(st.booleans()) else np.array(
+        data.draw(st.lists(st.integers(0, pool.size - 1), min_size=1, max_size=10)), dtype=np.intp)
+    assert np.array_equal(C.merged_at(a, b, ranks), pool[ranks])
+
+
+@settings(max_examples=200, deadline=None)
+@given(sorted_arrays, sorted_arrays, st.integers(1, 700))
+def test_pooled_quantiles_are_the_pooled_samples(a, b, count):
+    pool = np.concatenate([a, b])
+    want = C.finite_quantiles(pool, count) if np.isfinite(pool).any() else np.zeros(0)
+    for merge_above in (0, C.MERGE_ABOVE):  # read out of the two samples, and the small pool sorted
+        with patch.object(C, "MERGE_ABOVE", merge_above):
+            assert np.array_equal(C.pooled_quantiles(a, b, count), want)  # bit for bit
+
+
+@pytest.mark.parametrize("i", range(5))
+def test_pooled_quantiles_of_the_samples_halves(i):
+    x = samples()[i]
+    a, b = np.sort(x[: x.size // 3]), np.sort(x[x.size // 3:] * 1.5)
+    with patch.object(C, "MERGE_ABOVE", 0):  # these pools are below it: read out of the two samples
+        want = C.finite_quantiles(np.concatenate([a, b]), 2000)
+        assert np.array_equal(C.pooled_quantiles(a, b, 2000), want)
+
+
+def test_merged_at_fails_a_shifted_rank():
+    # the comparison above can fail: the rank before each one is another value of a sample without ties
+    a, b = np.sort(samples()[0][:500]), np.sort(samples()[0][500:900])
+    ranks = np.arange(1, 900)
+    assert not np.array_equal(C.merged_at(a, b, ranks - 1), np.sort(np.concatenate([a, b]))[ranks])
+
+
+def test_every_trial_infinite_certifies_without_a_finite_quantile():
+    # δ0 = 0.999, k = 5: every trial's loss is +∞ under H0 and −∞ under H1, nothing finite to take
+    # quantiles of (this raised IndexError, also from ``python -m dpviz attack``): the test at +∞
+    # makes no error, so the certified ε is the largest 25,000 error-free trials show
+    from dpviz.attack import make_attack, run_attack
+
+    r = run_attack(make_attack("canonical", eps0=0.5, delta0=0.999, k=5, trials=50_000, seed=5, delta=1e-3))
+    assert not np.isfinite(r.curve.thresholds).any()
+    assert r.certificate.false_alarms == r.certificate.misses == 0
+    level = 1.0 - 0.05 / 2.0
+    upper = float(C.cp_upper(0, 25_000, level))
+    assert r.empirical_epsilon == pytest.approx(math.log((1 - 1e-3 - upper) / upper), rel=1e-12)
+    assert C.finite_quantiles(np.array([math.inf, -math.inf]), 5).size == 0
 
 
 def test_finite_quantiles_differ_from_a_wrong_level_grid():
