@@ -281,13 +281,23 @@ def mechanism(draw, kind: str | None = None, *, wide: bool = False, fast: bool =
 @st.composite
 def attack(draw, kind: str | None = None) -> list[str]:
     """``attack KIND``: small k and trials (a call takes well under a second), the mechanism's main
-    flag, δ anywhere, the confidence and Poisson rate sometimes; rarely trials beyond the maximum."""
+    flag, its other flags sometimes (a canonical pair's δ0 up to 1 − 1e-9: trials that are all
+    infinite), δ anywhere, the confidence and Poisson rate sometimes; sometimes more than 8,000 trials
+    (the curve's thresholds are then quantiles), rarely beyond the maximum."""
     kind = kind or draw(st.sampled_from(attackable()))
     cls = MECHANISMS[kind]
     main = next(p for p in cls.params if p.key == cls.required[0])
     trials = st.one_of(st.integers(100, 3_000).map(str), st.integers(100, 3_000).map(str),
-                       count(3_000, rare=True), st.sampled_from(("50", "20000000", "1e3", "0")))
+                       st.integers(8_001, 20_000).map(str), count(3_000, rare=True),
+                       st.sampled_from(("50", "20000000", "1e3", "0")))
     pairs = [(f"--{main.key}", _param_space(main)), ("--k", count(30)), ("--trials", trials),
              ("--seed", count(10**6)), ("--delta", probability()),
              ("--confidence", number(0.4, 0.9999999, log=False)), ("--sampling-rate", number(1e-4, 1.0))]
-    return ["attack", kind, *draw(_flags(pairs, optional=("--confidence", "--sampling-rate")))]
+    optional = ["--confidence", "--sampling-rate"]
+    for p in cls.params:
+        if p.key != main.key and (p.span is not None or p.key == "delta0"):
+            near_one = st.sampled_from(("0", "0.5", "0.999", "0.99999", "0.999999999"))
+            space = _param_space(p) if p.span is not None else st.one_of(probability(), near_one, near_one)
+            pairs.append((f"--{p.key}", space))
+            optional.append(f"--{p.key}")
+    return ["attack", kind, *draw(_flags(pairs, optional=tuple(optional)))]
