@@ -27,6 +27,10 @@ from dpviz.pld.predict import Prediction, predict
 from dpviz.pld.staged import Stages
 from dpviz.validation import ParameterError, check_count, check_positive
 
+DOMINANT_AT_EPSILON = True
+"""δ at a target ε: only the direction with the largest upper δ gets a lower grid (``composed._dominant``),
+as at a target δ."""
+
 DEFAULT_ACCURACY = 2e-4
 """Relative width of the certified interval aimed for when no grid width is given (and 1e-5
 absolute where ε < 0.05): issue 23's target, reachable now that a composition is one transform."""
@@ -63,7 +67,9 @@ class _Target:
 
     def run(self, h: float) -> Composed:
         return compose(self.parts, h=h, tail=self.tail, budget=self.budget, total=True, tilt=self.tilt,
-                       offsets=self.offsets, lower_at=self.delta, spare=self.spare, stages=self.stages)
+                       offsets=self.offsets, lower_at=self.delta,
+                       lower_at_epsilon=self.epsilon if DOMINANT_AT_EPSILON else None, spare=self.spare,
+                       stages=self.stages)
 
     def ratio(self, c: Composed) -> float:
         return _width_ratio(c, delta=self.delta, epsilon=self.epsilon, accuracy=self.accuracy)

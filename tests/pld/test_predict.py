@@ -120,6 +120,30 @@ def test_one_lower_grid_for_a_delta_target():
     assert lo_one <= up_full
 
 
+@pytest.mark.parametrize("rate,k,epsilon", [(0.05, 200, 1.0), (0.003125, 1000, 1.0), (0.5, 300, 0.3)])
+def test_one_lower_grid_for_an_epsilon_target(rate, k, epsilon):
+    """At a target ε the dominant direction (largest upper δ) alone gets a lower grid where the other
+    direction's upper δ is below its lower δ; the interval at ε is the full composition's, bit for bit
+    (the other direction's lower end is below its upper end, so below the kept one)."""
+    parts = [(subsample_remove(gaussian.loss_law(sigma=1.0), rate=rate), k)]
+    full = composed.compose(parts, h=2e-4, tail=1e-12, total=True)
+    one = composed.compose(parts, h=2e-4, tail=1e-12, total=True, lower_at_epsilon=epsilon)
+    assert len(full.lower) == 2 and len(one.lower) == 1
+    assert one.delta(epsilon) == full.delta(epsilon)
+
+
+def test_both_lower_grids_where_the_directions_are_close_at_epsilon():
+    """δ near 1 (q = 0.5, σ = 0.3, 300 steps, ε = 0.05): the other direction's upper δ is above the
+    kept lower δ, so its lower grid is composed too, and the interval is the full composition's (the
+    kept direction alone reads 0.99999999978 there, the other 0.99999999995)."""
+    parts = [(subsample_remove(gaussian.loss_law(sigma=0.3), rate=0.5), 300)]
+    full = composed.compose(parts, h=2e-3, tail=1e-12, total=True)
+    one = composed.compose(parts, h=2e-3, tail=1e-12, total=True, lower_at_epsilon=0.05)
+    dom = max(range(2), key=lambda i: one.upper[i].delta(0.05))
+    assert one.upper[1 - dom].delta(0.05) > one.lower[0].delta(0.05)  # the case this test is about
+    assert len(one.lower) == 2 and one.delta(0.05) == full.delta(0.05)
+
+
 def test_the_width_law_sees_the_parity_of_the_cells_between_atoms():
     """A subsampled Laplace (b = 6.196, q = 0.0015, 4,404 steps, δ = 6.8e-4: the benchmark's) has two
     atoms with a narrow continuous part between. With 23 cells between them the post-processing's
