@@ -230,6 +230,7 @@ def _dominant(ups: Sequence[GridPLD], delta: float | None, epsilon: float | None
         if len(reads) < len(ups):
             return every
         return [int(np.argmax(reads))]
+    assert epsilon is not None
     return [int(np.argmax([g.delta(epsilon) for g in ups]))]
 
 
