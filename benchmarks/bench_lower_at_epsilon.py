@@ -28,7 +28,6 @@ import bench_pilot  # noqa: E402
 import bench_predict_delta  # noqa: E402
 
 from dpviz import jit  # noqa: E402
-from dpviz.pld import refine  # noqa: E402
 from dpviz.views import mechanisms as mv  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "results" / "lower_at_epsilon.md"
@@ -38,12 +37,7 @@ REPEATS = 2
 def answer(kind: str, values: dict, k: int, epsilon: float, dominant: bool) -> tuple[float, float | None,
                                                                                      float | None]:
     """(CPU seconds, lower, upper) of δ at ``epsilon`` on a fresh law, by the route asked for."""
-    saved = refine.DOMINANT_AT_EPSILON
-    refine.DOMINANT_AT_EPSILON = dominant
-    try:
-        return bench_pilot.timed([(mv.make_mechanism(kind, values).law, k)], epsilon)
-    finally:
-        refine.DOMINANT_AT_EPSILON = saved
+    return bench_predict_delta.flagged("DOMINANT_AT_EPSILON", dominant, kind, values, k, epsilon)
 
 
 def main() -> None:

@@ -71,12 +71,19 @@ def wide_settings(seed: int = WIDE_SEED, n: int = WIDE_COUNT) -> list[tuple[str,
 def answer(kind: str, values: dict, k: int, epsilon: float, predicted: bool) -> tuple[float, float | None,
                                                                                      float | None]:
     """(CPU seconds, lower, upper) of δ at ``epsilon``, on a fresh law, by the route asked for."""
-    saved = refine.PREDICT_EPSILON_TARGET
-    refine.PREDICT_EPSILON_TARGET = predicted
+    return flagged("PREDICT_EPSILON_TARGET", predicted, kind, values, k, epsilon)
+
+
+def flagged(flag: str, on: bool, kind: str, values: dict, k: int, epsilon: float
+            ) -> tuple[float, float | None, float | None]:
+    """``answer`` with ``refine``'s switch ``flag`` set to ``on`` for the call (also for
+    ``bench_lower_at_epsilon``)."""
+    saved = getattr(refine, flag)
+    setattr(refine, flag, on)
     try:
         return bench_pilot.timed([(mv.make_mechanism(kind, values).law, k)], epsilon)
     finally:
-        refine.PREDICT_EPSILON_TARGET = saved
+        setattr(refine, flag, saved)
 
 
 def ratio(lo: float | None, up: float | None) -> float:
