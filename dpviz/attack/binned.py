@@ -55,6 +55,11 @@ MAX_STEP_CELLS = 1 << 16
 MAX_BINS = 1 << 21
 """Most composed indices kept; h is doubled until the estimate fits."""
 
+INDEX_SPAN = 2.0**32
+"""h is at least the step's largest |loss| over this: every window index fits in 32 bits and a sum of
+10^7 of them in 64 (a step whose loss is one point, 2.8e-17 for the canonical pair at ε0 = 1e-300
+subsampled at q = 0.1, had h = 1.5e-305 and indices of 10^288)."""
+
 DIRECT = 1 << 14
 """Products a·b up to this size are summed directly (no FFT round-off)."""
 
@@ -79,13 +84,15 @@ def usable(law: LossLaw) -> bool:
 
 def step_width(law: LossLaw, k: int, lattice: float | None = None) -> float:
     """h: ``STEP_CELLS`` windows across the step's support or ``SD_CELLS`` per standard deviation,
-    whichever is finer (at most ``MAX_STEP_CELLS``), a divisor of the atoms' ``lattice`` when
-    given (atoms then sit at window centres), doubled until the k-fold range fits ``MAX_BINS``."""
+    whichever is finer (at most ``MAX_STEP_CELLS``, and no finer than ``INDEX_SPAN`` allows), a
+    divisor of the atoms' ``lattice`` when given (atoms then sit at window centres), doubled until
+    the k-fold range fits ``MAX_BINS``."""
     lo, hi = law.support(TAIL)
     width = max(hi - lo, 1e-300)
     mean_p, sd = _mean_sd(law)
-    h = max(min(width / STEP_CELLS, sd / SD_CELLS), width / MAX_STEP_CELLS)
-    if lattice:
+    floor = max(abs(lo), abs(hi)) / INDEX_SPAN
+    h = max(min(width / STEP_CELLS, sd / SD_CELLS), width / MAX_STEP_CELLS, floor)
+    if lattice and lattice >= floor:
         h = lattice / max(1, math.ceil(lattice / h))
     # the kept range holds both k-fold laws, whose means are k·(E_P L − E_Q L) apart (the two KL
     # divergences): for Laplace ε0 = 20 at k = 2·10^5, 7.7·10^6 in loss, where the spread alone

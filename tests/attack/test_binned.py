@@ -143,3 +143,24 @@ def test_the_kept_range_holds_both_laws_far_apart() -> None:
     assert gap > 37.0
     assert k * gap / h <= B.MAX_BINS
     assert B.composed_law(law, k, lattice).p.size <= B.MAX_BINS
+
+
+def test_a_step_whose_loss_is_one_point_keeps_its_window_indices_small():
+    """The canonical pair at ε0 = 1e-300, subsampled at q = 0.1: both atoms sit at loss 2.8e-17, the
+    support has no width, and h came out 1.5e-305, so the window index of the atoms (10^288) did not
+    fit in an integer (``python -m dpviz attack canonical --eps0 1e-300 --sampling-rate 0.1`` raised;
+    found by the attack fuzz). h is now at least |loss|/2^32: the run certifies ε ≥ 0 and proves 0."""
+    import warnings
+
+    from dpviz.mechanisms import canonical
+    from dpviz.mechanisms.subsampling import subsample_remove
+
+    law = subsample_remove(canonical.loss_law(eps0=1e-300, delta0=0.0), rate=0.1)
+    h = B.step_width(law, 1)
+    assert h >= float(np.max(np.abs(law.loss))) / B.INDEX_SPAN
+    assert int(np.max(np.abs(B.symbols(law.loss, h)))) <= 2**33
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = run_attack(make_attack("canonical", eps0=1e-300, k=1, trials=100, seed=1, delta=0.1,
+                                   confidence=0.5, sampling_rate=0.1))
+    assert r.empirical_epsilon == 0.0 and r.proven_epsilon == 0.0
