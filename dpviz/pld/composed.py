@@ -177,18 +177,20 @@ def compose(parts: Parts, *, h: float = DEFAULT_H, tail: float = DEFAULT_TAIL,
         widths[i] = h
     ups = tuple(g for g, _ in made)
     pess = [grids for _, grids in made]
+    def lower(i: int) -> tuple[GridPLD, list[tuple[GridPLD, int]]]:
+        grids = [(single(law, k, False), k) for law, k in dirs[i]]
+        return composition(grids, dirs[i][0][0], False, h), grids
+
     kept = _dominant(ups, lower_at, lower_at_epsilon)
-    opt = [[(single(law, k, False), k) for law, k in dirs[i]] for i in kept]
-    lows = tuple(composition(grids, dirs[i][0][0], False, h) for i, grids in zip(kept, opt, strict=True))
+    made_low = [lower(i) for i in kept]
     if lower_at_epsilon is not None and len(kept) < len(dirs):
         # a direction left out whose upper δ is above the kept lower δ might read a larger lower end:
         # it gets its lower grid too, so the lower end at ε is the one all directions give
-        floor = max(g.delta(lower_at_epsilon) for g in lows)
-        more = [i for i in range(len(dirs)) if i not in kept and ups[i].delta(lower_at_epsilon) > floor]
-        extra = [[(single(law, k, False), k) for law, k in dirs[i]] for i in more]
-        lows += tuple(composition(grids, dirs[i][0][0], False, h)
-                      for i, grids in zip(more, extra, strict=True))
-        opt += extra
+        floor = max(g.delta(lower_at_epsilon) for g, _ in made_low)
+        made_low += [lower(i) for i in range(len(dirs))
+                     if i not in kept and ups[i].delta(lower_at_epsilon) > floor]
+    lows = tuple(g for g, _ in made_low)
+    opt = [grids for _, grids in made_low]
     singles = tuple(g for grids in (pess, opt) for dgrids in grids for g, _ in dgrids)
     # the first direction's first step at h (the page's histogram), also where that direction was spared
     first = pess[0][0][0] if widths[0] == h else single(*dirs[0][0], True)
