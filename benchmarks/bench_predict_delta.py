@@ -68,16 +68,10 @@ def wide_settings(seed: int = WIDE_SEED, n: int = WIDE_COUNT) -> list[tuple[str,
     return out
 
 
-def answer(kind: str, values: dict, k: int, epsilon: float, predicted: bool) -> tuple[float, float | None,
-                                                                                     float | None]:
-    """(CPU seconds, lower, upper) of δ at ``epsilon``, on a fresh law, by the route asked for."""
-    return flagged("PREDICT_EPSILON_TARGET", predicted, kind, values, k, epsilon)
-
-
 def flagged(flag: str, on: bool, kind: str, values: dict, k: int, epsilon: float
             ) -> tuple[float, float | None, float | None]:
-    """``answer`` with ``refine``'s switch ``flag`` set to ``on`` for the call (also for
-    ``bench_lower_at_epsilon``)."""
+    """(CPU seconds, lower, upper) of δ at ``epsilon``, on a fresh law, with ``refine``'s switch
+    ``flag`` set to ``on`` for the call."""
     saved = getattr(refine, flag)
     setattr(refine, flag, on)
     try:
@@ -93,23 +87,26 @@ def ratio(lo: float | None, up: float | None) -> float:
     return 0.0 if up <= 0 else (up - lo) / (DEFAULT_ACCURACY * up)
 
 
-def compare(settings: list[tuple[str, dict, int, float]], repeats: int) -> dict:
-    """Both routes on each setting where a width can be predicted, the fastest of ``repeats`` runs each
-    (alternating): totals, rows, and the settings gained, lost and disjoint."""
-    out: dict = {"rows": [], "totals": {True: 0.0, False: 0.0}, "lost": [], "gained": [], "disjoint": []}
+def compare(settings: list[tuple[str, dict, int, float]], repeats: int, *,
+            flag: str = "PREDICT_EPSILON_TARGET", smooth_only: bool = True) -> dict:
+    """Both routes (``refine``'s switch ``flag`` on and off) on each setting (with ``smooth_only``,
+    where a width can be predicted), the fastest of ``repeats`` runs each (alternating): totals,
+    rows, the settings gained, lost and disjoint, and those whose intervals differ at all."""
+    out: dict = {"rows": [], "totals": {True: 0.0, False: 0.0}, "lost": [], "gained": [], "disjoint": [],
+                 "differ": [], "within": {True: 0, False: 0}}
     n = 0
     for kind, values, k, eps in settings:
         try:
             law = mv.make_mechanism(kind, values).law
         except Exception:  # a combination the registry refuses (named on the page): not a setting
             continue
-        if not smooth([(law, k)]):
+        if smooth_only and not smooth([(law, k)]):
             continue
         order = [True, False] if n % 2 == 0 else [False, True]
         runs: dict[bool, list] = {True: [], False: []}
         for _ in range(repeats):
             for route in order:
-                runs[route].append(answer(kind, values, k, eps, route))
+                runs[route].append(flagged(flag, route, kind, values, k, eps))
         got = {route: min(runs[route]) for route in order}
         n += 1
         for route, (sec, _lo, _up) in got.items():
@@ -117,6 +114,10 @@ def compare(settings: list[tuple[str, dict, int, float]], repeats: int) -> dict:
         (s1, lo1, up1), (s0, lo0, up0) = got[True], got[False]
         name = f"{kind} {values} ×{k:,}, ε = {eps:g}"
         r1, r0 = ratio(lo1, up1), ratio(lo0, up0)
+        out["within"][True] += r1 <= 1
+        out["within"][False] += r0 <= 1
+        if (lo1, up1) != (lo0, up0):
+            out["differ"].append(name)
         if r0 <= 1 < r1:
             out["lost"].append(name)
         if r1 <= 1 < r0:
